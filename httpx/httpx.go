@@ -1,0 +1,223 @@
+// Package httpx is the hardened HTTP client behind every request pact sends:
+// bounded time, bounded bodies, a strict redirect policy, plain http only to
+// loopback hosts, and an opt-in trace (--debug) with every secret redacted.
+//
+// Redirect and scheme rules follow the CLI contract ("brand" argument):
+// at most 5 redirects, never from https to http, and http only for
+// localhost, 127.0.0.0/8 and [::1].
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults used when Options leaves a field zero.
+const (
+	DefaultTimeout      = 20 * time.Second // whole exchange, body included
+	DefaultMaxRedirects = 5
+	// DefaultMaxBody is the largest body pact reads from any server (1 MiB).
+	DefaultMaxBody int64 = 1 << 20
+)
+
+// Options configures NewClient. The zero value is usable.
+type Options struct {
+	// Timeout bounds one whole exchange, from dial to the last body byte.
+	// A server that stalls mid-body fails with a timeout. 0 = DefaultTimeout.
+	Timeout time.Duration
+	// MaxRedirects is how many redirects are followed. 0 = DefaultMaxRedirects;
+	// negative = none.
+	MaxRedirects int
+	// Debug, when set, receives a redacted trace of each exchange.
+	Debug io.Writer
+	// UserAgent is sent on every request ("pact/dev" when empty).
+	UserAgent string
+	// Transport is the base round tripper; nil = a clone of http.DefaultTransport.
+	Transport http.RoundTripper
+}
+
+// NewClient returns an *http.Client that enforces the rules of this package.
+// Callers read bodies with ReadBody so that the size cap is applied too.
+func NewClient(o Options) *http.Client {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxRedirects == 0 {
+		o.MaxRedirects = DefaultMaxRedirects
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "pact/dev"
+	}
+	base := o.Transport
+	if base == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+		t.TLSHandshakeTimeout = 10 * time.Second
+		t.ResponseHeaderTimeout = o.Timeout
+		t.MaxIdleConnsPerHost = 4
+		base = t
+	}
+	var rt http.RoundTripper = &schemeGuard{next: &userAgent{ua: o.UserAgent, next: base}}
+	if o.Debug != nil {
+		rt = &tracer{w: o.Debug, next: rt}
+	}
+	max := o.MaxRedirects
+	return &http.Client{
+		Timeout:   o.Timeout,
+		Transport: rt,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if max < 0 || len(via) > max {
+				return &RedirectError{URL: req.URL.String(), Reason: fmt.Sprintf("more than %d redirects (a loop?)", max)}
+			}
+			prev := via[len(via)-1].URL
+			if prev.Scheme == "https" && req.URL.Scheme == "http" {
+				return &RedirectError{URL: req.URL.String(), Reason: "redirect from https to http refused"}
+			}
+			if err := CheckURL(req.URL); err != nil {
+				return &RedirectError{URL: req.URL.String(), Reason: err.Error()}
+			}
+			return nil
+		},
+	}
+}
+
+// RedirectError reports a redirect that the policy refused.
+type RedirectError struct {
+	URL    string // where the server tried to send us
+	Reason string
+}
+
+func (e *RedirectError) Error() string { return fmt.Sprintf("redirect to %s: %s", e.URL, e.Reason) }
+
+// ErrInsecureURL is wrapped by CheckURL's errors.
+var ErrInsecureURL = errors.New("insecure URL")
+
+// CheckURL accepts https URLs, and http URLs whose host is a loopback host
+// (localhost, 127.0.0.0/8, [::1]). Anything else is refused with an error
+// wrapping ErrInsecureURL.
+func CheckURL(u *url.URL) error {
+	switch u.Scheme {
+	case "https":
+		if u.Host == "" {
+			return fmt.Errorf("%w: %q has no host", ErrInsecureURL, u.String())
+		}
+		return nil
+	case "http":
+		if IsLoopback(u.Hostname()) {
+			return nil
+		}
+		return fmt.Errorf("%w: %s uses plain http; only loopback hosts (localhost, 127.0.0.1, [::1]) may use http, use https", ErrInsecureURL, u.Redacted())
+	default:
+		return fmt.Errorf("%w: %q is not an http(s) URL", ErrInsecureURL, u.String())
+	}
+}
+
+// IsLoopback reports whether host (no port) is localhost, in 127.0.0.0/8, or ::1.
+func IsLoopback(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// ErrBodyTooLarge is returned by ReadBody when a body exceeds its limit.
+type ErrBodyTooLarge struct{ Limit int64 }
+
+func (e *ErrBodyTooLarge) Error() string {
+	return fmt.Sprintf("response body is larger than %s; refusing to read more", humanBytes(e.Limit))
+}
+
+// ReadBody reads at most limit bytes (DefaultMaxBody when limit <= 0) from r.
+// A longer body fails with *ErrBodyTooLarge instead of being truncated silently.
+func ReadBody(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, Describe(err)
+	}
+	if int64(len(b)) > limit {
+		return nil, &ErrBodyTooLarge{Limit: limit}
+	}
+	return b, nil
+}
+
+// Describe turns transport errors into sentences a person can act on
+// (timeouts, refused connections); other errors are returned unchanged.
+func Describe(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *RedirectError
+	if errors.As(err, &re) {
+		return re
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		return &NetError{Err: err, Msg: "timed out: the server is too slow or stalled"}
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return &NetError{Err: err, Msg: "could not connect: is the server running?"}
+	}
+	return err
+}
+
+// NetError is a transport failure with a readable explanation.
+type NetError struct {
+	Msg string
+	Err error
+}
+
+func (e *NetError) Error() string {
+	var ue *url.Error
+	if errors.As(e.Err, &ue) {
+		return fmt.Sprintf("%s %s: %s", ue.Op, ue.URL, e.Msg)
+	}
+	return e.Msg
+}
+func (e *NetError) Unwrap() error { return e.Err }
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// schemeGuard refuses to send a request to a URL that CheckURL rejects, so
+// that no code path can reach a non-loopback http server by accident.
+type schemeGuard struct{ next http.RoundTripper }
+
+func (g *schemeGuard) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := CheckURL(r.URL); err != nil {
+		return nil, err
+	}
+	return g.next.RoundTrip(r)
+}
+
+type userAgent struct {
+	ua   string
+	next http.RoundTripper
+}
+
+func (u *userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Header.Get("User-Agent") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("User-Agent", u.ua)
+	}
+	return u.next.RoundTrip(r)
+}

@@ -1,0 +1,156 @@
+package httpx
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// traceBodyLimit is how much of each body the trace shows.
+const traceBodyLimit = 2048
+
+// tracedHeaders are the headers the trace shows; all others are omitted.
+var tracedHeaders = []string{
+	"Authorization", "X-A2A-User-Delegation", "A2A-Version", "Content-Type",
+	"Location", "Retry-After", "WWW-Authenticate", "Cache-Control",
+}
+
+// secretFields are JSON members and form fields whose values are never shown.
+// Private JWK members (d, p, q, dp, dq, qi) are included.
+var secretFields = map[string]bool{
+	"access_token": true, "refresh_token": true, "id_token": true, "device_code": true,
+	"assertion": true, "password": true, "client_secret": true, "code": true, "token": true,
+	"d": true, "p": true, "q": true, "dp": true, "dq": true, "qi": true, "k": true,
+}
+
+var (
+	// A compact JWS/JWT anywhere in a string.
+	jwtPattern = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}(\.[A-Za-z0-9_-]*){0,2}`)
+	// "name": "value" pairs in JSON text, for secret member names; a value
+	// cut off by truncation (no closing quote) matches too.
+	jsonPairPattern = regexp.MustCompile(`"([A-Za-z_]+)"\s*:\s*"[^"]*("|$)`)
+)
+
+// Redact removes secrets from s: compact JWTs, and the values of JSON members
+// and form fields named in secretFields. It is used for every trace line and
+// is safe on any text.
+func Redact(s string) string {
+	s = jwtPattern.ReplaceAllString(s, "[redacted JWT]")
+	s = jsonPairPattern.ReplaceAllStringFunc(s, func(m string) string {
+		name := jsonPairPattern.FindStringSubmatch(m)[1]
+		if secretFields[name] {
+			return fmt.Sprintf("%q: \"[redacted]\"", name)
+		}
+		return m
+	})
+	if strings.Contains(s, "=") && !strings.ContainsAny(s, "{}\n") {
+		if v, err := url.ParseQuery(s); err == nil && len(v) > 0 {
+			changed := false
+			for k := range v {
+				if secretFields[k] {
+					v[k] = []string{"[redacted]"}
+					changed = true
+				}
+			}
+			if changed {
+				keys := make([]string, 0, len(v))
+				for k := range v {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				parts := make([]string, 0, len(keys))
+				for _, k := range keys {
+					parts = append(parts, k+"="+strings.Join(v[k], ","))
+				}
+				s = strings.Join(parts, "&")
+			}
+		}
+	}
+	return s
+}
+
+func redactHeader(name, value string) string {
+	switch http.CanonicalHeaderKey(name) {
+	case "Authorization", "X-A2a-User-Delegation":
+		scheme, _, _ := strings.Cut(value, " ")
+		return scheme + " [redacted]"
+	}
+	return Redact(value)
+}
+
+type tracer struct {
+	mu   sync.Mutex
+	w    io.Writer
+	next http.RoundTripper
+}
+
+func (t *tracer) RoundTrip(r *http.Request) (*http.Response, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "> %s %s\n", r.Method, Redact(r.URL.String()))
+	writeHeaders(&b, "> ", r.Header)
+	if r.Body != nil && r.GetBody != nil {
+		if body, err := r.GetBody(); err == nil {
+			data, _ := io.ReadAll(io.LimitReader(body, traceBodyLimit+1))
+			body.Close()
+			writeBody(&b, "> ", data)
+		}
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(r)
+	elapsed := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		fmt.Fprintf(&b, "< error after %s: %s\n", elapsed, Redact(err.Error()))
+		t.emit(b.String())
+		return nil, err
+	}
+	fmt.Fprintf(&b, "< %s (%s)\n", resp.Status, elapsed)
+	writeHeaders(&b, "< ", resp.Header)
+	if resp.Body != nil {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, traceBodyLimit+1))
+		writeBody(&b, "< ", head)
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	}
+	t.emit(b.String())
+	return resp, nil
+}
+
+func (t *tracer) emit(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	io.WriteString(t.w, s)
+}
+
+func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
+	for _, name := range tracedHeaders {
+		for _, v := range h.Values(name) {
+			fmt.Fprintf(b, "%s%s: %s\n", prefix, name, redactHeader(name, v))
+		}
+	}
+}
+
+func writeBody(b *strings.Builder, prefix string, data []byte) {
+	if len(data) == 0 {
+		return
+	}
+	more := ""
+	if len(data) > traceBodyLimit {
+		data, more = data[:traceBodyLimit], " …(truncated)"
+	}
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	for _, line := range strings.Split(strings.TrimRight(Redact(text), "\n"), "\n") {
+		fmt.Fprintf(b, "%s%s\n", prefix, line)
+	}
+	if more != "" {
+		fmt.Fprintf(b, "%s%s\n", prefix, more)
+	}
+}
