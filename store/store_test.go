@@ -1,0 +1,137 @@
+package store
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+func TestDefaultDirs_PACTHOME(t *testing.T) {
+	t.Setenv("PACT_HOME", "/tmp/ph")
+	d := DefaultDirs()
+	if d.Config != "/tmp/ph/config" || d.Data != "/tmp/ph/data" {
+		t.Fatalf("dirs = %+v", d)
+	}
+}
+
+func TestCheckProfileName(t *testing.T) {
+	for _, bad := range []string{"", "..", "../x", "a/b", ".hidden", string(make([]byte, 70))} {
+		if CheckProfileName(bad) == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	if err := CheckProfileName("work-2"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWriteFile_AtomicAndPrivate(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a", "b.json")
+	if err := WriteFile(p, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode = %v, %v", fi.Mode(), err)
+	}
+	if err := WriteFile(p, []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two" {
+		t.Fatalf("content = %q", b)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestWriteFile_FailureKeepsOldContent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.json")
+	WriteFile(p, []byte("old"), 0o600)
+	os.Chmod(dir, 0o500)
+	defer os.Chmod(dir, 0o700)
+	if os.Getuid() == 0 {
+		t.Skip("root ignores directory permissions")
+	}
+	if err := WriteFile(p, []byte("new"), 0o600); err == nil {
+		t.Fatal("want an error writing into a read-only folder")
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Fatalf("old content lost: %q", b)
+	}
+}
+
+func TestReadJSON_DamagedFileIsAnError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.json")
+	os.WriteFile(p, []byte("{not json"), 0o600)
+	var v map[string]any
+	if _, err := ReadJSON(p, &v); err == nil {
+		t.Fatal("want an error")
+	}
+	ok, err := ReadJSON(filepath.Join(t.TempDir(), "missing.json"), &v)
+	if ok || err != nil {
+		t.Fatalf("missing file: %v %v", ok, err)
+	}
+}
+
+func TestUpdate_ConcurrentGoroutinesLoseNothing(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "counter.json")
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := Update(p, 0o600, func(n *int) error { *n++; return nil }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var n int
+	ReadJSON(p, &n)
+	if n != 20 {
+		t.Fatalf("counter = %d, want 20", n)
+	}
+}
+
+// TestUpdate_ConcurrentProcessesLoseNothing runs the test binary as several
+// processes incrementing one counter file.
+func TestUpdate_ConcurrentProcessesLoseNothing(t *testing.T) {
+	if p := os.Getenv("STORE_TEST_COUNTER"); p != "" {
+		for i := 0; i < 10; i++ {
+			if err := Update(p, 0o600, func(n *int) error { *n++; return nil }); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(0)
+	}
+	p := filepath.Join(t.TempDir(), "counter.json")
+	var cmds []*exec.Cmd
+	for i := 0; i < 5; i++ {
+		c := exec.Command(os.Args[0], "-test.run=^TestUpdate_ConcurrentProcessesLoseNothing$")
+		c.Env = append(os.Environ(), "STORE_TEST_COUNTER="+p)
+		c.Stderr = os.Stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(p)
+	var n int
+	ReadJSON(p, &n)
+	if n != 50 {
+		t.Fatalf("counter = %d (%s), want 50", n, strconv.Quote(string(b)))
+	}
+}
