@@ -1,0 +1,97 @@
+package secrets
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+)
+
+func TestFileStore_RoundTripAndMode(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open("file", dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get("p/x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("want ErrNotFound, got %v", err)
+	}
+	if err := s.Set("p/x", "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get("p/x"); v != "v1" || err != nil {
+		t.Fatalf("Get = %q, %v", v, err)
+	}
+	fi, err := os.Stat(s.(*fileStore).Path())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file mode = %v (%v), want 0600", fi.Mode(), err)
+	}
+	if err := s.Delete("p/x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete("p/x"); err != nil {
+		t.Fatalf("deleting an absent key: %v", err)
+	}
+	if _, err := s.Get("p/x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
+
+func TestOpen_UnknownBackend(t *testing.T) {
+	if _, err := Open("vault", "", 0); err == nil || !strings.Contains(err.Error(), "PACT_KEYRING") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestOSStore_MockRoundTrip(t *testing.T) {
+	keyring.MockInit()
+	s, _ := Open("os", "", 0)
+	if err := s.Set("p/key/k1", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get("p/key/k1"); v != "secret" || err != nil {
+		t.Fatalf("Get = %q, %v", v, err)
+	}
+	if _, err := s.Get("p/none"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("want ErrNotFound, got %v", err)
+	}
+	if err := s.Set("p/big", strings.Repeat("x", MaxValue+1)); err == nil {
+		t.Fatal("oversize value accepted")
+	}
+}
+
+func TestOSStore_FailureNamesFileBackend(t *testing.T) {
+	keyring.MockInitWithError(errors.New("org.freedesktop.DBus.Error.ServiceUnknown: The name org.freedesktop.secrets was not provided"))
+	defer keyring.MockInit()
+	s, _ := Open("os", "", 0)
+	_, err := s.Get("p/key/k1")
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "PACT_KEYRING=file") {
+		t.Fatalf("want ErrUnavailable naming PACT_KEYRING=file, got %v", err)
+	}
+}
+
+// TestOSStore_RealSecretService stores and reads a secret through the real
+// OS keyring. .ci/run sets PACT_TEST_REAL_KEYRING=1 after starting
+// gnome-keyring inside dbus-run-session; elsewhere the test is skipped.
+func TestOSStore_RealSecretService(t *testing.T) {
+	if os.Getenv("PACT_TEST_REAL_KEYRING") != "1" {
+		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked Secret Service to run")
+	}
+	s, _ := Open("os", "", 0)
+	key := "pact-test/real-keyring"
+	defer s.Delete(key)
+	if err := s.Set(key, "value-from-test"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(key); err != nil || v != "value-from-test" {
+		t.Fatalf("Get = %q, %v", v, err)
+	}
+	if err := s.Delete(key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(key); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
