@@ -1,0 +1,540 @@
+package deviceflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Grant types used at the token endpoint (RFC 8628 §3.4, RFC 6749 §6).
+const (
+	GrantTypeDeviceCode   = "urn:ietf:params:oauth:grant-type:device_code"
+	GrantTypeRefreshToken = "refresh_token"
+)
+
+// DefaultInterval is the polling interval when the device authorization
+// response omits "interval" (RFC 8628 §3.2: 5 seconds).
+const DefaultInterval = 5 * time.Second
+
+// SlowDownStep is added to the polling interval on every "slow_down"
+// (RFC 8628 §3.5: 5 seconds).
+const SlowDownStep = 5 * time.Second
+
+// maxTransient bounds consecutive transient poll failures (network errors,
+// HTTP 5xx or 429) before Poll gives up.
+const maxTransient = 3
+
+// Secret is a credential (device code, access or refresh token). Its String,
+// GoString and JSON forms are "[REDACTED]" so it cannot leak through fmt or
+// logs by accident; call Reveal for the value.
+type Secret string
+
+// Reveal returns the secret's value. Only send it where it belongs.
+func (s Secret) Reveal() string { return string(s) }
+
+// String returns "[REDACTED]" (or "" for an empty secret).
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[REDACTED]"
+}
+
+// GoString returns the redacted form, for %#v.
+func (s Secret) GoString() string { return `"` + s.String() + `"` }
+
+// MarshalJSON writes the redacted form: secrets are stored through a secret
+// store with Reveal, never through JSON.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// Clock is the time source Poll waits on; tests pass a fake one.
+type Clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has elapsed.
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Client is the personal agent's device-code client (PACT §5.3).
+type Client struct {
+	// HTTP sends every request; nil means http.DefaultClient. Callers pass
+	// the hardened client (httpx).
+	HTTP *http.Client
+	// ClientID is the personal agent's issuer URL, sent as client_id.
+	ClientID string
+	// PAToken mints a fresh personal-agent JWT (PACT §3.2) for the
+	// authorization server's audience. It is called once per request, so no
+	// JWT is ever reused across calls minutes apart.
+	PAToken func(ctx context.Context) (string, error)
+	// Clock is the time source for polling; nil means the real clock.
+	Clock Clock
+}
+
+// Authorization is a device authorization response (RFC 8628 §3.2) plus
+// what Poll needs to continue.
+type Authorization struct {
+	DeviceCode Secret `json:"-"`
+	UserCode   string `json:"user_code"`
+	// VerificationURI and VerificationURIComplete are checked to be https
+	// (plain http only on loopback). VerificationURIComplete falls back to
+	// VerificationURI when the server omits it. Show the complete one
+	// (PACT §5.3); never proxy, frame or observe it.
+	VerificationURI         string `json:"verification_uri"`
+	VerificationURIComplete string `json:"verification_uri_complete"`
+	// ExpiresIn is the device code lifetime in seconds; ExpiresAt is the
+	// Clock time it ends.
+	ExpiresIn int       `json:"expires_in"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// Interval is the minimum poll interval (default 5 s).
+	Interval time.Duration `json:"interval"`
+	// Scopes is what was requested, in request order.
+	Scopes []string `json:"scopes"`
+}
+
+// Token is a token endpoint success response (RFC 6749 §5.1, PACT §5.3).
+type Token struct {
+	TokenType    string `json:"token_type"`
+	AccessToken  Secret `json:"-"`
+	RefreshToken Secret `json:"-"`
+	// ExpiresIn is the access token lifetime in seconds (0: not given).
+	ExpiresIn int `json:"expires_in"`
+	// Scope is the granted scope ids, parsed from the space-separated
+	// "scope" (PACT §5.3: possibly fewer than requested). When the server
+	// omits it, RFC 6749 §5.1 means "as requested" and Scope is the request.
+	Scope []string `json:"scope"`
+	// ScopeOmitted is true when the response had no "scope" member.
+	ScopeOmitted bool `json:"-"`
+}
+
+// Errors callers map to exit codes: ErrAccessDenied and ErrExpiredToken mean
+// the User's consent was refused or never came (exit 4, see IsConsentError);
+// ErrUnauthorized means the personal-agent JWT was refused (401, exit 3);
+// ErrInvalidGrant on refresh means the grant is gone and the User must log in
+// again. Anything else is a plain failure (exit 1).
+var (
+	ErrAccessDenied = errors.New("the user refused consent (access_denied)")
+	ErrExpiredToken = errors.New("the login link expired before the user approved it (expired_token)")
+	ErrUnauthorized = errors.New("the authorization server refused the personal-agent JWT (HTTP 401)")
+	ErrInvalidGrant = errors.New("the grant is no longer valid (invalid_grant)")
+	ErrInvalidScope = errors.New("a requested scope is unknown to the authorization server (invalid_scope)")
+)
+
+// IsConsentError reports whether err means the User refused consent or let
+// the device code expire (CLI exit code 4).
+func IsConsentError(err error) bool {
+	return errors.Is(err, ErrAccessDenied) || errors.Is(err, ErrExpiredToken)
+}
+
+// OAuthError is an OAuth error response (RFC 6749 §5.2, RFC 8628 §3.5).
+// Description is the server's text, sanitized (control characters removed,
+// truncated) and with any of our secrets removed.
+type OAuthError struct {
+	StatusCode  int
+	Code        string
+	Description string
+}
+
+func (e *OAuthError) Error() string {
+	msg := fmt.Sprintf("authorization server error %q (HTTP %d)", e.Code, e.StatusCode)
+	if e.Description != "" {
+		msg += ": " + e.Description
+	}
+	return msg
+}
+
+// Is maps OAuth error codes to the package's sentinel errors.
+func (e *OAuthError) Is(target error) bool {
+	switch e.Code {
+	case "access_denied":
+		return target == ErrAccessDenied
+	case "expired_token":
+		return target == ErrExpiredToken
+	case "invalid_grant":
+		return target == ErrInvalidGrant
+	case "invalid_scope":
+		return target == ErrInvalidScope
+	}
+	return false
+}
+
+func (c *Client) clock() Clock {
+	if c.Clock == nil {
+		return realClock{}
+	}
+	return c.Clock
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP == nil {
+		return http.DefaultClient
+	}
+	return c.HTTP
+}
+
+// Authorize starts a device authorization (RFC 8628 §3.1, PACT §5.3) at
+// deviceAuthorizationURL for scopes. cardScopes is the card's scope map
+// (id → description); a scope id not on the card is refused before any
+// request is made (PACT §5.2). Duplicate ids are sent once.
+//
+// Errors: a scope problem, a non-https verification URI, ErrUnauthorized on
+// 401, an *OAuthError (e.g. invalid_scope) on an OAuth error response, or a
+// transport error. The device code never appears in an error.
+func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, scopes []string, cardScopes map[string]string) (*Authorization, error) {
+	if _, err := checkURL(deviceAuthorizationURL); err != nil {
+		return nil, fmt.Errorf("deviceflow: device authorization URL: %w", err)
+	}
+	if c.ClientID == "" {
+		return nil, errors.New("deviceflow: Client.ClientID (the personal agent's issuer) is empty")
+	}
+	if len(scopes) == 0 {
+		return nil, errors.New("deviceflow: no scope requested")
+	}
+	var unknown, uniq []string
+	seen := map[string]bool{}
+	for _, s := range scopes {
+		if _, ok := cardScopes[s]; !ok || s == "" || strings.ContainsAny(s, " \t\r\n\"\\") {
+			unknown = append(unknown, fmt.Sprintf("%q", s))
+			continue
+		}
+		if !seen[s] {
+			seen[s] = true
+			uniq = append(uniq, s)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("deviceflow: scope %s not on the brand's card (PACT §5.2: request only ids the card lists)", strings.Join(unknown, ", "))
+	}
+	form := url.Values{"client_id": {c.ClientID}, "scope": {strings.Join(uniq, " ")}}
+	start := c.clock().Now()
+	status, body, err := c.post(ctx, deviceAuthorizationURL, form)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, responseError(status, body)
+	}
+	var raw struct {
+		DeviceCode              string      `json:"device_code"`
+		UserCode                string      `json:"user_code"`
+		VerificationURI         string      `json:"verification_uri"`
+		VerificationURIComplete string      `json:"verification_uri_complete"`
+		ExpiresIn               json.Number `json:"expires_in"`
+		Interval                json.Number `json:"interval"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, errors.New("deviceflow: device authorization response is not a JSON object")
+	}
+	var problems []string
+	if raw.DeviceCode == "" {
+		problems = append(problems, "device_code missing")
+	}
+	if raw.UserCode == "" {
+		problems = append(problems, "user_code missing")
+	}
+	if raw.VerificationURI == "" {
+		problems = append(problems, "verification_uri missing")
+	} else if _, err := checkURL(raw.VerificationURI); err != nil {
+		problems = append(problems, "verification_uri: "+err.Error())
+	}
+	if raw.VerificationURIComplete != "" {
+		if _, err := checkURL(raw.VerificationURIComplete); err != nil {
+			problems = append(problems, "verification_uri_complete: "+err.Error())
+		}
+	}
+	expiresIn, err := raw.ExpiresIn.Int64()
+	if err != nil || expiresIn <= 0 {
+		problems = append(problems, "expires_in missing or not a positive integer")
+	}
+	interval := DefaultInterval
+	if raw.Interval != "" {
+		n, err := raw.Interval.Int64()
+		if err != nil || n < 0 {
+			problems = append(problems, "interval is not a non-negative integer")
+		} else if n > 0 {
+			interval = time.Duration(n) * time.Second
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("deviceflow: bad device authorization response: %s", strings.Join(problems, "; "))
+	}
+	a := &Authorization{
+		DeviceCode:              Secret(raw.DeviceCode),
+		UserCode:                raw.UserCode,
+		VerificationURI:         raw.VerificationURI,
+		VerificationURIComplete: raw.VerificationURIComplete,
+		ExpiresIn:               int(expiresIn),
+		ExpiresAt:               start.Add(time.Duration(expiresIn) * time.Second),
+		Interval:                interval,
+		Scopes:                  uniq,
+	}
+	if a.VerificationURIComplete == "" {
+		a.VerificationURIComplete = a.VerificationURI
+	}
+	return a, nil
+}
+
+// PollWait is the wait before each poll for a given interval: about 1.2×
+// the interval, so clock drift does not trigger slow_down.
+func PollWait(interval time.Duration) time.Duration {
+	return interval + interval/5
+}
+
+// Poll polls tokenURL (RFC 8628 §3.4) until the User approves, refuses, or
+// the device code expires. It waits PollWait(interval) before each request,
+// adds SlowDownStep on every slow_down, keeps waiting on
+// authorization_pending, and tolerates a few consecutive transient failures
+// (network, 5xx, 429). Cancelling ctx returns ctx.Err() at once.
+//
+// Errors: ErrAccessDenied, ErrExpiredToken (also when auth.ExpiresAt passes
+// with no answer), ErrUnauthorized, another *OAuthError, or a transport
+// error. The device code never appears in an error.
+func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization) (*Token, error) {
+	if _, err := checkURL(tokenURL); err != nil {
+		return nil, fmt.Errorf("deviceflow: token URL: %w", err)
+	}
+	if auth == nil || auth.DeviceCode == "" {
+		return nil, errors.New("deviceflow: Poll needs the Authorization returned by Authorize")
+	}
+	clk := c.clock()
+	interval := auth.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	transient := 0
+	for {
+		wait := PollWait(interval)
+		if !auth.ExpiresAt.IsZero() {
+			left := auth.ExpiresAt.Sub(clk.Now())
+			if left <= 0 {
+				return nil, fmt.Errorf("deviceflow: %w", ErrExpiredToken)
+			}
+			if wait > left {
+				wait = left
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-clk.After(wait):
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !auth.ExpiresAt.IsZero() && !clk.Now().Before(auth.ExpiresAt) {
+			return nil, fmt.Errorf("deviceflow: %w", ErrExpiredToken)
+		}
+		form := url.Values{
+			"grant_type":  {GrantTypeDeviceCode},
+			"device_code": {auth.DeviceCode.Reveal()},
+			"client_id":   {c.ClientID},
+		}
+		status, body, err := c.post(ctx, tokenURL, form)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(err, errMint) {
+				return nil, err
+			}
+			if transient++; transient > maxTransient {
+				return nil, err
+			}
+			continue
+		}
+		if status == http.StatusOK {
+			return parseToken(body, auth.Scopes, "")
+		}
+		if status >= 500 || status == http.StatusTooManyRequests {
+			if transient++; transient > maxTransient {
+				return nil, responseError(status, body, auth.DeviceCode)
+			}
+			continue
+		}
+		transient = 0
+		rerr := responseError(status, body, auth.DeviceCode)
+		var oe *OAuthError
+		if errors.As(rerr, &oe) {
+			switch oe.Code {
+			case "authorization_pending":
+				continue
+			case "slow_down":
+				interval += SlowDownStep
+				continue
+			}
+		}
+		return nil, rerr
+	}
+}
+
+// Refresh exchanges refreshToken at tokenURL (RFC 6749 §6) with a fresh
+// personal-agent JWT. When the response has no refresh_token, the returned
+// Token keeps refreshToken (RFC 6749 §6 allows the server to keep it).
+// Scope, when omitted, is left empty with ScopeOmitted set.
+//
+// Errors: ErrInvalidGrant (wrapped in *OAuthError) when the grant was revoked
+// or has expired, meaning the User must log in again; ErrUnauthorized; or a
+// transport error. Tokens never appear in an error.
+func (c *Client) Refresh(ctx context.Context, tokenURL string, refreshToken Secret) (*Token, error) {
+	if _, err := checkURL(tokenURL); err != nil {
+		return nil, fmt.Errorf("deviceflow: token URL: %w", err)
+	}
+	if refreshToken == "" {
+		return nil, fmt.Errorf("deviceflow: no refresh token: %w", ErrInvalidGrant)
+	}
+	form := url.Values{
+		"grant_type":    {GrantTypeRefreshToken},
+		"refresh_token": {refreshToken.Reveal()},
+		"client_id":     {c.ClientID},
+	}
+	status, body, err := c.post(ctx, tokenURL, form)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, responseError(status, body, refreshToken)
+	}
+	return parseToken(body, nil, refreshToken)
+}
+
+var errMint = errors.New("minting the personal-agent JWT failed")
+
+// post sends form to endpoint with a freshly minted PA JWT and returns the
+// status and a capped body. Transport errors are rewritten so that no form
+// value (device code, refresh token) can appear in them.
+func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (int, []byte, error) {
+	if c.PAToken == nil {
+		return 0, nil, errNilClient
+	}
+	jwt, err := c.PAToken(ctx)
+	if err != nil {
+		return 0, nil, fmt.Errorf("deviceflow: %w: %v", errMint, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return 0, nil, fmt.Errorf("deviceflow: building request to %s failed", endpoint)
+	}
+	req.Header.Set("Authorization", "Bearer "+jwt)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, nil, ctx.Err()
+		}
+		// url.Error carries only the URL, not the body; still, report the
+		// innermost cause rather than the whole chain.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return 0, nil, fmt.Errorf("deviceflow: POST %s: %v", endpoint, ue.Err)
+		}
+		return 0, nil, fmt.Errorf("deviceflow: POST %s: %v", endpoint, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return 0, nil, fmt.Errorf("deviceflow: reading response from %s: %v", endpoint, err)
+	}
+	if len(body) > maxBody {
+		return 0, nil, fmt.Errorf("deviceflow: response from %s larger than %d bytes", endpoint, maxBody)
+	}
+	return resp.StatusCode, body, nil
+}
+
+// responseError turns a non-200 response into ErrUnauthorized, an
+// *OAuthError, or a generic error, scrubbing secrets from server text.
+func responseError(status int, body []byte, secrets ...Secret) error {
+	if status == http.StatusUnauthorized {
+		// With or without an OAuth body (invalid_client), a 401 means the
+		// personal-agent JWT was refused (PACT §3.4, §5.3).
+		return fmt.Errorf("deviceflow: %w", ErrUnauthorized)
+	}
+	var oe struct {
+		Error            string `json:"error"`
+		ErrorDescription string `json:"error_description"`
+	}
+	if err := json.Unmarshal(body, &oe); err == nil && oe.Error != "" {
+		return &OAuthError{StatusCode: status, Code: sanitize(oe.Error, 64, nil), Description: sanitize(oe.ErrorDescription, 300, secrets)}
+	}
+	return fmt.Errorf("deviceflow: authorization server answered HTTP %d without an OAuth error", status)
+}
+
+// sanitize removes secrets and control characters from server-provided text
+// and caps its length (runes).
+func sanitize(s string, max int, secrets []Secret) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec.Reveal(), "[REDACTED]")
+		}
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}
+
+func parseToken(body []byte, requested []string, oldRefresh Secret) (*Token, error) {
+	var raw struct {
+		TokenType    string      `json:"token_type"`
+		AccessToken  string      `json:"access_token"`
+		RefreshToken string      `json:"refresh_token"`
+		ExpiresIn    json.Number `json:"expires_in"`
+	}
+	var scope struct {
+		Scope *string `json:"scope"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, errors.New("deviceflow: token response is not a JSON object")
+	}
+	_ = json.Unmarshal(body, &scope)
+	var problems []string
+	if raw.AccessToken == "" {
+		problems = append(problems, "access_token missing")
+	}
+	if !strings.EqualFold(raw.TokenType, "Bearer") {
+		problems = append(problems, fmt.Sprintf("token_type %q is not Bearer", sanitize(raw.TokenType, 32, nil)))
+	}
+	var expiresIn int64
+	if raw.ExpiresIn != "" {
+		n, err := raw.ExpiresIn.Int64()
+		if err != nil || n < 0 {
+			problems = append(problems, "expires_in is not a non-negative integer")
+		}
+		expiresIn = n
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("deviceflow: bad token response: %s", strings.Join(problems, "; "))
+	}
+	t := &Token{
+		TokenType:    "Bearer",
+		AccessToken:  Secret(raw.AccessToken),
+		RefreshToken: Secret(raw.RefreshToken),
+		ExpiresIn:    int(expiresIn),
+	}
+	if t.RefreshToken == "" {
+		t.RefreshToken = oldRefresh
+	}
+	if scope.Scope == nil {
+		t.ScopeOmitted = true
+		t.Scope = append([]string(nil), requested...)
+	} else {
+		t.Scope = strings.Fields(*scope.Scope)
+	}
+	return t, nil
+}
