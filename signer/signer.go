@@ -1,0 +1,216 @@
+// Package signer holds the personal agent's signing keys and mints the
+// personal-agent JWT (PA JWT) of PACT §3.2.
+//
+// Keys are ES256 (P-256) or RS256 (2048 or 3072 bits). A key's kid is its
+// RFC 7638 JWK thumbprint (SHA-256, base64url). Private keys are serialised
+// as base64 PKCS#8 DER, compact enough for every OS keyring.
+package signer
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// Algorithms PACT allows for PA JWTs (§3.2).
+const (
+	ES256 = "ES256"
+	RS256 = "RS256"
+)
+
+// TokenLifetime is exp − iat for every PA JWT: 120 s, the reference signer's
+// value (§3.2 allows at most 300 s).
+const TokenLifetime = 120 * time.Second
+
+// MaxRSABits is the largest RSA key accepted: larger private keys do not fit
+// Windows Credential Manager.
+const MaxRSABits = 3072
+
+// Generate makes a new private key for alg. rsaBits applies to RS256
+// (0 = 2048; at most MaxRSABits).
+func Generate(alg string, rsaBits int) (crypto.Signer, error) {
+	switch alg {
+	case ES256:
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case RS256:
+		if rsaBits == 0 {
+			rsaBits = 2048
+		}
+		if rsaBits < 2048 || rsaBits > MaxRSABits {
+			return nil, fmt.Errorf("RSA keys must be 2048 to %d bits (larger keys do not fit every OS keyring); got %d", MaxRSABits, rsaBits)
+		}
+		return rsa.GenerateKey(rand.Reader, rsaBits)
+	}
+	return nil, fmt.Errorf("unsupported algorithm %q: PACT allows ES256 or RS256 (§3.2)", alg)
+}
+
+// AlgOf returns the PACT algorithm for a private key's type.
+func AlgOf(k crypto.Signer) (string, error) {
+	switch k := k.(type) {
+	case *ecdsa.PrivateKey:
+		if k.Curve != elliptic.P256() {
+			return "", errors.New("EC keys must use P-256 for ES256")
+		}
+		return ES256, nil
+	case *rsa.PrivateKey:
+		return RS256, nil
+	}
+	return "", fmt.Errorf("unsupported key type %T", k)
+}
+
+// MarshalPrivate encodes k as base64 (standard alphabet) PKCS#8 DER.
+func MarshalPrivate(k crypto.Signer) (string, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(der), nil
+}
+
+// ParsePrivate decodes MarshalPrivate's output.
+func ParsePrivate(s string) (crypto.Signer, error) {
+	der, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("stored private key is not base64: %w", err)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("stored private key is not PKCS#8: %w", err)
+	}
+	s2, ok := k.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("stored key of type %T cannot sign", k)
+	}
+	if _, err := AlgOf(s2); err != nil {
+		return nil, err
+	}
+	return s2, nil
+}
+
+// Thumbprint is the RFC 7638 SHA-256 JWK thumbprint of pub, base64url
+// without padding. It is the kid of every key pact makes.
+func Thumbprint(pub crypto.PublicKey) (string, error) {
+	tp, err := (&jose.JSONWebKey{Key: pub}).Thumbprint(crypto.SHA256)
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(tp), nil
+}
+
+// PublicJWK returns the public JWK of k with kid = Thumbprint, alg and
+// use "sig".
+func PublicJWK(k crypto.Signer) (jose.JSONWebKey, error) {
+	alg, err := AlgOf(k)
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	kid, err := Thumbprint(k.Public())
+	if err != nil {
+		return jose.JSONWebKey{}, err
+	}
+	return jose.JSONWebKey{Key: k.Public(), KeyID: kid, Algorithm: alg, Use: "sig"}, nil
+}
+
+// Signer mints PA JWTs with one private key. It is safe for concurrent use.
+type Signer struct {
+	issuer string
+	kid    string
+	alg    string
+	js     jose.Signer
+	now    func() time.Time
+}
+
+// New returns a Signer for issuer using key; kid is its thumbprint. now may
+// be nil (time.Now).
+func New(issuer string, key crypto.Signer, now func() time.Time) (*Signer, error) {
+	if issuer == "" {
+		return nil, errors.New("issuer is empty")
+	}
+	jwk, err := PublicJWK(key)
+	if err != nil {
+		return nil, err
+	}
+	js, err := jose.NewSigner(
+		jose.SigningKey{Algorithm: jose.SignatureAlgorithm(jwk.Algorithm), Key: key},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader(jose.HeaderKey("kid"), jwk.KeyID))
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Signer{issuer: issuer, kid: jwk.KeyID, alg: jwk.Algorithm, js: js, now: now}, nil
+}
+
+// KID is the key id put in every token's header.
+func (s *Signer) KID() string { return s.kid }
+
+// Alg is ES256 or RS256.
+func (s *Signer) Alg() string { return s.alg }
+
+// Issuer is the iss of every token.
+func (s *Signer) Issuer() string { return s.issuer }
+
+// Claims are the PA JWT claims of §3.2, as minted.
+type Claims struct {
+	Issuer   string `json:"iss"`
+	Subject  string `json:"sub"`
+	Audience string `json:"aud"` // one string, verbatim (§3.1)
+	IssuedAt int64  `json:"iat"` // seconds since the epoch
+	Expiry   int64  `json:"exp"` // IssuedAt + 120
+	ID       string `json:"jti"` // random, 128 bits, base64url
+}
+
+// Mint returns a fresh compact PA JWT for audience (the value the Provider
+// assigned) and sub (the pairwise subject, see PairwiseSub): header alg and
+// kid; claims iss, sub, aud, iat, exp = iat + 120 s, random jti. Every call
+// makes a new token; callers never reuse one across requests.
+func (s *Signer) Mint(audience, sub string) (string, error) {
+	if audience == "" || sub == "" {
+		return "", errors.New("PA JWT needs an audience and a sub")
+	}
+	var jti [16]byte
+	if _, err := rand.Read(jti[:]); err != nil {
+		return "", err
+	}
+	now := s.now().Unix()
+	c := Claims{
+		Issuer: s.issuer, Subject: sub, Audience: audience,
+		IssuedAt: now, Expiry: now + int64(TokenLifetime/time.Second),
+		ID: base64.RawURLEncoding.EncodeToString(jti[:]),
+	}
+	return jwt.Signed(s.js).Claims(c).Serialize()
+}
+
+// SubSecretSize is the length in bytes of a profile's pairwise-sub secret.
+const SubSecretSize = 32
+
+// NewSubSecret returns a fresh random pairwise-sub secret.
+func NewSubSecret() ([]byte, error) {
+	b := make([]byte, SubSecretSize)
+	_, err := rand.Read(b)
+	return b, err
+}
+
+// PairwiseSub derives the sub sent to one Provider: HMAC-SHA256 of the
+// Provider's audience under the profile's secret, base64url (43 characters).
+// The same profile always sends the same sub to one Provider and unlinkable
+// values to different ones; it holds no personal data (§3.2).
+func PairwiseSub(secret []byte, audience string) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("pact pairwise sub v1\x00"))
+	m.Write([]byte(audience))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
