@@ -1,0 +1,423 @@
+// Package profile is one local User identity: its issuer and jwks_uri, its
+// signing keys (private halves in the secret store, public halves here), the
+// pairwise-sub secret, and its Provider registrations (PACT §3.1).
+//
+// The public configuration lives in {config}/profiles/NAME/profile.json
+// (0600); secrets live under the keys "NAME/key/KID" and "NAME/sub-secret"
+// in the secret store.
+package profile
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/store"
+)
+
+// KeyInfo describes one signing key. Public is what is published.
+type KeyInfo struct {
+	KID     string          `json:"kid"`
+	Alg     string          `json:"alg"`
+	Created time.Time       `json:"created"`
+	Active  bool            `json:"active"`
+	Public  jose.JSONWebKey `json:"jwk"`
+}
+
+// Registration is what a Provider assigned this personal agent (§3.1):
+// the Provider's URL (a prefix of its interface URLs) and the audience.
+type Registration struct {
+	URL      string `json:"url"`
+	Audience string `json:"audience"`
+}
+
+// Config is the public, non-secret state of a profile.
+type Config struct {
+	Issuer    string         `json:"issuer"`
+	JWKSURI   string         `json:"jwks_uri"`
+	Keys      []KeyInfo      `json:"keys"`
+	Providers []Registration `json:"providers"`
+}
+
+// ErrNotInitialised means `pact init` has not been run for the profile.
+var ErrNotInitialised = errors.New("profile not initialised")
+
+// Profile gives access to one profile's state.
+type Profile struct {
+	Name    string
+	Dirs    store.Dirs
+	Secrets secrets.Store
+	Now     func() time.Time // nil = time.Now
+}
+
+func (p *Profile) path() string {
+	return filepath.Join(p.Dirs.ProfileConfigDir(p.Name), "profile.json")
+}
+
+func (p *Profile) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now().UTC()
+}
+
+func (p *Profile) keySecret(kid string) string { return p.Name + "/key/" + kid }
+func (p *Profile) subSecret() string           { return p.Name + "/sub-secret" }
+
+// Load reads the profile. It fails with ErrNotInitialised (wrapped in a
+// message that says to run pact init) when there is none.
+func (p *Profile) Load() (*Config, error) {
+	var c Config
+	ok, err := store.ReadJSON(p.path(), &c)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: profile %q has no identity yet; run `pact init --issuer URL` first", ErrNotInitialised, p.Name)
+	}
+	return &c, nil
+}
+
+// Exists reports whether the profile has been initialised.
+func (p *Profile) Exists() bool {
+	var c Config
+	ok, _ := store.ReadJSON(p.path(), &c)
+	return ok
+}
+
+// DefaultJWKSURI is {issuer}/.well-known/jwks.json.
+func DefaultJWKSURI(issuer string) string {
+	return strings.TrimRight(issuer, "/") + "/.well-known/jwks.json"
+}
+
+// CheckIssuer validates an issuer or jwks_uri: an absolute https URL (http
+// for loopback hosts) with no query or fragment.
+func CheckIssuer(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL (for example https://pa.example.com)", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q must not have a query or fragment", raw)
+	}
+	return httpx.CheckURL(u)
+}
+
+// InitResult reports what Init did.
+type InitResult struct {
+	Config  *Config
+	Created bool // a new key was made
+}
+
+// Init creates the profile: a signing key (alg ES256 or RS256) stored in the
+// secret store, the pairwise-sub secret, and profile.json. Run again, it keeps
+// the existing key and sub secret and only updates issuer and jwks_uri,
+// unless force is set, which replaces every key (the sub secret is kept, so
+// Providers still see the same sub). jwksURI "" means DefaultJWKSURI.
+func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, error) {
+	if err := CheckIssuer(issuer); err != nil {
+		return nil, fmt.Errorf("--issuer: %w", err)
+	}
+	if jwksURI == "" {
+		jwksURI = DefaultJWKSURI(issuer)
+	}
+	if err := CheckIssuer(jwksURI); err != nil {
+		return nil, fmt.Errorf("--jwks-uri: %w", err)
+	}
+	unlock, err := store.Lock(p.path())
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var c Config
+	exists, err := store.ReadJSON(p.path(), &c)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.Secrets.Get(p.subSecret()); errors.Is(err, secrets.ErrNotFound) {
+		s, err := signer.NewSubSecret()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.Secrets.Set(p.subSecret(), base64.StdEncoding.EncodeToString(s)); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	created := false
+	if !exists || force || len(c.Keys) == 0 {
+		info, err := p.newKey(alg)
+		if err != nil {
+			return nil, err
+		}
+		old := c.Keys
+		c.Keys = []KeyInfo{info}
+		created = true
+		if err := p.save(&c, issuer, jwksURI); err != nil {
+			p.Secrets.Delete(p.keySecret(info.KID))
+			return nil, err
+		}
+		for _, k := range old {
+			p.Secrets.Delete(p.keySecret(k.KID))
+		}
+		return &InitResult{Config: &c, Created: created}, nil
+	}
+	if err := p.save(&c, issuer, jwksURI); err != nil {
+		return nil, err
+	}
+	return &InitResult{Config: &c, Created: created}, nil
+}
+
+func (p *Profile) save(c *Config, issuer, jwksURI string) error {
+	c.Issuer, c.JWKSURI = issuer, jwksURI
+	if c.Providers == nil {
+		c.Providers = []Registration{}
+	}
+	return store.WriteJSON(p.path(), c, 0o600)
+}
+
+// newKey generates a key, stores its private half, and returns its info
+// (active). The caller saves the config; on failure it deletes the secret.
+func (p *Profile) newKey(alg string) (KeyInfo, error) {
+	if alg == "" {
+		alg = signer.ES256
+	}
+	k, err := signer.Generate(alg, 0)
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	jwk, err := signer.PublicJWK(k)
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	enc, err := signer.MarshalPrivate(k)
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	if err := p.Secrets.Set(p.keySecret(jwk.KeyID), enc); err != nil {
+		return KeyInfo{}, err
+	}
+	return KeyInfo{KID: jwk.KeyID, Alg: alg, Created: p.now().Truncate(time.Second), Active: true, Public: jwk}, nil
+}
+
+// update runs a locked read-modify-write of profile.json.
+func (p *Profile) update(fn func(c *Config) error) error {
+	if !p.Exists() {
+		_, err := p.Load()
+		return err
+	}
+	return store.Update(p.path(), 0o600, fn)
+}
+
+// Rotate makes a new active key (alg "" = the current key's algorithm). The
+// previous keys stay published until retired, so tokens in flight and
+// Providers' caches keep verifying.
+func (p *Profile) Rotate(alg string) (KeyInfo, error) {
+	var info KeyInfo
+	err := p.update(func(c *Config) error {
+		if alg == "" {
+			if a := c.Active(); a != nil {
+				alg = a.Alg
+			}
+		}
+		var err error
+		if info, err = p.newKey(alg); err != nil {
+			return err
+		}
+		for i := range c.Keys {
+			c.Keys[i].Active = false
+		}
+		c.Keys = append(c.Keys, info)
+		return nil
+	})
+	return info, err
+}
+
+// Retire stops publishing the key kid and deletes its private half. The
+// active key cannot be retired (rotate first).
+func (p *Profile) Retire(kid string) error {
+	return p.update(func(c *Config) error {
+		for i, k := range c.Keys {
+			if k.KID != kid {
+				continue
+			}
+			if k.Active {
+				return fmt.Errorf("key %s is the active key; run `pact key rotate` first", kid)
+			}
+			c.Keys = append(c.Keys[:i], c.Keys[i+1:]...)
+			return p.Secrets.Delete(p.keySecret(kid))
+		}
+		return fmt.Errorf("no key %q in profile %q (see `pact key list`)", kid, p.Name)
+	})
+}
+
+// Active returns the active key, or nil.
+func (c *Config) Active() *KeyInfo {
+	for i := range c.Keys {
+		if c.Keys[i].Active {
+			return &c.Keys[i]
+		}
+	}
+	return nil
+}
+
+// JWKS is the public key set to publish: every key not retired.
+func (c *Config) JWKS() jose.JSONWebKeySet {
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
+	for _, k := range c.Keys {
+		set.Keys = append(set.Keys, k.Public.Public())
+	}
+	return set
+}
+
+// Signer loads the active private key from the secret store.
+func (p *Profile) Signer(c *Config) (*signer.Signer, error) {
+	a := c.Active()
+	if a == nil {
+		return nil, fmt.Errorf("profile %q has no active key; run `pact key rotate`", p.Name)
+	}
+	enc, err := p.Secrets.Get(p.keySecret(a.KID))
+	if errors.Is(err, secrets.ErrNotFound) {
+		return nil, fmt.Errorf("the private key %s is missing from %s; run `pact init --issuer %s --force` to make a new one", a.KID, p.Secrets.Where(), c.Issuer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	k, err := signer.ParsePrivate(enc)
+	if err != nil {
+		return nil, err
+	}
+	return signer.New(c.Issuer, k, nil)
+}
+
+// Sub returns the pairwise sub for a Provider's audience (§3.2).
+func (p *Profile) Sub(audience string) (string, error) {
+	enc, err := p.Secrets.Get(p.subSecret())
+	if err != nil {
+		return "", fmt.Errorf("reading the pairwise-sub secret: %w", err)
+	}
+	secret, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil || len(secret) < 16 {
+		return "", errors.New("the stored pairwise-sub secret is damaged")
+	}
+	return signer.PairwiseSub(secret, audience), nil
+}
+
+// AddProvider records (or updates) a registration. url must be an absolute
+// https URL (http on loopback); audience is stored verbatim.
+func (p *Profile) AddProvider(rawURL, audience string) (Registration, error) {
+	u, err := normaliseProviderURL(rawURL)
+	if err != nil {
+		return Registration{}, err
+	}
+	if strings.TrimSpace(audience) == "" {
+		return Registration{}, errors.New("--audience is required: it is the value the Provider assigned to this personal agent (§3.1)")
+	}
+	reg := Registration{URL: u, Audience: audience}
+	err = p.update(func(c *Config) error {
+		for i := range c.Providers {
+			if c.Providers[i].URL == u {
+				c.Providers[i] = reg
+				return nil
+			}
+		}
+		c.Providers = append(c.Providers, reg)
+		return nil
+	})
+	return reg, err
+}
+
+// RemoveProvider deletes the registration with this URL.
+func (p *Profile) RemoveProvider(rawURL string) error {
+	u, err := normaliseProviderURL(rawURL)
+	if err != nil {
+		return err
+	}
+	return p.update(func(c *Config) error {
+		for i := range c.Providers {
+			if c.Providers[i].URL == u {
+				c.Providers = append(c.Providers[:i], c.Providers[i+1:]...)
+				return nil
+			}
+		}
+		return fmt.Errorf("no Provider %s is registered (see `pact provider list`)", u)
+	})
+}
+
+func normaliseProviderURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%q is not an absolute Provider URL (for example https://provider.example.com)", raw)
+	}
+	if err := httpx.CheckURL(u); err != nil {
+		return "", err
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	u.RawQuery, u.Fragment = "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// Match returns the registration for an interface URL: the one whose URL is
+// its longest prefix, comparing scheme, host and port exactly and then whole
+// path segments (so https://p.example/a matches https://p.example/a/b but
+// not https://p.example/ab).
+func (c *Config) Match(interfaceURL string) (*Registration, bool) {
+	iu, err := url.Parse(interfaceURL)
+	if err != nil {
+		return nil, false
+	}
+	isegs := segments(iu.Path)
+	var best *Registration
+	bestLen := -1
+	for i := range c.Providers {
+		ru, err := url.Parse(c.Providers[i].URL)
+		if err != nil || !strings.EqualFold(ru.Scheme, iu.Scheme) || !strings.EqualFold(hostPort(ru), hostPort(iu)) {
+			continue
+		}
+		rsegs := segments(ru.Path)
+		if len(rsegs) > len(isegs) {
+			continue
+		}
+		ok := true
+		for j := range rsegs {
+			if rsegs[j] != isegs[j] {
+				ok = false
+				break
+			}
+		}
+		if ok && len(rsegs) > bestLen {
+			best, bestLen = &c.Providers[i], len(rsegs)
+		}
+	}
+	return best, best != nil
+}
+
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}
+
+func segments(p string) []string {
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
