@@ -17,10 +17,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/pact-cli/pact/httpx"
 )
 
 // maxBody caps every response body read from an authorization server (bytes).
@@ -141,23 +142,13 @@ func checkURL(raw string) (*url.URL, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !IsLoopback(u.Hostname()) {
+		if !httpx.IsLoopback(u.Hostname()) {
 			return nil, fmt.Errorf("%q uses plain http on a non-loopback host", raw)
 		}
 	default:
 		return nil, fmt.Errorf("%q is not https", raw)
 	}
 	return u, nil
-}
-
-// IsLoopback reports whether host (no port) is "localhost" or a loopback IP
-// (127.0.0.0/8, ::1): the only hosts where PACT tolerates plain http.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 var errNilClient = errors.New("deviceflow: Client.PAToken is nil: every call needs a fresh personal-agent JWT (PACT §5.3)")
