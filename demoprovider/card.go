@@ -1,0 +1,119 @@
+package demoprovider
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// Security scheme names on the demo cards (§2.1, §5.1).
+const (
+	schemePAJWT          a2a.SecuritySchemeName = "paJwt"
+	schemeUserDelegation a2a.SecuritySchemeName = "userDelegation"
+)
+
+// card builds the Agent Card of b per §2.1: one HTTP+JSON 1.0 interface at
+// {provider}/a2a/{brandId}, the paJwt Bearer/JWT scheme alone in the first
+// securityRequirements entry and, when the Brand offers delegation, the
+// userDelegation device-code scheme and a second entry naming both (§5.1).
+func (s *Server) card(b *brandDef) *a2a.AgentCard {
+	iface := s.interfaceURL(b)
+	c := &a2a.AgentCard{
+		Name:        b.name + " Support",
+		Description: "Customer support for " + b.name + " (PACT demo Provider).",
+		SupportedInterfaces: []*a2a.AgentInterface{{
+			URL:             iface,
+			ProtocolBinding: a2a.TransportProtocolHTTPJSON,
+			ProtocolVersion: "1.0",
+		}},
+		Provider:           &a2a.AgentProvider{Org: "PACT Demo Provider", URL: s.url},
+		Version:            "0.1.0",
+		Capabilities:       a2a.AgentCapabilities{},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain"},
+		SecuritySchemes: a2a.NamedSecuritySchemes{
+			schemePAJWT: a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", BearerFormat: "JWT"},
+		},
+		SecurityRequirements: a2a.SecurityRequirementsOptions{
+			{schemePAJWT: {}},
+		},
+		Skills: []a2a.AgentSkill{{
+			ID:          "orders",
+			Name:        "Orders",
+			Description: b.skills,
+			Tags:        []string{"orders"},
+			Examples:    []string{"Where is my order A-88213?"},
+		}},
+	}
+	if len(b.scopes) > 0 {
+		scopes := make(map[string]string, len(b.scopes))
+		for _, sc := range b.scopes {
+			scopes[sc.ID] = sc.Description
+		}
+		c.SecuritySchemes[schemeUserDelegation] = a2a.OAuth2SecurityScheme{
+			Flows: a2a.DeviceCodeOAuthFlow{
+				DeviceAuthorizationURL: iface + "/oauth/device_authorization",
+				TokenURL:               iface + "/oauth/token",
+				Scopes:                 scopes,
+			},
+			Oauth2MetadataURL: iface + "/oauth/.well-known/oauth-authorization-server",
+		}
+		c.SecurityRequirements = append(c.SecurityRequirements,
+			a2a.SecurityRequirements{schemePAJWT: {}, schemeUserDelegation: {}})
+	}
+	return c
+}
+
+// cardJSON renders the card as the spec's wire JSON. The SDK's
+// a2a.SecurityRequirementsOptions encodes each scheme's scopes as a bare
+// array ("paJwt": []), but A2A 1.0 and PACT §2.1/§5.1 write a StringList
+// object ("paJwt": {"list": []}); securityRequirements is therefore
+// re-encoded here in the spec's form.
+func (s *Server) cardJSON(b *brandDef) ([]byte, error) {
+	c := s.card(b)
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	type stringList struct {
+		List []string `json:"list"`
+	}
+	type requirement struct {
+		Schemes map[a2a.SecuritySchemeName]stringList `json:"schemes"`
+	}
+	reqs := make([]requirement, 0, len(c.SecurityRequirements))
+	for _, r := range c.SecurityRequirements {
+		schemes := make(map[a2a.SecuritySchemeName]stringList, len(r))
+		for name, scopes := range r {
+			schemes[name] = stringList{List: append([]string{}, scopes...)}
+		}
+		reqs = append(reqs, requirement{Schemes: schemes})
+	}
+	if m["securityRequirements"], err = json.Marshal(reqs); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// cardProducer adapts cardJSON to the SDK's card handler.
+type cardProducer struct {
+	s *Server
+	b *brandDef
+}
+
+func (p cardProducer) Card(context.Context) (*a2a.AgentCard, error) { return p.s.card(p.b), nil }
+
+func (p cardProducer) CardJSON(context.Context) ([]byte, error) { return p.s.cardJSON(p.b) }
+
+// serveCard serves the public card (§2.1, no authentication) through the
+// SDK's card handler.
+func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, b *brandDef) {
+	a2asrv.NewAgentCardHandler(cardProducer{s, b}).ServeHTTP(w, r)
+}

@@ -1,0 +1,395 @@
+package demoprovider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pact-cli/pact/httpx"
+)
+
+// Policy is the Provider's personal-agent admission policy (§3.1).
+type Policy int
+
+const (
+	// Open admits any personal agent whose issuer serves OIDC discovery
+	// ({iss}/.well-known/openid-configuration → jwks_uri); registrations in
+	// Config.Registered take precedence (and may disable an issuer).
+	Open Policy = iota
+	// AllowList admits only the issuers in Config.Registered.
+	AllowList
+)
+
+// Registration is a personal agent known to the Provider (§3.1): its issuer
+// (exact string match against iss), the URL of its JWKS, and whether it is
+// disabled (its requests then get 401).
+type Registration struct {
+	Issuer   string
+	JWKSURI  string
+	Disabled bool
+}
+
+// Config configures Start. The zero value is a spec-default Open Provider on
+// 127.0.0.1 with audience "pact-demo".
+type Config struct {
+	// Audience is the aud this Provider assigns to personal agents (§3.1);
+	// default "pact-demo".
+	Audience string
+	// Policy is Open (default) or AllowList.
+	Policy Policy
+	// Registered are the known personal agents. AllowList: only these; Open:
+	// these take precedence over discovery.
+	Registered []Registration
+	// HTTPClient fetches PA JWKS and OIDC discovery documents; it must allow
+	// plain http to loopback. nil = httpx.NewClient with a 10 s timeout.
+	HTTPClient *http.Client
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+	// Addr is the Provider's listen address; "" = 127.0.0.1:0.
+	Addr string
+
+	// DeviceCodeTTL is the device_code lifetime returned as expires_in
+	// (RFC 8628 §3.2); 0 = 600 s.
+	DeviceCodeTTL time.Duration
+	// PollInterval is the minimum token polling interval returned as
+	// interval (RFC 8628 §3.2); 0 = 5 s. Tests use 1 s.
+	PollInterval time.Duration
+
+	// Test knobs; the zero values give the spec's default behaviour.
+
+	// RateLimit, when > 0, allows at most this many message:send per
+	// second per (personal agent, sub); more get 429 with Retry-After: 1.
+	RateLimit int
+	// FailReplies, when > 0, makes the first FailReplies agent turns store
+	// their reply (§4.3) but answer 500 INTERNAL, so a client's retry with
+	// the same messageId must get the stored reply.
+	FailReplies int
+	// AgentDelay delays each agent run (to exercise in-flight duplicates).
+	AgentDelay time.Duration
+}
+
+// Brand describes one Brand hosted by the demo Provider.
+type Brand struct {
+	ID           string // Provider-assigned brandId, e.g. "01JEXAMPLECO"
+	Name         string // e.g. "Example Co."
+	SiteURL      string // the Brand's own origin (its "domain"), e.g. http://127.0.0.1:41235
+	CardURL      string // {provider}/a2a/{brandId}/.well-known/agent-card.json (§2.1)
+	InterfaceURL string // {provider}/a2a/{brandId}
+	Delegation   bool   // the card declares delegated authority (§5.1)
+}
+
+// Server is a running demo Provider with its Brand sites.
+type Server struct {
+	cfg      Config
+	audience string
+	now      func() time.Time
+	url      string
+	verifier *paVerifier
+	brands   []*brandDef
+	byID     map[string]*brandDef
+	sites    map[string]string // brandId → site origin
+	as       *authServer
+
+	httpSrv  *http.Server
+	siteSrvs []*http.Server
+	done     chan struct{}
+
+	mu          sync.Mutex
+	contexts    map[string]*conversation
+	runs        int
+	failReplies int
+	rate        map[paIdentity]*rateWindow
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type rateWindow struct {
+	start time.Time
+	count int
+}
+
+// Start starts the Provider and one brand site per Brand, each on its own
+// loopback listener, and returns once all are accepting connections. Close
+// stops them; ctx only bounds start-up.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:         cfg,
+		audience:    cfg.Audience,
+		now:         cfg.Now,
+		byID:        map[string]*brandDef{},
+		sites:       map[string]string{},
+		contexts:    map[string]*conversation{},
+		failReplies: cfg.FailReplies,
+		rate:        map[paIdentity]*rateWindow{},
+		done:        make(chan struct{}),
+	}
+	if s.audience == "" {
+		s.audience = "pact-demo"
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		client = httpx.NewClient(httpx.Options{Timeout: 10 * time.Second})
+	}
+	reg := map[string]Registration{}
+	for _, r := range cfg.Registered {
+		reg[r.Issuer] = r
+	}
+	s.verifier = &paVerifier{
+		audience:   s.audience,
+		policy:     cfg.Policy,
+		registered: reg,
+		keys:       newKeySource(client, s.now),
+		client:     client,
+		now:        s.now,
+		discovery:  map[string]discovered{},
+	}
+	s.brands = newBrands()
+	for _, b := range s.brands {
+		s.byID[b.id] = b
+	}
+
+	addr := cfg.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("demoprovider: listen %s: %w", addr, err)
+	}
+	s.url = "http://" + originHost(ln.Addr().(*net.TCPAddr))
+	as, err := newAuthServer(s, cfg)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.as = as
+
+	var siteLns []net.Listener
+	for _, b := range s.brands {
+		sl, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+		if err != nil {
+			ln.Close()
+			for _, l := range siteLns {
+				l.Close()
+			}
+			return nil, fmt.Errorf("demoprovider: brand site listen: %w", err)
+		}
+		siteLns = append(siteLns, sl)
+		s.sites[b.id] = "http://" + sl.Addr().String()
+	}
+
+	s.httpSrv = &http.Server{Handler: http.HandlerFunc(s.serveProvider), ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	wg.Add(1 + len(siteLns))
+	go func() { defer wg.Done(); _ = s.httpSrv.Serve(ln) }()
+	for i, b := range s.brands {
+		srv := &http.Server{Handler: s.siteHandler(b), ReadHeaderTimeout: 10 * time.Second}
+		s.siteSrvs = append(s.siteSrvs, srv)
+		go func(l net.Listener) { defer wg.Done(); _ = srv.Serve(l) }(siteLns[i])
+	}
+	go func() { wg.Wait(); close(s.done) }()
+	return s, nil
+}
+
+// originHost renders a listen address as a host:port usable in URLs; an
+// unspecified address (0.0.0.0, ::) is shown as 127.0.0.1.
+func originHost(a *net.TCPAddr) string {
+	if a.IP == nil || a.IP.IsUnspecified() {
+		return fmt.Sprintf("127.0.0.1:%d", a.Port)
+	}
+	return (&net.TCPAddr{IP: a.IP, Port: a.Port}).String()
+}
+
+// URL is the Provider origin, e.g. "http://127.0.0.1:41234" (no trailing slash).
+func (s *Server) URL() string { return s.url }
+
+// Audience is the aud personal agents must put in their JWTs (§3.1).
+func (s *Server) Audience() string { return s.audience }
+
+// Brands lists the hosted Brands, Example Co. first.
+func (s *Server) Brands() []Brand {
+	out := make([]Brand, 0, len(s.brands))
+	for _, b := range s.brands {
+		out = append(out, Brand{
+			ID:           b.id,
+			Name:         b.name,
+			SiteURL:      s.sites[b.id],
+			CardURL:      s.interfaceURL(b) + "/.well-known/agent-card.json",
+			InterfaceURL: s.interfaceURL(b),
+			Delegation:   len(b.scopes) > 0,
+		})
+	}
+	return out
+}
+
+// AgentRuns is how many times a Brand agent actually ran a turn (stored
+// replies returned for repeated messageIds do not count, §4.3).
+func (s *Server) AgentRuns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs
+}
+
+// Close stops the Provider and the brand sites. It is safe to call more than
+// once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		errs := []error{s.httpSrv.Shutdown(ctx)}
+		for _, srv := range s.siteSrvs {
+			errs = append(errs, srv.Shutdown(ctx))
+		}
+		s.closeErr = errors.Join(errs...)
+		<-s.done
+	})
+	return s.closeErr
+}
+
+func (s *Server) interfaceURL(b *brandDef) string { return s.url + "/a2a/" + b.id }
+
+// route is a matched Provider route.
+type route int
+
+const (
+	routeNone route = iota
+	routeCard
+	routeSend
+	routeListTasks
+	routeGetTask
+	routeCancelTask
+	routeASMetadata
+	routeASJWKS
+	routeDeviceAuthorization
+	routeToken
+	routeDevice
+	routeCallback
+	routeConsent
+)
+
+// matchRoute maps the part of a path after /a2a/{brandId}/ to a route and
+// the methods it allows. taskID is set for the tasks/{id} routes.
+func matchRoute(rest string) (rt route, methods []string, taskID string) {
+	get, post := []string{http.MethodGet}, []string{http.MethodPost}
+	switch rest {
+	case ".well-known/agent-card.json":
+		return routeCard, get, ""
+	case "message:send":
+		return routeSend, post, ""
+	case "tasks":
+		return routeListTasks, get, ""
+	case "oauth/.well-known/oauth-authorization-server":
+		return routeASMetadata, get, ""
+	case "oauth/jwks.json":
+		return routeASJWKS, get, ""
+	case "oauth/device_authorization":
+		return routeDeviceAuthorization, post, ""
+	case "oauth/token":
+		return routeToken, post, ""
+	case "oauth/device":
+		return routeDevice, get, ""
+	case "oauth/callback":
+		return routeCallback, post, ""
+	case "oauth/consent":
+		return routeConsent, []string{http.MethodGet, http.MethodPost}, ""
+	}
+	if id, ok := strings.CutPrefix(rest, "tasks/"); ok && id != "" && !strings.Contains(id, "/") {
+		if id, ok := strings.CutSuffix(id, ":cancel"); ok {
+			if id == "" {
+				return routeNone, nil, ""
+			}
+			return routeCancelTask, post, id
+		}
+		if strings.Contains(id, ":") {
+			return routeNone, nil, ""
+		}
+		return routeGetTask, get, id
+	}
+	return routeNone, nil, ""
+}
+
+// serveProvider routes every Provider request. Routing happens before
+// authentication (§2.2): an unknown Brand or route is 404, a known route
+// with the wrong method 405, both with no A2A body.
+func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/a2a/")
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	brandID, rest, _ := strings.Cut(rest, "/")
+	b, ok := s.byID[brandID]
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	rt, methods, taskID := matchRoute(rest)
+	if rt == routeNone {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	allowed := false
+	for _, m := range methods {
+		if r.Method == m || (m == http.MethodGet && r.Method == http.MethodHead) {
+			allowed = true
+		}
+	}
+	if !allowed {
+		w.Header().Set("Allow", strings.Join(methods, ", "))
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	switch rt {
+	case routeCard:
+		s.serveCard(w, r, b)
+		return
+	case routeASMetadata:
+		s.as.serveMetadata(w, r, b)
+		return
+	case routeASJWKS:
+		s.as.serveJWKS(w, r)
+		return
+	case routeDevice:
+		s.as.serveDevice(w, r, b)
+		return
+	case routeCallback:
+		s.as.serveCallback(w, r, b)
+		return
+	case routeConsent:
+		s.as.serveConsent(w, r, b)
+		return
+	}
+
+	// Everything else carries a PA JWT, checked before the body is read
+	// (§3.2, §3.4).
+	id, err := s.verifier.verify(r.Context(), r)
+	if err != nil {
+		writeUnauthorized(w, "")
+		return
+	}
+	switch rt {
+	case routeSend:
+		s.serveSend(w, r, b, id)
+	case routeListTasks:
+		s.serveListTasks(w, r)
+	case routeGetTask, routeCancelTask:
+		writeA2AError(w, ReasonTaskNotFound, "Task "+taskID+" not found")
+	case routeDeviceAuthorization:
+		s.as.serveDeviceAuthorization(w, r, b, id)
+	case routeToken:
+		s.as.serveToken(w, r, b, id)
+	}
+}
