@@ -1,0 +1,293 @@
+// Package discovery turns a brand argument into a Brand's Agent Card and
+// checks the card against PACT §2.1 (and reads the §5.1 delegation scheme
+// when the Brand offers one).
+//
+// The brand argument has three forms (CLI contract):
+//
+//	brand.example.com                       → https://brand.example.com/.well-known/agent-card.json
+//	https://brand.example.com, http://127.0.0.1:8080 → {origin}/.well-known/agent-card.json
+//	https://host/any/path/card.json         → used as given
+//
+// Plain http is accepted only for loopback hosts; redirects follow httpx's
+// policy (at most 5, never https→http).
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/pact-cli/pact/httpx"
+)
+
+// WellKnownPath is where a Brand's domain serves (or redirects to) its card.
+const WellKnownPath = "/.well-known/agent-card.json"
+
+// MaxCardSize is the largest card read (512 KiB).
+const MaxCardSize = 512 << 10
+
+// ErrBadArgument wraps errors about the brand argument itself (exit 2).
+var ErrBadArgument = errors.New("invalid brand")
+
+// ErrNotFound means the card URL answered 404 (exit 5).
+var ErrNotFound = errors.New("no Agent Card")
+
+// ErrInvalidCard wraps every reason a fetched card is unusable (exit 1).
+var ErrInvalidCard = errors.New("invalid Agent Card")
+
+var domainPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// CardURL resolves a brand argument to the URL of its Agent Card. Errors wrap
+// ErrBadArgument, or httpx.ErrInsecureURL for plain http to a non-loopback host.
+func CardURL(arg string) (string, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return "", fmt.Errorf("%w: empty brand; give a domain (brand.example.com), an origin (https://brand.example.com) or a card URL ending in .json", ErrBadArgument)
+	}
+	if !strings.Contains(arg, "://") {
+		host := strings.ToLower(arg)
+		h := host
+		if hh, port, err := net.SplitHostPort(host); err == nil && port != "" {
+			h = hh
+		}
+		if strings.ContainsAny(arg, "/?#@ ") || (!domainPattern.MatchString(h) && net.ParseIP(h) == nil) || !strings.Contains(h, ".") && h != "localhost" {
+			return "", fmt.Errorf("%w: %q is not a domain name; give a domain (brand.example.com), an origin (https://brand.example.com) or a card URL ending in .json", ErrBadArgument, arg)
+		}
+		return "https://" + host + WellKnownPath, nil
+	}
+	u, err := url.Parse(arg)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%w: %q is not a valid URL", ErrBadArgument, arg)
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("%w: %q must not carry credentials", ErrBadArgument, arg)
+	}
+	if err := httpx.CheckURL(u); err != nil {
+		return "", err
+	}
+	u.Fragment = ""
+	switch {
+	case u.Path == "" || u.Path == "/":
+		u.Path, u.RawQuery = WellKnownPath, ""
+	case strings.HasSuffix(u.Path, ".json"):
+	default:
+		return "", fmt.Errorf("%w: %q is neither an origin nor a card URL ending in .json", ErrBadArgument, arg)
+	}
+	return u.String(), nil
+}
+
+// Delegation is the §5.1 delegated-authority scheme of a card.
+type Delegation struct {
+	Scheme                 string            `json:"-"`
+	Scopes                 map[string]string `json:"scopes"` // id → description, shown verbatim
+	DeviceAuthorizationURL string            `json:"deviceAuthorizationUrl"`
+	TokenURL               string            `json:"tokenUrl"`
+	OAuth2MetadataURL      string            `json:"oauth2MetadataUrl"`
+}
+
+// ScopeIDs returns the scope ids sorted.
+func (d *Delegation) ScopeIDs() []string {
+	ids := make([]string, 0, len(d.Scopes))
+	for id := range d.Scopes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Card is a fetched and checked Agent Card.
+type Card struct {
+	URL          string          // the card URL asked for
+	FinalURL     string          // where it was served after redirects
+	Raw          json.RawMessage // the card as received
+	Card         *a2a.AgentCard
+	InterfaceURL string      // of the HTTP+JSON 1.0 interface (§2.1)
+	PAScheme     string      // name of the PA-JWT security scheme
+	Delegation   *Delegation // nil when the Brand offers no delegation (§5.1)
+	Problems     []string    // findings that do not prevent identity-only use
+}
+
+// Name is the card's name, or the card URL's host.
+func (c *Card) Name() string {
+	if c.Card != nil && strings.TrimSpace(c.Card.Name) != "" {
+		return c.Card.Name
+	}
+	if u, err := url.Parse(c.URL); err == nil {
+		return u.Host
+	}
+	return c.URL
+}
+
+// Fetch GETs the card at cardURL with client (an httpx client) and checks it
+// with Parse. Errors wrap ErrNotFound (404), ErrInvalidCard, or describe the
+// transport failure (timeouts, redirects, size).
+func Fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadArgument, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetching the Agent Card: %w", httpx.Describe(err))
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		return nil, fmt.Errorf("%w at %s (HTTP %d): check the brand's domain or card URL", ErrNotFound, resp.Request.URL, resp.StatusCode)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("fetching the Agent Card at %s: HTTP %d", resp.Request.URL, resp.StatusCode)
+	}
+	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
+	}
+	card, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
+	}
+	card.URL, card.FinalURL = cardURL, resp.Request.URL.String()
+	return card, nil
+}
+
+// Parse decodes a card and applies the §2.1 checks: an HTTP+JSON 1.0
+// interface chosen by binding and version (never by position) with an
+// https (or loopback http) URL, and the PA-JWT httpAuthSecurityScheme
+// (Bearer, JWT) listed alone in one securityRequirements entry. A malformed
+// §5.1 delegation scheme is reported in Problems, not as an error: identity
+// alone still works.
+func Parse(data []byte) (*Card, error) {
+	var card a2a.AgentCard
+	norm, err := normaliseCard(data)
+	if err == nil {
+		err = json.Unmarshal(norm, &card)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("not an A2A Agent Card: %v", err)
+	}
+	c := &Card{Raw: json.RawMessage(data), Card: &card}
+	var problems []string
+	for _, iface := range card.SupportedInterfaces {
+		if iface == nil || iface.ProtocolBinding != a2a.TransportProtocolHTTPJSON || iface.ProtocolVersion != "1.0" {
+			continue
+		}
+		u, err := url.Parse(iface.URL)
+		if err != nil || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("HTTP+JSON 1.0 interface URL %q is not absolute", iface.URL))
+			continue
+		}
+		if err := httpx.CheckURL(u); err != nil {
+			problems = append(problems, "HTTP+JSON 1.0 interface: "+err.Error())
+			continue
+		}
+		c.InterfaceURL = strings.TrimRight(iface.URL, "/")
+		break
+	}
+	if c.InterfaceURL == "" {
+		return nil, fmt.Errorf("no usable supportedInterfaces entry with protocolBinding \"HTTP+JSON\" and protocolVersion \"1.0\" (§2.1)%s", joinProblems(problems))
+	}
+	for _, req := range card.SecurityRequirements {
+		if len(req) != 1 {
+			continue
+		}
+		for name := range req {
+			if isPAJWT(card.SecuritySchemes[name]) {
+				c.PAScheme = string(name)
+			}
+		}
+	}
+	if c.PAScheme == "" {
+		return nil, errors.New("no personal-agent JWT scheme: the card must declare an httpAuthSecurityScheme with scheme \"Bearer\" and bearerFormat \"JWT\", listed alone in one securityRequirements entry (§2.1)")
+	}
+	c.Delegation, problems = delegation(&card, c.PAScheme, problems)
+	c.Problems = problems
+	return c, nil
+}
+
+func isPAJWT(s a2a.SecurityScheme) bool {
+	h, ok := s.(a2a.HTTPAuthSecurityScheme)
+	if !ok {
+		if hp, okp := s.(*a2a.HTTPAuthSecurityScheme); okp && hp != nil {
+			h, ok = *hp, true
+		}
+	}
+	return ok && strings.EqualFold(h.Scheme, "Bearer") && strings.EqualFold(h.BearerFormat, "JWT")
+}
+
+// delegation finds the §5.1 scheme: an oauth2SecurityScheme with a deviceCode
+// flow, named together with the PA-JWT scheme in one requirement entry.
+func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Delegation, []string) {
+	for _, req := range card.SecurityRequirements {
+		if len(req) != 2 {
+			continue
+		}
+		if _, ok := req[a2a.SecuritySchemeName(paScheme)]; !ok {
+			continue
+		}
+		for name := range req {
+			if string(name) == paScheme {
+				continue
+			}
+			o, ok := card.SecuritySchemes[name].(a2a.OAuth2SecurityScheme)
+			if !ok {
+				if op, okp := card.SecuritySchemes[name].(*a2a.OAuth2SecurityScheme); okp && op != nil {
+					o, ok = *op, true
+				}
+			}
+			if !ok {
+				continue
+			}
+			var dc *a2a.DeviceCodeOAuthFlow
+			switch f := o.Flows.(type) {
+			case a2a.DeviceCodeOAuthFlow:
+				dc = &f
+			case *a2a.DeviceCodeOAuthFlow:
+				dc = f
+			}
+			if dc == nil {
+				problems = append(problems, fmt.Sprintf("delegation scheme %q has no deviceCode flow (§5.1)", name))
+				continue
+			}
+			d := &Delegation{Scheme: string(name), Scopes: dc.Scopes, DeviceAuthorizationURL: dc.DeviceAuthorizationURL,
+				TokenURL: dc.TokenURL, OAuth2MetadataURL: o.Oauth2MetadataURL}
+			var bad []string
+			for label, raw := range map[string]string{"deviceAuthorizationUrl": d.DeviceAuthorizationURL, "tokenUrl": d.TokenURL, "oauth2MetadataUrl": d.OAuth2MetadataURL} {
+				u, err := url.Parse(raw)
+				if raw == "" || err != nil || u.Host == "" {
+					bad = append(bad, label+" is missing or not absolute")
+				} else if err := httpx.CheckURL(u); err != nil {
+					bad = append(bad, label+": "+err.Error())
+				}
+			}
+			if len(d.Scopes) == 0 {
+				bad = append(bad, "no scopes")
+			}
+			if len(bad) > 0 {
+				sort.Strings(bad)
+				problems = append(problems, fmt.Sprintf("delegation scheme %q unusable (§5.1): %s", name, strings.Join(bad, "; ")))
+				continue
+			}
+			if d.Scopes == nil {
+				d.Scopes = map[string]string{}
+			}
+			return d, problems
+		}
+	}
+	return nil, problems
+}
+
+func joinProblems(p []string) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(p, "; ")
+}

@@ -1,0 +1,214 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pact-cli/pact/httpx"
+)
+
+func TestCardURL_ThreeForms(t *testing.T) {
+	for arg, want := range map[string]string{
+		"brand.example.com":                         "https://brand.example.com/.well-known/agent-card.json",
+		"Brand.Example.com":                         "https://brand.example.com/.well-known/agent-card.json",
+		"https://brand.example.com":                 "https://brand.example.com/.well-known/agent-card.json",
+		"https://brand.example.com/":                "https://brand.example.com/.well-known/agent-card.json",
+		"http://127.0.0.1:8080":                     "http://127.0.0.1:8080/.well-known/agent-card.json",
+		"http://localhost:9/":                       "http://localhost:9/.well-known/agent-card.json",
+		"https://registry.example.org/cards/x.json": "https://registry.example.org/cards/x.json",
+	} {
+		got, err := CardURL(arg)
+		if err != nil || got != want {
+			t.Errorf("CardURL(%q) = %q, %v; want %q", arg, got, err, want)
+		}
+	}
+}
+
+func TestCardURL_Refusals(t *testing.T) {
+	for arg, want := range map[string]error{
+		"":                              ErrBadArgument,
+		"not a domain":                  ErrBadArgument,
+		"brand":                         ErrBadArgument,
+		"brand.example.com/path":        ErrBadArgument,
+		"https://brand.example.com/x":   ErrBadArgument,
+		"https://user:pw@brand.example": ErrBadArgument,
+		"http://brand.example.com":      httpx.ErrInsecureURL,
+		"ftp://brand.example.com":       httpx.ErrInsecureURL,
+	} {
+		if _, err := CardURL(arg); !errors.Is(err, want) {
+			t.Errorf("CardURL(%q) error = %v, want %v", arg, err, want)
+		}
+	}
+}
+
+func loadCard(t *testing.T) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile("testdata/card-delegated.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m
+}
+
+func parseMap(t *testing.T, m map[string]any) (*Card, error) {
+	b, _ := json.Marshal(m)
+	return Parse(b)
+}
+
+func TestSection2_1_InterfaceChosenByBindingAndVersionNotPosition(t *testing.T) {
+	c, err := parseMap(t, loadCard(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.InterfaceURL != "https://provider.example.com/a2a/01J" {
+		t.Fatalf("interface = %s", c.InterfaceURL)
+	}
+	if c.PAScheme != "paJwt" {
+		t.Fatalf("PA scheme = %q", c.PAScheme)
+	}
+}
+
+func TestSection2_1_NoHTTPJSON10Interface(t *testing.T) {
+	m := loadCard(t)
+	m["supportedInterfaces"] = []any{map[string]any{"url": "https://p.example/a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}
+	if _, err := parseMap(t, m); err == nil || !strings.Contains(err.Error(), "HTTP+JSON") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSection2_1_InterfaceOverPlainHTTPRefused(t *testing.T) {
+	m := loadCard(t)
+	m["supportedInterfaces"] = []any{map[string]any{"url": "http://p.example/a", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}}
+	if _, err := parseMap(t, m); err == nil || !strings.Contains(err.Error(), "http") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSection2_1_PAJWTSchemeRequiredAlone(t *testing.T) {
+	m := loadCard(t)
+	m["securityRequirements"] = []any{map[string]any{"schemes": map[string]any{"paJwt": map[string]any{"list": []any{}}, "userDelegation": map[string]any{"list": []any{}}}}}
+	if _, err := parseMap(t, m); err == nil || !strings.Contains(err.Error(), "alone") {
+		t.Fatalf("PA scheme not alone: got %v", err)
+	}
+	m = loadCard(t)
+	m["securitySchemes"].(map[string]any)["paJwt"] = map[string]any{"httpAuthSecurityScheme": map[string]any{"scheme": "Basic"}}
+	if _, err := parseMap(t, m); err == nil {
+		t.Fatal("Basic scheme accepted as the PA JWT")
+	}
+}
+
+func TestSection5_1_DelegationParsed(t *testing.T) {
+	c, err := parseMap(t, loadCard(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Delegation
+	if d == nil || d.Scheme != "userDelegation" || d.Scopes["orders:cancel"] != "Cancel an order that has not shipped" {
+		t.Fatalf("delegation = %+v", d)
+	}
+	if strings.Join(d.ScopeIDs(), ",") != "orders:cancel,orders:read" || !strings.HasSuffix(d.OAuth2MetadataURL, "oauth-authorization-server") {
+		t.Fatalf("delegation = %+v", d)
+	}
+}
+
+func TestSection5_1_IdentityOnlyCardHasNoDelegation(t *testing.T) {
+	m := loadCard(t)
+	delete(m["securitySchemes"].(map[string]any), "userDelegation")
+	m["securityRequirements"] = m["securityRequirements"].([]any)[:1]
+	c, err := parseMap(t, m)
+	if err != nil || c.Delegation != nil || len(c.Problems) != 0 {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+func TestSection5_1_BrokenDelegationIsAProblemNotAnError(t *testing.T) {
+	m := loadCard(t)
+	us := m["securitySchemes"].(map[string]any)["userDelegation"].(map[string]any)["oauth2SecurityScheme"].(map[string]any)
+	delete(us, "oauth2MetadataUrl")
+	c, err := parseMap(t, m)
+	if err != nil || c.Delegation != nil || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "oauth2MetadataUrl") {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+func client() *http.Client { return httpx.NewClient(httpx.Options{Timeout: 2 * time.Second}) }
+
+func TestFetch_FollowsBrandRedirectToProvider(t *testing.T) {
+	card, _ := os.ReadFile("testdata/card-delegated.json")
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(card) }))
+	defer provider.Close()
+	brand := httptest.NewServer(http.RedirectHandler(provider.URL+"/a2a/01J/.well-known/agent-card.json", http.StatusFound))
+	defer brand.Close()
+	u, _ := CardURL(brand.URL)
+	c, err := Fetch(context.Background(), client(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.URL != u || !strings.HasPrefix(c.FinalURL, provider.URL) || c.Name() != "Example Co. Support" {
+		t.Fatalf("card = %s %s %s", c.URL, c.FinalURL, c.Name())
+	}
+}
+
+func TestFetch_HostileServers(t *testing.T) {
+	cases := map[string]struct {
+		h    http.HandlerFunc
+		want string
+		is   error
+	}{
+		"not JSON": {func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) }, "not an A2A Agent Card", ErrInvalidCard},
+		"50 MB": {func(w http.ResponseWriter, r *http.Request) {
+			chunk := []byte(strings.Repeat(" ", 1<<20))
+			w.Write([]byte("{"))
+			for i := 0; i < 50; i++ {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}, "larger than 512 KiB", ErrInvalidCard},
+		"404":           {func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, "HTTP 404", ErrNotFound},
+		"500":           {func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }, "HTTP 500", nil},
+		"redirect loop": {func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, r.URL.Path+"x", http.StatusFound) }, "more than 5 redirects", nil},
+		"stall mid-body": {func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			w.Write([]byte(`{"name":`))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}, "timed out", nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.h)
+			defer srv.Close()
+			_, err := Fetch(context.Background(), client(), srv.URL+WellKnownPath)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want it to mention %q", err, tc.want)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Fatalf("got %v, want errors.Is %v", err, tc.is)
+			}
+		})
+	}
+}
+
+// a2a-go v2.4.0 writes scopes as a bare array; the spec writes {"list": []}.
+// Both must be read.
+func TestSection2_1_AcceptsSDKScopeArrays(t *testing.T) {
+	b, _ := os.ReadFile("testdata/card-delegated.json")
+	sdkForm := strings.ReplaceAll(string(b), `{"list": []}`, `[]`)
+	if sdkForm == string(b) {
+		t.Fatal("fixture changed: no {\"list\": []} to replace")
+	}
+	c, err := Parse([]byte(sdkForm))
+	if err != nil || c.PAScheme != "paJwt" || c.Delegation == nil {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
