@@ -1,0 +1,389 @@
+// Package a2aclient sends A2A 1.0 `message:send` requests over HTTP+JSON as
+// PACT §2.2, §4 and §6 require: a fresh PA JWT on every attempt, the
+// A2A-Version header, idempotent retries with the same messageId (§4.3),
+// waiting out 429 Retry-After, and errors read from the ErrorInfo in
+// error.details, never from the status alone.
+//
+// It uses the official SDK's wire types but its own HTTP code: the SDK's
+// REST client drops the status and headers that PACT needs (401
+// WWW-Authenticate, 429 Retry-After).
+package a2aclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/pact-cli/pact/httpx"
+)
+
+// MaxReplySize is the largest reply body read (4 MiB).
+const MaxReplySize = 4 << 20
+
+// Client sends message:send. The zero value is not usable: set HTTP.
+type Client struct {
+	HTTP *http.Client // an httpx client
+	// MaxAttempts bounds attempts per message (network errors, 5xx, 429).
+	// 0 = 4.
+	MaxAttempts int
+	// MaxRetryAfter bounds how long one 429 Retry-After is honoured; a
+	// longer one fails with the wait in the error. 0 = 30 s.
+	MaxRetryAfter time.Duration
+	// Backoff is the wait before retry n (1-based) after a network error or
+	// 5xx. nil = 250 ms × 2^(n−1).
+	Backoff func(n int) time.Duration
+	// Sleep waits d or until ctx ends; nil = a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry, if set, is told about each retry (for spinners and --debug).
+	OnRetry func(attempt int, wait time.Duration, cause error)
+}
+
+// Request is one message:send.
+type Request struct {
+	InterfaceURL string       // from the Agent Card (§2.1)
+	Message      *a2a.Message // messageId set by the caller and kept across retries
+	// PAToken mints a fresh PA JWT; it is called once per attempt (§3.2).
+	PAToken func(ctx context.Context) (string, error)
+	// Delegation, when set, returns the delegation token sent in
+	// X-A2A-User-Delegation (§5.5). Called once per attempt.
+	Delegation func(ctx context.Context) (string, error)
+}
+
+// Response is a successful reply.
+type Response struct {
+	Raw      json.RawMessage // the response body as received
+	Message  *a2a.Message    // set for {"message": …}
+	Task     *a2a.Task       // set for {"task": …} (§5.5)
+	Attempts int
+}
+
+// Reasons pact reports for failures that are not A2A errors (§6: 401, 404,
+// 429 and transport failures carry no A2A body).
+const (
+	ReasonUnauthenticated = "UNAUTHENTICATED"    // 401 on the PA JWT
+	ReasonInvalidToken    = "INVALID_TOKEN"      // 401 error="invalid_token": the delegation token
+	ReasonNotFound        = "NOT_FOUND"          // 404/405 without A2A body: unknown Brand or route
+	ReasonRateLimited     = "RATE_LIMITED"       // 429
+	ReasonHTTP            = "HTTP_ERROR"         // other status without an A2A error
+	ReasonNetwork         = "NETWORK"            // no HTTP answer
+	ReasonBadReply        = "INVALID_REPLY"      // a 200 that is not a valid reply
+	ReasonUnknown         = "UNKNOWN_A2A_REASON" // an A2A error with no ErrorInfo
+)
+
+// A2A error reasons of §6.
+const (
+	ReasonInvalidParams         = "INVALID_PARAMS"
+	ReasonContentTypeNotSupport = "CONTENT_TYPE_NOT_SUPPORTED"
+	ReasonUnsupportedOperation  = "UNSUPPORTED_OPERATION"
+	ReasonPushNotSupported      = "PUSH_NOTIFICATION_NOT_SUPPORTED"
+	ReasonTaskNotFound          = "TASK_NOT_FOUND"
+	ReasonInternal              = "INTERNAL"
+)
+
+// Error is a failed message:send.
+type Error struct {
+	HTTPStatus      int           // 0 for transport failures
+	Reason          string        // details[0].reason, or one of pact's Reason* values
+	Status          string        // error.status of the A2A envelope, if any
+	Message         string        // error.message, or pact's explanation
+	WWWAuthenticate string        // on 401
+	RetryAfter      time.Duration // on 429
+	Attempts        int
+	Err             error // the transport error, if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	switch e.Reason {
+	case ReasonNetwork:
+		fmt.Fprintf(&b, "could not reach the Provider: %v", e.Err)
+	case ReasonUnauthenticated:
+		b.WriteString("the Provider refused this personal agent's identity (HTTP 401). Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
+	case ReasonInvalidToken:
+		b.WriteString("the Provider refused the delegation token (HTTP 401 invalid_token)")
+	case ReasonNotFound:
+		fmt.Fprintf(&b, "the Provider has no such Brand or route (HTTP %d)", e.HTTPStatus)
+	case ReasonRateLimited:
+		fmt.Fprintf(&b, "the Provider is rate-limiting this personal agent (HTTP 429)")
+		if e.RetryAfter > 0 {
+			fmt.Fprintf(&b, "; it asks to wait %s", e.RetryAfter.Round(time.Second))
+		}
+	default:
+		if e.Reason != "" {
+			b.WriteString(e.Reason)
+			if e.Message != "" {
+				b.WriteString(": ")
+			}
+		}
+		b.WriteString(e.Message)
+		if e.HTTPStatus != 0 && e.Reason != "" && !strings.HasPrefix(e.Reason, "HTTP") {
+			fmt.Fprintf(&b, " (HTTP %d)", e.HTTPStatus)
+		}
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " [after %d attempts]", e.Attempts)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsReason reports whether err is an *Error with this reason.
+func IsReason(err error, reason string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Reason == reason
+}
+
+// Send delivers req.Message. Network errors and 5xx are retried with the
+// same messageId and backoff; 429 waits Retry-After (bounded); every
+// attempt carries a newly minted PA JWT. Failures are *Error.
+func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
+	if req.Message == nil || req.Message.ID == "" {
+		return nil, errors.New("a2aclient: message and messageId are required")
+	}
+	body, err := json.Marshal(a2a.SendMessageRequest{Message: req.Message})
+	if err != nil {
+		return nil, err
+	}
+	max := c.MaxAttempts
+	if max <= 0 {
+		max = 4
+	}
+	url := strings.TrimRight(req.InterfaceURL, "/") + "/message:send"
+	var last *Error
+	for attempt := 1; ; attempt++ {
+		resp, e := c.once(ctx, url, body, req)
+		if e == nil {
+			resp.Attempts = attempt
+			return resp, nil
+		}
+		e.Attempts = attempt
+		last = e
+		if ctx.Err() != nil {
+			return nil, last
+		}
+		retryable := e.Reason == ReasonNetwork || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
+		if !retryable || attempt >= max {
+			return nil, last
+		}
+		var wait time.Duration
+		if e.Reason == ReasonRateLimited {
+			maxWait := c.MaxRetryAfter
+			if maxWait == 0 {
+				maxWait = 30 * time.Second
+			}
+			if e.RetryAfter > maxWait {
+				return nil, last
+			}
+			wait = e.RetryAfter
+			if wait <= 0 {
+				wait = time.Second
+			}
+		} else if c.Backoff != nil {
+			wait = c.Backoff(attempt)
+		} else {
+			wait = 250 * time.Millisecond << (attempt - 1)
+		}
+		if c.OnRetry != nil {
+			c.OnRetry(attempt, wait, last)
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, last
+		}
+	}
+}
+
+func (c *Client) sleep(ctx context.Context, d time.Duration) error {
+	if c.Sleep != nil {
+		return c.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Client) once(ctx context.Context, url string, body []byte, req Request) (*Response, *Error) {
+	pa, err := req.PAToken(ctx)
+	if err != nil {
+		return nil, &Error{Reason: ReasonNetwork, Message: "minting the PA JWT failed", Err: err}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &Error{Reason: ReasonBadReply, Message: err.Error()}
+	}
+	hreq.Header.Set("Authorization", "Bearer "+pa)
+	hreq.Header.Set("A2A-Version", "1.0")
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/a2a+json, application/json")
+	if req.Delegation != nil {
+		tok, err := req.Delegation(ctx)
+		if err != nil {
+			return nil, &Error{Reason: ReasonInvalidToken, Message: err.Error(), Err: err}
+		}
+		if tok != "" {
+			hreq.Header.Set("X-A2A-User-Delegation", "Bearer "+tok)
+		}
+	}
+	resp, err := c.HTTP.Do(hreq)
+	if err != nil {
+		return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+	}
+	defer resp.Body.Close()
+	data, rerr := httpx.ReadBody(resp.Body, MaxReplySize)
+	if resp.StatusCode == http.StatusOK {
+		if rerr != nil {
+			var tl *httpx.ErrBodyTooLarge
+			if errors.As(rerr, &tl) {
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: rerr.Error()}
+			}
+			return nil, &Error{Reason: ReasonNetwork, Err: rerr}
+		}
+		r, perr := ParseReply(data)
+		if perr != nil {
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: perr.Error()}
+		}
+		return r, nil
+	}
+	return nil, errorFromResponse(resp, data)
+}
+
+// ParseReply decodes a 200 body: exactly one of "message" (role ROLE_AGENT,
+// contextId set, §4.2) or "task" (§5.5). Unknown fields are ignored.
+func ParseReply(data []byte) (*Response, error) {
+	var env struct {
+		Message json.RawMessage `json:"message"`
+		Task    json.RawMessage `json:"task"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, fmt.Errorf("the reply is not JSON: %v", err)
+	}
+	has := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
+	r := &Response{Raw: json.RawMessage(data)}
+	switch {
+	case has(env.Message) && has(env.Task):
+		return nil, errors.New("the reply has both a message and a task")
+	case has(env.Message):
+		var m a2a.Message
+		if err := json.Unmarshal(env.Message, &m); err != nil {
+			return nil, fmt.Errorf("the reply's message is malformed: %v", err)
+		}
+		if m.Role != a2a.MessageRoleAgent {
+			return nil, fmt.Errorf("the reply's role is %q, not ROLE_AGENT (§4.2)", m.Role)
+		}
+		if m.ContextID == "" {
+			return nil, errors.New("the reply has no contextId (§4.2)")
+		}
+		r.Message = &m
+	case has(env.Task):
+		var t a2a.Task
+		if err := json.Unmarshal(env.Task, &t); err != nil {
+			return nil, fmt.Errorf("the reply's task is malformed: %v", err)
+		}
+		if t.ContextID == "" {
+			return nil, errors.New("the reply's task has no contextId")
+		}
+		r.Task = &t
+	default:
+		return nil, errors.New("the reply has neither a message nor a task")
+	}
+	return r, nil
+}
+
+// Envelope is the A2A / AIP-193 error body of §6.
+type Envelope struct {
+	Error struct {
+		Code    int               `json:"code"`
+		Status  string            `json:"status"`
+		Message string            `json:"message"`
+		Details []json.RawMessage `json:"details"`
+	} `json:"error"`
+}
+
+const errorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
+
+// ReasonOf returns the ErrorInfo reason of an A2A error body: details[0]
+// when it is an ErrorInfo (§6), else the first ErrorInfo entry found by its
+// @type (for Providers that put it later, as a2a-go's server does).
+func (e *Envelope) ReasonOf() string {
+	for _, d := range e.Error.Details {
+		var info struct {
+			Type   string `json:"@type"`
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(d, &info) == nil && info.Type == errorInfoType && info.Reason != "" {
+			return info.Reason
+		}
+	}
+	return ""
+}
+
+func errorFromResponse(resp *http.Response, data []byte) *Error {
+	e := &Error{HTTPStatus: resp.StatusCode}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		e.WWWAuthenticate = resp.Header.Get("WWW-Authenticate")
+		e.Reason = ReasonUnauthenticated
+		if strings.Contains(e.WWWAuthenticate, "invalid_token") {
+			e.Reason = ReasonInvalidToken
+		}
+		return e
+	case http.StatusTooManyRequests:
+		e.Reason = ReasonRateLimited
+		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return e
+	}
+	var env Envelope
+	if json.Unmarshal(data, &env) == nil && (env.Error.Status != "" || env.Error.Message != "" || len(env.Error.Details) > 0) {
+		e.Status, e.Message = env.Error.Status, env.Error.Message
+		e.Reason = env.ReasonOf()
+		if e.Reason == "" {
+			e.Reason = ReasonUnknown
+			if e.Message == "" {
+				e.Message = fmt.Sprintf("HTTP %d with an A2A error that has no ErrorInfo reason", resp.StatusCode)
+			}
+		}
+		return e
+	}
+	switch resp.StatusCode {
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		e.Reason = ReasonNotFound
+	default:
+		e.Reason = ReasonHTTP
+		e.Message = fmt.Sprintf("HTTP %d from the Provider", resp.StatusCode)
+	}
+	return e
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0
+		}
+		if s > int64(10*365*24*3600) {
+			s = int64(10 * 365 * 24 * 3600)
+		}
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
