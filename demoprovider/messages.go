@@ -176,7 +176,7 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, b *brandDef, 
 		return
 	}
 	s.mu.Lock()
-	fail := s.failReplies > 0
+	fail := s.failReplies > 0 && msg.ContextID != ""
 	if fail {
 		s.failReplies--
 	}

@@ -65,9 +65,10 @@ type Config struct {
 	// RateLimit, when > 0, allows at most this many message:send per
 	// second per (personal agent, sub); more get 429 with Retry-After: 1.
 	RateLimit int
-	// FailReplies, when > 0, makes the first FailReplies agent turns store
-	// their reply (§4.3) but answer 500 INTERNAL, so a client's retry with
-	// the same messageId must get the stored reply.
+	// FailReplies, when > 0, makes the first FailReplies turns that
+	// continue a context (request has a contextId) store their reply (§4.3)
+	// but answer 500 INTERNAL, so a client's retry with the same messageId
+	// and contextId must get the stored reply without a second agent run.
 	FailReplies int
 	// AgentDelay delays each agent run (to exercise in-flight duplicates).
 	AgentDelay time.Duration
