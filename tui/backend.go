@@ -1,0 +1,166 @@
+// Package tui is the full-screen chat that `pact chat BRAND` opens on a terminal.
+//
+// The package knows nothing about A2A, keys or stores: it talks to a [Backend], which the
+// conversation layer implements with an adapter. The screen is a header (Brand, Provider,
+// identity, delegation state), a scrollback of turns, a status line, a multi-line input and a
+// one-line help of the keys that work in the current view.
+package tui
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Role says who a [Turn] comes from and how it is drawn.
+type Role int
+
+const (
+	// RoleUser is a message the User typed.
+	RoleUser Role = iota
+	// RoleAgent is a reply from the Brand's agent (§4.2).
+	RoleAgent
+	// RoleSystem is a notice from pact itself (new conversation, scopes granted, …).
+	RoleSystem
+	// RoleError is an inline error, in the same words the CLI prints.
+	RoleError
+)
+
+// String returns "user", "agent", "system" or "error".
+func (r Role) String() string {
+	switch r {
+	case RoleUser:
+		return "user"
+	case RoleAgent:
+		return "agent"
+	case RoleSystem:
+		return "system"
+	case RoleError:
+		return "error"
+	}
+	return "unknown"
+}
+
+// ReceiptMark is what the chat shows of a receipt (§5.6) carried by an agent reply.
+type ReceiptMark struct {
+	// ID is the local archive id of the receipt (as `pact receipts show ID` takes it).
+	ID string
+	// Verified is true when the JWS verified against the Brand's jwks_uri (§5.6).
+	Verified bool
+	// Problems lists every failed check when Verified is false, in the CLI's words.
+	Problems []string
+	// ScopesUsed is the receipt's claims.scopesUsed.
+	ScopesUsed []string
+	// Actions names each action of claims.actions (its tool, optionally with an argsHash).
+	Actions []string
+	// TS is claims.ts.
+	TS time.Time
+}
+
+// Turn is one entry of the scrollback.
+type Turn struct {
+	// ID is a stable id (e.g. the A2A messageId); it may be empty for local notices.
+	ID string
+	// Role says who wrote it.
+	Role Role
+	// Text is plain text. Terminal control sequences in it are removed before drawing.
+	Text string
+	// At is when it was sent or received; shown as HH:MM in its own location.
+	At time.Time
+	// Receipt is set on agent replies that carried a receipt (§5.6).
+	Receipt *ReceiptMark
+}
+
+// Header is the state shown at the top of the screen.
+type Header struct {
+	// BrandName is the Agent Card's name; BrandDomain is the host the card came from.
+	BrandName, BrandDomain string
+	// Provider is the Provider's organisation name (card provider.organization).
+	Provider string
+	// KID is the key id of the signing key in use (§3.2); shown shortened to 8 characters.
+	KID string
+	// Sub is the pairwise sub sent to this Provider (§3.2); shown shortened.
+	Sub string
+	// Scopes are the delegation scopes currently granted (§5.4); nil with no delegation.
+	Scopes []string
+	// ExpiresAt is the delegation token's exp. The zero time means identity only (§3).
+	ExpiresAt time.Time
+}
+
+// Scope is one delegation scope of a Brand (§5.2).
+type Scope struct {
+	// ID is the scope id as listed on the card, e.g. "orders:cancel".
+	ID string
+	// Description is the card's description, shown verbatim.
+	Description string
+}
+
+// StepUp is the Provider's request for more scopes: a TASK_STATE_AUTH_REQUIRED task (§5.5).
+type StepUp struct {
+	// Text is the task's status message text ("I need permission to issue refunds.").
+	Text string
+	// MissingScopes are the ids from pact.missingScopes with their card descriptions.
+	MissingScopes []Scope
+}
+
+// DeviceCode is what the User needs to approve a device authorization (§5.3, RFC 8628).
+// It never holds the device_code itself, which is a secret.
+type DeviceCode struct {
+	// UserCode is the RFC 8628 user_code, e.g. "WDJB-MJHT".
+	UserCode string
+	// VerificationURIComplete is the Brand's login link to show (and open).
+	VerificationURIComplete string
+	// ExpiresAt is when the code expires (now + expires_in).
+	ExpiresAt time.Time
+	// BrowserOpened tells whether the link was opened in a browser; BrowserErr says why not.
+	BrowserOpened bool
+	BrowserErr    error
+}
+
+// Reply is the outcome of one Send or Resend.
+type Reply struct {
+	// Turns are the new turns to show after the User's message, oldest first: the agent's
+	// reply and any notices. The User's own message is added by the chat, not by the Backend.
+	Turns []Turn
+	// StepUp is set when the Provider answered with a step-up task (§5.5) instead of a reply.
+	StepUp *StepUp
+}
+
+// ErrContextClosed is wrapped by the error Send returns when the Provider closed the
+// conversation (UNSUPPORTED_OPERATION on a known contextId, §4.2). The chat then asks the
+// User before starting a new conversation and sending the message again.
+var ErrContextClosed = errors.New("the Brand closed this conversation")
+
+// Backend is the conversation with one Brand, as the chat sees it.
+//
+// Send, Resend, Login and Logout run on their own goroutine while the other methods may be
+// called from the UI goroutine, so an implementation must be safe for that; the chat never
+// runs two of Send, Resend and Login at the same time.
+type Backend interface {
+	// Header returns the header state. It is called when the chat opens and again after
+	// every reply, login and logout; it must not block on the network.
+	Header() Header
+	// History returns the earlier turns of the current context, oldest first.
+	History() []Turn
+	// Send sends one message (§4.1) in the current context and returns what to show.
+	// Cancelling ctx (Esc) abandons the wait; the message may have reached the Brand.
+	// A Send that repeats the text of a cancelled Send (Ctrl+R after Esc) is a retry and
+	// should reuse its messageId so the Provider answers it once (§4.3).
+	// The error wraps ErrContextClosed when the Provider closed the context (§4.2).
+	Send(ctx context.Context, text string) (Reply, error)
+	// Resend sends the last text again after a step-up was approved: same context, new
+	// messageId (§5.5).
+	Resend(ctx context.Context) (Reply, error)
+	// NewConversation forgets the current contextId; the next Send starts a new one (§4.2).
+	NewConversation() error
+	// Login runs the device flow (§5.3) for scopes (ids on the card). shown is called once
+	// the user_code and link are known (and the browser was tried); granted is what the
+	// User approved, which may be fewer than asked. Cancelling ctx (Esc) abandons it.
+	Login(ctx context.Context, scopes []string, shown func(DeviceCode)) (granted []string, err error)
+	// Logout forgets the Brand's delegation token (`pact logout`).
+	Logout() error
+	// Card returns a short human summary of the Agent Card (several lines are fine).
+	Card() string
+	// Scopes returns the Brand's delegation scopes (§5.1), nil when it offers none.
+	Scopes() []Scope
+}

@@ -1,0 +1,434 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func manyTurns(n int) []Turn {
+	ts := make([]Turn, n)
+	for i := range ts {
+		r := RoleUser
+		text := fmt.Sprintf("message %d: where is my order A-%05d? It was due yesterday.", i, i)
+		if i%2 == 1 {
+			r = RoleAgent
+			text = fmt.Sprintf("reply %d: order A-%05d left the warehouse this morning and should arrive tomorrow before noon. 📦", i, i)
+		}
+		ts[i] = Turn{ID: fmt.Sprint(i), Role: r, Text: text, At: t0}
+	}
+	return ts
+}
+
+// §4.1: Enter sends the whole multi-line input; Alt+Enter and Ctrl+J add lines.
+func TestEnterSendsAltEnterAndCtrlJAddLines(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("one")
+	h.send(tea.KeyMsg{Type: tea.KeyEnter, Alt: true})
+	h.typeText("two")
+	h.key(tea.KeyCtrlJ)
+	h.typeText("three")
+	if got := h.m.c.ta.Value(); got != "one\ntwo\nthree" {
+		t.Fatalf("input = %q, want three lines", got)
+	}
+	if h.m.c.ta.Height() != 3 {
+		t.Errorf("input height = %d, want 3 (grows with its lines)", h.m.c.ta.Height())
+	}
+	if len(f.sentTexts()) != 0 {
+		t.Fatal("a newline key sent the message")
+	}
+	h.key(tea.KeyEnter)
+	h.until("reply", h.screenHas("order number?"))
+	if got := f.sentTexts(); !slices.Equal(got, []string{"one\ntwo\nthree"}) {
+		t.Fatalf("sent %q", got)
+	}
+	if h.m.c.ta.Value() != "" || h.m.c.ta.Height() != 1 {
+		t.Errorf("input not reset after send: %q height %d", h.m.c.ta.Value(), h.m.c.ta.Height())
+	}
+}
+
+// A bracketed paste of many lines lands in the input as is, without sending.
+func TestBracketedPasteManyLines(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, f, testOptions(), 80, 24)
+	text := "line 1\nline 2\r\nline 3\nline 4"
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(text), Paste: true})
+	if got := h.m.c.ta.Value(); got != "line 1\nline 2\nline 3\nline 4" {
+		t.Fatalf("input = %q", got)
+	}
+	if len(f.sentTexts()) != 0 {
+		t.Fatal("paste sent the message")
+	}
+	if !strings.Contains(plain(h.view()), "> line 1") {
+		t.Errorf("first pasted line not visible:\n%s", plain(h.view()))
+	}
+}
+
+// While a reply is pending the input stays editable; Esc cancels the wait and says the
+// message may be sent again (§4.3).
+func TestEscCancelsPendingSend(t *testing.T) {
+	f := newFake()
+	cancelled := make(chan struct{})
+	f.reply = func(ctx context.Context, text string) (Reply, error) {
+		<-ctx.Done()
+		close(cancelled)
+		return Reply{}, ctx.Err()
+	}
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("hello")
+	h.key(tea.KeyEnter)
+	h.until("Send called", func() bool { return len(f.sentTexts()) == 1 })
+	if !strings.Contains(plain(h.view()), "waiting for Example Co. Support 0s") {
+		t.Fatalf("no pending status:\n%s", plain(h.view()))
+	}
+	h.typeText("draft")
+	if h.m.c.ta.Value() != "draft" {
+		t.Fatalf("input not editable while pending: %q", h.m.c.ta.Value())
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	h.key(tea.KeyEsc)
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Esc did not cancel the Send context")
+	}
+	p := plain(h.view())
+	if !strings.Contains(p, "Stopped waiting") || !strings.Contains(p, "send it again") {
+		t.Fatalf("no retry notice:\n%s", p)
+	}
+	if h.m.c.ta.Value() != "hello" {
+		t.Errorf("cancelled text not offered again: %q", h.m.c.ta.Value())
+	}
+	if h.m.c.pending != nil {
+		t.Error("still pending after Esc")
+	}
+}
+
+// §4.2: a closed context asks before starting a new conversation and sending again.
+func TestContextClosedAsksThenResends(t *testing.T) {
+	f := newFake()
+	calls := 0
+	f.reply = func(ctx context.Context, text string) (Reply, error) {
+		calls++
+		if calls == 1 {
+			return Reply{}, fmt.Errorf("message:send: %w", ErrContextClosed)
+		}
+		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Fresh start, how can I help?", At: t0}}}, nil
+	}
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("still there?")
+	h.key(tea.KeyEnter)
+	h.until("question", h.screenHas("Start a new conversation"))
+	if f.newConvs != 0 {
+		t.Fatal("NewConversation called before the User answered")
+	}
+	h.typeText("y")
+	h.until("reply in the new context", h.screenHas("Fresh start"))
+	if f.newConvs != 1 {
+		t.Fatalf("NewConversation called %d times, want 1", f.newConvs)
+	}
+	if got := f.sentTexts(); !slices.Equal(got, []string{"still there?", "still there?"}) {
+		t.Fatalf("sent %q", got)
+	}
+}
+
+func TestContextClosedNoKeepsConversation(t *testing.T) {
+	f := newFake()
+	f.reply = func(ctx context.Context, text string) (Reply, error) {
+		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
+	}
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("hi")
+	h.key(tea.KeyEnter)
+	h.until("question", h.screenHas("(y/n)"))
+	h.typeText("n")
+	if f.newConvs != 0 || len(f.sentTexts()) != 1 {
+		t.Fatalf("newConvs=%d sent=%q after n", f.newConvs, f.sentTexts())
+	}
+	if h.m.c.mode != modeChat {
+		t.Fatal("still asking after n")
+	}
+}
+
+// §5.5: after the step-up is approved the chat resends by itself, in the same context.
+func TestStepUpApprovedResends(t *testing.T) {
+	release := make(chan []string, 1)
+	f := stepUpFake(release)
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("refund please")
+	h.key(tea.KeyEnter)
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	if got := f.loginAsks; len(got) != 1 || !slices.Equal(got[0], []string{"refunds:issue"}) {
+		t.Fatalf("Login asked for %q", got)
+	}
+	release <- []string{"refunds:issue"}
+	h.until("reply after resend", h.screenHas("Refund issued"))
+	if f.resends != 1 || len(f.sentTexts()) != 1 || f.newConvs != 0 {
+		t.Fatalf("resends=%d sends=%d newConvs=%d; want 1, 1, 0", f.resends, len(f.sentTexts()), f.newConvs)
+	}
+	p := plain(h.view())
+	if !strings.Contains(p, "Granted: refunds:issue.") || !strings.Contains(p, "✓ receipt") {
+		t.Errorf("missing grant notice or receipt mark:\n%s", p)
+	}
+}
+
+func TestStepUpPartialGrantDoesNotResend(t *testing.T) {
+	release := make(chan []string, 1)
+	f := stepUpFake(release)
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("refund please")
+	h.key(tea.KeyEnter)
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	release <- nil
+	h.until("notice", h.screenHas("Not granted: refunds:issue"))
+	if f.resends != 0 {
+		t.Fatal("resent although the scope was not granted")
+	}
+}
+
+func TestStepUpEscCancelsLogin(t *testing.T) {
+	f := stepUpFake(make(chan []string))
+	opened := ""
+	opts := testOptions()
+	opts.OpenURL = func(u string) error { opened = u; return nil }
+	h := newHarness(t, f, opts, 80, 24)
+	h.typeText("refund please")
+	h.key(tea.KeyEnter)
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	h.typeText("o")
+	if !strings.HasPrefix(opened, "https://brand.example/login") {
+		t.Fatalf("o opened %q", opened)
+	}
+	h.typeText("c")
+	if want := ansi.SetSystemClipboard("WDJB-MJHT"); !strings.Contains(h.view(), want) {
+		t.Fatal("c did not emit the OSC 52 sequence")
+	}
+	h.key(tea.KeyEsc)
+	if h.m.c.mode != modeChat || h.m.c.login != nil {
+		t.Fatal("Esc did not close the panel")
+	}
+	if !strings.Contains(plain(h.view()), "Login cancelled") {
+		t.Fatalf("no cancel notice:\n%s", plain(h.view()))
+	}
+	if f.resends != 0 {
+		t.Fatal("resent after cancel")
+	}
+}
+
+func TestSlashLoginChecksScopes(t *testing.T) {
+	f := newFake()
+	f.login = func(ctx context.Context, scopes []string, shown func(DeviceCode)) ([]string, error) {
+		shown(DeviceCode{UserCode: "ABCD-EFGH", VerificationURIComplete: "https://brand.example/l", ExpiresAt: t0.Add(time.Minute), BrowserErr: errors.New("no display")})
+		return scopes, nil
+	}
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("/login nope:nope")
+	h.key(tea.KeyEnter)
+	if len(f.loginAsks) != 0 || !strings.Contains(plain(h.view()), `unknown scope "nope:nope"`) {
+		t.Fatalf("unknown scope not refused (§5.2):\n%s", plain(h.view()))
+	}
+	h.m.c.ta.Reset()
+	h.typeText("/login orders:read orders:cancel")
+	h.key(tea.KeyEnter)
+	h.until("granted", h.screenHas("Granted: orders:read, orders:cancel."))
+	if !slices.Equal(f.loginAsks[0], []string{"orders:read", "orders:cancel"}) {
+		t.Fatalf("Login asked %q", f.loginAsks[0])
+	}
+}
+
+func TestTabCompletion(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	h.typeText("/lo")
+	h.key(tea.KeyTab)
+	if v := h.m.c.ta.Value(); v != "/log" {
+		t.Fatalf("/lo⇥ = %q, want /log", v)
+	}
+	if !strings.Contains(plain(h.view()), "/login  /logout") {
+		t.Errorf("candidates not listed:\n%s", plain(h.view()))
+	}
+	h.typeText("i")
+	h.key(tea.KeyTab)
+	if v := h.m.c.ta.Value(); v != "/login " {
+		t.Fatalf("/logi⇥ = %q", v)
+	}
+	h.typeText("or")
+	h.key(tea.KeyTab)
+	if v := h.m.c.ta.Value(); v != "/login orders:" {
+		t.Fatalf("/login or⇥ = %q", v)
+	}
+	h.typeText("c")
+	h.key(tea.KeyTab)
+	if v := h.m.c.ta.Value(); v != "/login orders:cancel " {
+		t.Fatalf("/login orders:c⇥ = %q", v)
+	}
+	h.typeText("o")
+	h.key(tea.KeyTab)
+	if v := h.m.c.ta.Value(); v != "/login orders:cancel orders:read " {
+		t.Fatalf("already chosen scope offered again: %q", v)
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, f, testOptions(), 80, 40)
+	for _, c := range []struct{ cmd, want string }{
+		{"/help", "/login SCOPE…"},
+		{"/card", "Provider: Example Provider"},
+		{"/new", "New conversation"},
+		{"/receipts", "No receipt"},
+		{"/bogus", "unknown command /bogus"},
+	} {
+		h.m.c.ta.Reset()
+		h.typeText(c.cmd)
+		h.key(tea.KeyEnter)
+		if !strings.Contains(plain(h.view()), c.want) {
+			t.Errorf("%s: screen lacks %q:\n%s", c.cmd, c.want, plain(h.view()))
+		}
+	}
+	if f.newConvs != 1 {
+		t.Errorf("/new: NewConversation called %d times", f.newConvs)
+	}
+	h.m.c.ta.Reset()
+	h.typeText("/logout")
+	h.key(tea.KeyEnter)
+	h.until("logout", func() bool {
+		f.mu.Lock()
+		n := f.logouts
+		f.mu.Unlock()
+		return n == 1 && strings.Contains(plain(h.view()), "Logged out")
+	})
+	if len(f.sentTexts()) != 0 {
+		t.Fatalf("a command was sent as a message: %q", f.sentTexts())
+	}
+	h.m.c.ta.Reset()
+	h.typeText("//etc is a path")
+	h.key(tea.KeyEnter)
+	h.until("reply", h.screenHas("order number?"))
+	if got := f.sentTexts(); !slices.Equal(got, []string{"/etc is a path"}) {
+		t.Fatalf("// escape sent %q", got)
+	}
+	_, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
+	if cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("Ctrl+C does not quit")
+	}
+}
+
+// An agent's text cannot drive the terminal: escape sequences are removed.
+func TestAgentTextControlSequencesRemoved(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{{Role: RoleAgent, Text: "hi\x1b]52;c;ZXZpbA==\x07 there\x1b[2J\x1b[31mred\u202e!", At: t0}}
+	h := newHarness(t, f, testOptions(), 80, 24)
+	v := h.view()
+	for _, bad := range []string{"\x1b]52", "\x1b[2J", "\u202e", "\a"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("view contains %q", bad)
+		}
+	}
+	if !strings.Contains(plain(v), "hi there") {
+		t.Errorf("text lost:\n%s", plain(v))
+	}
+}
+
+// Follow the bottom only when the User is already there (field notes, charm's apps).
+func TestScrollFollowsBottomOnlyWhenThere(t *testing.T) {
+	f := newFake()
+	f.history = manyTurns(200)
+	h := newHarness(t, f, testOptions(), 80, 24)
+	if !strings.Contains(plain(h.view()), "reply 199:") {
+		t.Fatal("not at the bottom on open")
+	}
+	h.key(tea.KeyPgUp)
+	before := plain(h.view())
+	if strings.Contains(before, "reply 199:") {
+		t.Fatal("PgUp did not scroll")
+	}
+	h.m.c.addTurns(Turn{Role: RoleAgent, Text: "late arrival", At: t0})
+	after := plain(h.view())
+	if strings.Contains(after, "late arrival") || !strings.Contains(after, "new messages below") {
+		t.Fatalf("a new turn moved the view while scrolled up:\n%s", after)
+	}
+	h.key(tea.KeyEnd) // input empty: End goes to the bottom
+	if !strings.Contains(plain(h.view()), "late arrival") {
+		t.Fatal("End did not return to the bottom")
+	}
+	h.m.c.addTurns(Turn{Role: RoleAgent, Text: "second arrival", At: t0})
+	if !strings.Contains(plain(h.view()), "second arrival") {
+		t.Fatal("at the bottom, a new turn is not shown")
+	}
+	h.key(tea.KeyHome)
+	if !strings.Contains(plain(h.view()), "message 0:") {
+		t.Fatal("Home did not go to the first turn")
+	}
+	for range 3 {
+		h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelDown})
+	}
+	if strings.Contains(plain(h.view()), "message 0:") {
+		t.Fatal("wheel did not scroll down")
+	}
+	h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	if !strings.Contains(plain(h.view()), "message 0:") {
+		t.Fatal("wheel did not scroll back up")
+	}
+	for range 400 {
+		h.key(tea.KeyPgDown)
+	}
+	if !h.m.c.sb.follow {
+		t.Fatal("PgDn to the end does not resume following")
+	}
+}
+
+// The cost of a keystroke must not depend on the conversation: no turn is rendered again.
+func TestKeystrokeRendersNoTurn(t *testing.T) {
+	f := newFake()
+	f.history = manyTurns(1000)
+	h := newHarness(t, f, testOptions(), 100, 40)
+	h.view()
+	before := h.m.c.sb.renders
+	if before > 40 {
+		t.Fatalf("first frame rendered %d turns; only visible ones should be", before)
+	}
+	h.typeText("abc")
+	h.view()
+	if n := h.m.c.sb.renders - before; n != 0 {
+		t.Fatalf("typing re-rendered %d turns", n)
+	}
+}
+
+// A resize renders only what is visible and never yields a line wider than the window.
+func TestResizeRendersVisibleOnly(t *testing.T) {
+	f := newFake()
+	f.history = manyTurns(1000)
+	h := newHarness(t, f, testOptions(), 100, 40)
+	h.view()
+	for _, w := range []int{40, 57, 133, 20} {
+		before := h.m.c.sb.renders
+		h.send(tea.WindowSizeMsg{Width: w, Height: 30})
+		v := h.view()
+		if n := h.m.c.sb.renders - before; n > 30 {
+			t.Errorf("resize to %d rendered %d turns", w, n)
+		}
+		lines := strings.Split(v, "\n")
+		if len(lines) != 30 {
+			t.Errorf("width %d: %d lines, want 30", w, len(lines))
+		}
+		for i, l := range lines {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("width %d: line %d is %d wide: %q", w, i, ansi.StringWidth(l), plain(l))
+			}
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// styles holds every style of the chat, built from one renderer so that the colour profile
+// is decided in one place. With NoColor the styles keep bold, faint and reverse but carry no
+// colour (https://no-color.org).
+type styles struct {
+	brand, dim, rule        lipgloss.Style
+	user, agent, sys, err   lipgloss.Style
+	ok, bad, code, title    lipgloss.Style
+	help, status, input     lipgloss.Style
+	cursor, placeholder     lipgloss.Style
+	panelTitle, panelBorder lipgloss.Style
+}
+
+func newStyles(r *lipgloss.Renderer, noColor bool) styles {
+	col := func(c string) lipgloss.TerminalColor {
+		if noColor {
+			return lipgloss.NoColor{}
+		}
+		return lipgloss.Color(c)
+	}
+	s := r.NewStyle
+	return styles{
+		brand:       s().Bold(true),
+		dim:         s().Faint(true),
+		rule:        s().Foreground(col("8")),
+		user:        s().Bold(true).Foreground(col("6")),
+		agent:       s().Bold(true).Foreground(col("2")),
+		sys:         s().Faint(true),
+		err:         s().Foreground(col("1")),
+		ok:          s().Foreground(col("2")),
+		bad:         s().Bold(true).Foreground(col("1")),
+		code:        s().Bold(true).Reverse(true),
+		title:       s().Bold(true),
+		help:        s().Faint(true),
+		status:      s().Foreground(col("3")),
+		input:       s(),
+		cursor:      s().Reverse(true),
+		placeholder: s().Faint(true),
+		panelTitle:  s().Bold(true).Foreground(col("5")),
+		panelBorder: s().Foreground(col("5")),
+	}
+}
+
+// clean turns untrusted text (an agent's reply, an error from the network) into plain
+// printable text: escape sequences and control characters are removed, tabs become spaces
+// and line breaks are normalised to "\n". A Brand must not be able to drive the terminal.
+func clean(s string) string {
+	s = ansi.Strip(s)
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\r':
+			b.WriteRune('\n')
+		case unicode.IsControl(r), r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+			// control characters and bidi overrides are dropped
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n ")
+}
+
+// wrap wraps plain text to width cells (wide characters and emoji count as two) and
+// returns its lines. Words longer than the width are broken.
+func wrap(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		w := ansi.Wrap(para, width, "")
+		for _, l := range strings.Split(w, "\n") {
+			out = append(out, strings.TrimRight(l, " "))
+		}
+	}
+	return out
+}
+
+// fit truncates one line to width cells with an ellipsis.
+func fit(s string, width int) string {
+	if width < 1 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// renderTurn draws one turn for the given width as lines, ending with a blank line.
+// brand is the name used for agent turns.
+func renderTurn(st *styles, t Turn, width int, brand string) []string {
+	if width < 8 {
+		width = 8
+	}
+	const indent = "  "
+	body := wrap(clean(t.Text), width-len(indent))
+	stamp := ""
+	if !t.At.IsZero() {
+		stamp = st.dim.Render(t.At.Format("15:04"))
+	}
+	var lines []string
+	switch t.Role {
+	case RoleUser, RoleAgent:
+		var label string
+		if t.Role == RoleUser {
+			label = st.user.Render("You")
+		} else {
+			label = st.agent.Render(fit(brand, width/2))
+		}
+		head := label
+		if stamp != "" {
+			head += " " + stamp
+		}
+		if t.Receipt != nil {
+			if t.Receipt.Verified {
+				head += " " + st.ok.Render("✓ receipt")
+			} else {
+				head += " " + st.bad.Render("✗ receipt failed")
+			}
+		}
+		lines = append(lines, fit(head, width))
+		for _, l := range body {
+			if l == "" {
+				lines = append(lines, "")
+				continue
+			}
+			lines = append(lines, indent+st.input.Render(l))
+		}
+	case RoleSystem:
+		for i, l := range body {
+			p := indent
+			if i == 0 {
+				p = "· "
+			}
+			lines = append(lines, st.sys.Render(p+l))
+		}
+	case RoleError:
+		for i, l := range body {
+			p := indent
+			if i == 0 {
+				p = "✗ "
+			}
+			lines = append(lines, st.err.Render(p+l))
+		}
+	}
+	return append(lines, "")
+}
+
+// shortKID returns the first 8 characters of a kid (an RFC 7638 thumbprint is 43).
+func shortKID(kid string) string {
+	if len(kid) <= 8 {
+		return kid
+	}
+	return kid[:8]
+}
+
+// shortSub shortens a pairwise sub to its first 6 and last 4 characters.
+func shortSub(sub string) string {
+	r := []rune(sub)
+	if len(r) <= 12 {
+		return sub
+	}
+	return string(r[:6]) + "…" + string(r[len(r)-4:])
+}
+
+// left formats a duration for people: "42m left", "1h05m left", "expired".
+func left(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "expired"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds left", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm left", int(d.Minutes()))
+	default:
+		return fmt.Sprintf("%dh%02dm left", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// countdown formats time left as m:ss.
+func countdown(d time.Duration) string {
+	if d <= 0 {
+		return "0:00"
+	}
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// renderHeader draws the three header lines, each fitted to width.
+func renderHeader(st *styles, h Header, now time.Time, width int) []string {
+	name := h.BrandName
+	if name == "" {
+		name = "Brand"
+	}
+	l1 := st.brand.Render(clean(name))
+	if h.BrandDomain != "" {
+		l1 += " " + st.dim.Render(clean(h.BrandDomain))
+	}
+	var parts []string
+	if h.Provider != "" {
+		parts = append(parts, "via "+clean(h.Provider))
+	}
+	if h.KID != "" {
+		parts = append(parts, "key "+shortKID(h.KID))
+	}
+	if h.Sub != "" {
+		parts = append(parts, "sub "+shortSub(h.Sub))
+	}
+	l2 := st.dim.Render(joinFit(parts, " · ", width))
+	var l3 string
+	if h.ExpiresAt.IsZero() {
+		l3 = st.dim.Render("identity only · no delegation")
+	} else {
+		d := h.ExpiresAt.Sub(now)
+		sc := strings.Join(h.Scopes, " ")
+		if sc == "" {
+			sc = "no scopes"
+		}
+		if d <= 0 {
+			l3 = st.bad.Render("delegation expired") + st.dim.Render(" · "+sc)
+		} else {
+			l3 = st.ok.Render("delegated") + " " + sc + st.dim.Render(" · "+left(d))
+		}
+	}
+	return []string{fit(l1, width), fit(l2, width), fit(l3, width)}
+}
