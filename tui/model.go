@@ -91,6 +91,7 @@ type chat struct {
 	login      *loginState
 	closedText string // message to send again after "start a new conversation?"
 	tickSeq    int
+	quitting   bool // Ctrl+C or /quit: late results are ignored
 	tick       func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
 }
 
@@ -208,6 +209,9 @@ func (c *chat) scrollHeight() int { return max(1, c.height-6-c.ta.Height()) }
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	c := m.c
 	c.osc52 = ""
+	if c.quitting {
+		return m, nil
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		c.width, c.height = max(msg.Width, 1), max(msg.Height, 1)
@@ -271,7 +275,14 @@ func (c *chat) startSpinner() tea.Cmd {
 	return c.spin.Tick
 }
 
-// cancelAll abandons every running request; used when quitting.
+// quit abandons every running request and ends the program.
+func (c *chat) quit() tea.Cmd {
+	c.quitting = true
+	c.cancelAll()
+	return tea.Quit
+}
+
+// cancelAll abandons every running request.
 func (c *chat) cancelAll() {
 	if c.pending != nil {
 		c.pending.cancel()
@@ -284,8 +295,7 @@ func (c *chat) cancelAll() {
 func (c *chat) key(k tea.KeyMsg) tea.Cmd {
 	c.flash = ""
 	if k.Type == tea.KeyCtrlC {
-		c.cancelAll()
-		return tea.Quit
+		return c.quit()
 	}
 	switch c.mode {
 	case modeLogin:
@@ -673,8 +683,7 @@ func (c *chat) command(line string) tea.Cmd {
 		resetInput()
 		c.notice(c.b.Card())
 	case "/quit", "/exit":
-		c.cancelAll()
-		return tea.Quit
+		return c.quit()
 	default:
 		c.flash = "unknown command " + name + "; /help lists them (//text sends text starting with /)"
 	}

@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Run with: go test ./tui -run '^$' -bench . -benchmem
+
+func benchModel(b testing.TB, n int) Model {
+	f := newFake()
+	f.history = manyTurns(n)
+	m := New(f, testOptions())
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.View()
+	return m
+}
+
+// BenchmarkKeystroke is one typed rune: Update + View, with n turns in the scrollback.
+func BenchmarkKeystroke(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m := benchModel(b, n)
+			k := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'a'}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if i%64 == 63 {
+					b.StopTimer()
+					m.c.ta.Reset()
+					b.StartTimer()
+				}
+				m.Update(k)
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkResize is one window resize (alternating widths): Update + View.
+func BenchmarkResize(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m := benchModel(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				m.Update(tea.WindowSizeMsg{Width: 100 + i%2*17, Height: 40 - i%2*7})
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// heapAfterLoad returns the bytes of heap in use that a chat with n turns holds after
+// opening, drawing, paging from the first turn and caching every turn's rendering.
+func heapAfterLoad(n int) (uint64, Model) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m := benchModel(nil, n)
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlHome})
+	for range 200 {
+		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
+		_ = m.View()
+	}
+	for i := range m.c.sb.entries { // worst case: every turn's rendering cached
+		m.c.sb.lines(i, m.c.width)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if after.HeapInuse < before.HeapInuse {
+		return 0, m
+	}
+	return after.HeapInuse - before.HeapInuse, m
+}
+
+// TestHeap10000Turns: resident memory with 10,000 turns stays under 60 MB.
+func TestHeap10000Turns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a large conversation")
+	}
+	used, m := heapAfterLoad(10000)
+	t.Logf("heap in use with 10,000 turns: %.1f MB", float64(used)/(1<<20))
+	if used > 60<<20 {
+		t.Fatalf("heap in use %d bytes > 60 MB", used)
+	}
+	if len(m.c.sb.entries) != 10000 {
+		t.Fatalf("model holds %d turns", len(m.c.sb.entries))
+	}
+}
+
+// BenchmarkHeap10000 reports the heap held by a chat of 10,000 turns (heap-MB).
+func BenchmarkHeap10000(b *testing.B) {
+	var used uint64
+	for range b.N {
+		used, _ = heapAfterLoad(10000)
+	}
+	b.ReportMetric(float64(used)/(1<<20), "heap-MB")
+}
