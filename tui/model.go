@@ -91,7 +91,7 @@ type chat struct {
 	login      *loginState
 	closedText string // message to send again after "start a new conversation?"
 	tickSeq    int
-	quitting   bool // Ctrl+C or /quit: late results are ignored
+	quitting   bool                                                 // Ctrl+C or /quit: late results are ignored
 	tick       func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
 }
 
