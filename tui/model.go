@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -122,7 +123,7 @@ func New(b Backend, opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	r := lipgloss.NewRenderer(nil)
+	r := lipgloss.NewRenderer(io.Discard)
 	prof := termenv.ANSI
 	if opts.Profile != nil {
 		prof = *opts.Profile
