@@ -12,6 +12,8 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/httpx"
 )
 
 // deviceAuthz starts §5.3 for scope as sub and returns the JSON answer.
@@ -174,7 +176,10 @@ func TestSection5_3_TokenErrors(t *testing.T) {
 func TestSection5_3_ScriptedUserApprovesAll(t *testing.T) {
 	e := start(t, nil)
 	b := e.example()
-	tr := e.login(b, "u1", "orders:read orders:cancel", jane)
+	// The "browser" may be the hardened httpx client pact itself uses.
+	u := jane
+	u.HTTPClient = httpx.NewClient(httpx.Options{})
+	tr := e.login(b, "u1", "orders:read orders:cancel", u)
 	if tr["token_type"] != "Bearer" || tr["scope"] != "orders:read orders:cancel" || tr["refresh_token"] == "" || tr["expires_in"].(float64) > 3600 {
 		t.Fatalf("token response %v", tr)
 	}

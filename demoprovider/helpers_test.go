@@ -43,7 +43,7 @@ type testPA struct {
 	srv    *httptest.Server
 }
 
-func newTestPA(t *testing.T) *testPA {
+func newTestPA(t testing.TB) *testPA {
 	t.Helper()
 	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -74,7 +74,7 @@ func (pa *testPA) registration() Registration {
 }
 
 // signRaw signs claims with key, alg and kid.
-func signRaw(t *testing.T, alg jose.SignatureAlgorithm, key any, kid string, claims any) string {
+func signRaw(t testing.TB, alg jose.SignatureAlgorithm, key any, kid string, claims any) string {
 	t.Helper()
 	opts := (&jose.SignerOptions{}).WithType("JWT")
 	if kid != "" {
@@ -100,7 +100,7 @@ func (pa *testPA) claims(aud, sub string, now time.Time) map[string]any {
 }
 
 // token signs a valid ES256 PA JWT, after applying edit to the claims.
-func (pa *testPA) token(t *testing.T, aud, sub string, now time.Time, edit func(map[string]any)) string {
+func (pa *testPA) token(t testing.TB, aud, sub string, now time.Time, edit func(map[string]any)) string {
 	c := pa.claims(aud, sub, now)
 	if edit != nil {
 		edit(c)
@@ -110,13 +110,13 @@ func (pa *testPA) token(t *testing.T, aud, sub string, now time.Time, edit func(
 
 // env is a running Provider with a registered PA.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	srv *Server
 	pa  *testPA
 	clk *clock
 }
 
-func start(t *testing.T, edit func(*Config, *testPA)) *env {
+func start(t testing.TB, edit func(*Config, *testPA)) *env {
 	t.Helper()
 	pa := newTestPA(t)
 	clk := &clock{t: time.Now()}
@@ -146,7 +146,7 @@ type resp struct {
 	body   []byte
 }
 
-func (r resp) json(t *testing.T) map[string]any {
+func (r resp) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -158,7 +158,7 @@ func (r resp) json(t *testing.T) map[string]any {
 var testClient = &http.Client{Timeout: 10 * time.Second}
 
 // do sends a request; headers are name/value pairs.
-func do(t *testing.T, method, u string, body io.Reader, headers ...string) resp {
+func do(t testing.TB, method, u string, body io.Reader, headers ...string) resp {
 	t.Helper()
 	req, err := http.NewRequest(method, u, body)
 	if err != nil {
@@ -180,7 +180,7 @@ func do(t *testing.T, method, u string, body io.Reader, headers ...string) resp 
 }
 
 // sendRaw posts body to {iface}/message:send with the PA JWT tok.
-func sendRaw(t *testing.T, iface, tok, body string, extra ...string) resp {
+func sendRaw(t testing.TB, iface, tok, body string, extra ...string) resp {
 	t.Helper()
 	h := append([]string{"Content-Type", "application/json", "A2A-Version", "1.0"}, extra...)
 	if tok != "" {
@@ -210,7 +210,7 @@ func (e *env) send(iface, sub, messageID, contextID, text string, extra ...strin
 }
 
 // replyText is the text and contextId of a {"message": …} reply.
-func replyText(t *testing.T, m map[string]any) (string, string) {
+func replyText(t testing.TB, m map[string]any) (string, string) {
 	t.Helper()
 	msg, ok := m["message"].(map[string]any)
 	if !ok {
@@ -221,7 +221,7 @@ func replyText(t *testing.T, m map[string]any) (string, string) {
 }
 
 // wantA2AError checks the §6 envelope.
-func wantA2AError(t *testing.T, r resp, code int, status, reason string) string {
+func wantA2AError(t testing.TB, r resp, code int, status, reason string) string {
 	t.Helper()
 	if r.status != code {
 		t.Fatalf("status %d, want %d: %s", r.status, code, r.body)
@@ -252,7 +252,7 @@ func wantA2AError(t *testing.T, r resp, code int, status, reason string) string 
 }
 
 // want401 checks a §3.4 failure: 401, the challenge, no body.
-func want401(t *testing.T, r resp, challenge string) {
+func want401(t testing.TB, r resp, challenge string) {
 	t.Helper()
 	if r.status != http.StatusUnauthorized {
 		t.Fatalf("status %d, want 401: %s", r.status, r.body)
@@ -266,7 +266,7 @@ func want401(t *testing.T, r resp, challenge string) {
 }
 
 // postForm posts an x-www-form-urlencoded body with a PA JWT.
-func postForm(t *testing.T, u, tok string, form url.Values) resp {
+func postForm(t testing.TB, u, tok string, form url.Values) resp {
 	t.Helper()
 	h := []string{"Content-Type", "application/x-www-form-urlencoded"}
 	if tok != "" {
