@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/profile"
+)
+
+type cardFindings struct {
+	CardURL      string                 `json:"cardUrl"`
+	InterfaceURL string                 `json:"interfaceUrl"`
+	Provider     *profile.Registration  `json:"provider"`
+	Delegation   *discovery.Delegation  `json:"delegation"`
+	Problems     []string               `json:"problems"`
+}
+
+func newCardCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "card BRAND",
+		Short: "Resolve and check a Brand's Agent Card (§2.1, §5.1)",
+		Long: `Fetch a Brand's Agent Card and check it: the HTTP+JSON 1.0 interface (chosen
+by binding and version), the personal-agent JWT scheme, delegation scopes if
+the Brand offers them, and which registered Provider it maps to.
+
+BRAND is a domain (brand.example.com), an origin (https://brand.example.com,
+http://127.0.0.1:8080) or a card URL ending in .json.`,
+		Args:              exactArgs(1, "card needs a BRAND (a domain, an origin or a card URL)"),
+		ValidArgsFunction: a.completeBrands,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cardURL, err := discovery.CardURL(args[0])
+			if err != nil {
+				return err
+			}
+			card, err := discovery.Fetch(cmd.Context(), a.httpClient(), cardURL)
+			if err != nil {
+				return err
+			}
+			f := cardFindings{CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems}
+			if f.Problems == nil {
+				f.Problems = []string{}
+			}
+			if p, err := a.prof(); err == nil {
+				if c, err := p.Load(); err == nil {
+					if reg, ok := c.Match(card.InterfaceURL); ok {
+						f.Provider = reg
+					}
+				}
+			}
+			if a.json {
+				return a.printJSON(struct {
+					Card json.RawMessage `json:"card"`
+					Pact cardFindings    `json:"pact"`
+				}{card.Raw, f})
+			}
+			st := a.io.OutStyles()
+			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
+			a.io.Printf("%s\n", st.Bold.Render(card.Name()))
+			if card.Card.Description != "" {
+				a.io.Printf("%s\n", card.Card.Description)
+			}
+			a.io.Printf("\n")
+			row("card", card.URL)
+			if card.FinalURL != card.URL {
+				row("served from", card.FinalURL)
+			}
+			row("interface", card.InterfaceURL+"  (HTTP+JSON 1.0)")
+			row("identity", "personal-agent JWT ("+card.PAScheme+")")
+			if f.Provider != nil {
+				row("provider", f.Provider.URL+"  audience "+f.Provider.Audience)
+			} else {
+				row("provider", st.Warning.Render("not registered")+" — pact provider add "+conversation.SuggestProviderURL(card)+" --audience AUD")
+			}
+			if d := card.Delegation; d != nil {
+				row("delegation", "device code (RFC 8628); scopes:")
+				w := 0
+				for _, id := range d.ScopeIDs() {
+					w = max(w, len(id))
+				}
+				for _, id := range d.ScopeIDs() {
+					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(fmt.Sprintf("%-*s", w, id)), d.Scopes[id])
+				}
+			} else {
+				row("delegation", "not offered (identity only)")
+			}
+			if len(card.Card.Skills) > 0 {
+				var names []string
+				for _, s := range card.Card.Skills {
+					names = append(names, s.Name)
+				}
+				row("skills", strings.Join(names, ", "))
+			}
+			for _, p := range card.Problems {
+				row("problem", st.Warning.Render(p))
+			}
+			return nil
+		},
+	}
+}

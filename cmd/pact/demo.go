@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/demoprovider"
+)
+
+func newDemoCmd(a *app) *cobra.Command {
+	var realBrowser bool
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the whole protocol on this machine against a built-in demo Provider",
+		Long: `Start a demo Provider and a JWKS server on loopback, register a throw-away
+profile with it, and walk through PACT step by step: discovery, a signed
+conversation, a delegation with a step-up, and a verified receipt.
+
+Nothing is installed and your own profiles are not touched: the tour uses a
+temporary PACT_HOME and a file keyring. The User in the browser is played by
+a built-in script unless --browser asks for your real browser.`,
+		Args: exactArgs(0, "demo takes no arguments (see also: pact demo serve)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runTour(cmd.Context(), realBrowser)
+		},
+	}
+	cmd.Flags().BoolVar(&realBrowser, "browser", false, "open the login links in your browser instead of the built-in scripted User")
+	var addr string
+	var interval time.Duration
+	serve := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT]",
+		Short: "Run only the demo Provider, for trying pact chat against it by hand",
+		Args:  exactArgs(0, "demo serve takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg := demoprovider.Config{Addr: addr, HTTPClient: a.httpClient(), PollInterval: interval}
+			srv, err := demoprovider.Start(cmd.Context(), cfg)
+			if err != nil {
+				return fmt.Errorf("starting the demo Provider: %w", err)
+			}
+			defer srv.Close()
+			brands := srv.Brands()
+			if a.json {
+				type brandJSON struct {
+					Name         string `json:"name"`
+					URL          string `json:"url"`
+					CardURL      string `json:"cardUrl"`
+					InterfaceURL string `json:"interfaceUrl"`
+				}
+				out := struct {
+					Provider string      `json:"provider"`
+					Audience string      `json:"audience"`
+					Brands   []brandJSON `json:"brands"`
+				}{Provider: srv.URL(), Audience: srv.Audience()}
+				for _, b := range brands {
+					out.Brands = append(out.Brands, brandJSON{b.Name, b.SiteURL, b.CardURL, b.InterfaceURL})
+				}
+				a.printJSON(out)
+			} else {
+				st := a.io.ErrStyles()
+				a.io.Eprintf("%s demo Provider running at %s\n", st.Success.Render("✓"), st.Bold.Render(srv.URL()))
+				a.io.Eprintf("  audience to register: %s\n", st.Accent.Render(srv.Audience()))
+				for _, b := range brands {
+					a.io.Eprintf("  brand %-12s %s\n", b.Name, st.Accent.Render(b.SiteURL))
+				}
+				a.io.Eprintf("\nIn another terminal:\n")
+				a.io.Eprintf("  pact init --issuer http://127.0.0.1:8787\n")
+				a.io.Eprintf("  pact jwks serve &\n")
+				a.io.Eprintf("  pact provider add %s --audience %s\n", srv.URL(), srv.Audience())
+				a.io.Eprintf("  pact chat %s\n", brands[0].SiteURL)
+				a.io.Eprintf("\n%s\n", st.Faint.Render("Demo users for the Brand login: jane / jane-demo-pass, omar / omar-demo-pass. Ctrl+C to stop."))
+			}
+			<-cmd.Context().Done()
+			return nil
+		},
+	}
+	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "Provider listen address (brand sites take free loopback ports)")
+	serve.Flags().DurationVar(&interval, "poll-interval", 0, "device-flow polling interval the Provider asks for (default 5s)")
+	cmd.AddCommand(serve)
+	return cmd
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/pact-cli/pact/a2aclient"
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/secrets"
+)
+
+// Exit codes of the CLI contract.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitAuth     = 3 // 401 on the PA JWT or the delegation token
+	exitConsent  = 4 // step-up pending, access_denied, expired_token
+	exitNotFound = 5 // no card, unknown Brand, TASK_NOT_FOUND
+	exitReceipts = 6 // receipts verify: a receipt failed
+)
+
+// codedError carries an explicit exit code and --json reason.
+type codedError struct {
+	code   int
+	reason string
+	err    error
+}
+
+func (e *codedError) Error() string { return e.err.Error() }
+func (e *codedError) Unwrap() error { return e.err }
+
+// silentError has already been reported (e.g. a --json document on stdout).
+type silentError struct{ code int }
+
+func (silentError) Error() string { return "" }
+
+// classify maps an error to its exit code, --json reason and HTTP status.
+func classify(err error) (code int, reason string, status int) {
+	var ce *codedError
+	if errors.As(err, &ce) {
+		return ce.code, ce.reason, 0
+	}
+	var ae *a2aclient.Error
+	if errors.As(err, &ae) {
+		code = exitFailure
+		switch ae.Reason {
+		case a2aclient.ReasonUnauthenticated, a2aclient.ReasonInvalidToken:
+			code = exitAuth
+		case a2aclient.ReasonNotFound, a2aclient.ReasonTaskNotFound:
+			code = exitNotFound
+		}
+		return code, ae.Reason, ae.HTTPStatus
+	}
+	var ue usageError
+	switch {
+	case errors.As(err, &ue), errors.Is(err, discovery.ErrBadArgument), errors.Is(err, httpx.ErrInsecureURL):
+		return exitUsage, "USAGE", 0
+	case errors.Is(err, discovery.ErrNotFound):
+		return exitNotFound, "NOT_FOUND", 404
+	case errors.Is(err, discovery.ErrInvalidCard):
+		return exitFailure, "INVALID_CARD", 0
+	case errors.Is(err, profile.ErrNotInitialised):
+		return exitFailure, "NOT_INITIALISED", 0
+	case errors.Is(err, conversation.ErrNotRegistered):
+		return exitFailure, "NOT_REGISTERED", 0
+	case errors.Is(err, secrets.ErrUnavailable):
+		return exitFailure, "KEYRING_UNAVAILABLE", 0
+	}
+	var closed *conversation.ClosedError
+	if errors.As(err, &closed) {
+		return exitFailure, a2aclient.ReasonUnsupportedOperation, 400
+	}
+	if code, reason, ok := classifyDelegation(err); ok {
+		return code, reason, 0
+	}
+	return exitFailure, "ERROR", 0
+}
+
+// report prints err (as JSON on stdout under --json, else on stderr) and
+// returns the exit code.
+func (a *app) report(err error) int {
+	var se silentError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	code, reason, status := classify(err)
+	if a.json {
+		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
+		enc := json.NewEncoder(a.io.Out)
+		enc.SetIndent("", "  ")
+		enc.Encode(body)
+		return code
+	}
+	st := a.io.ErrStyles()
+	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), err.Error())
+	return code
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/jwks"
+)
+
+func newJWKSCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "jwks",
+		Short: "Print the public JWKS (never a private member)",
+		Args:  exactArgs(0, "jwks takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			c, err := p.Load()
+			if err != nil {
+				return err
+			}
+			return a.printJSON(jwks.Public(c.JWKS().Keys...))
+		},
+	}
+	var addr string
+	serve := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT]",
+		Short: "Serve /.well-known/jwks.json and /.well-known/openid-configuration",
+		Long: `Serve this profile's public keys so Providers can verify its PA JWTs (§3.1):
+
+  /.well-known/jwks.json               the JWKS
+  /.well-known/openid-configuration    {"issuer", "jwks_uri"} for open Providers
+
+Keys are read again on every request, so a rotation is served at once.`,
+		Args: exactArgs(0, "jwks serve takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			c, err := p.Load()
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("cannot listen on %s: %w (use --addr HOST:PORT)", addr, err)
+			}
+			h := jwks.Handler(c.Issuer, c.JWKSURI, func() (jose.JSONWebKeySet, error) {
+				cur, err := p.Load()
+				if err != nil {
+					return jose.JSONWebKeySet{}, err
+				}
+				return cur.JWKS(), nil
+			})
+			srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+			base := "http://" + ln.Addr().String()
+			if a.json {
+				a.printJSON(map[string]string{"url": base, "jwks": base + "/.well-known/jwks.json", "openid_configuration": base + "/.well-known/openid-configuration", "issuer": c.Issuer, "jwks_uri": c.JWKSURI})
+			} else {
+				st := a.io.ErrStyles()
+				a.io.Eprintf("%s serving the JWKS of profile %q\n  %s/.well-known/jwks.json\n  %s/.well-known/openid-configuration\n",
+					st.Success.Render("✓"), p.Name, base, base)
+				a.io.Eprintf("%s\n", st.Faint.Render("issuer "+c.Issuer+" · jwks_uri "+c.JWKSURI+" · Ctrl+C to stop"))
+			}
+			go func() {
+				<-cmd.Context().Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				defer cancel()
+				srv.Shutdown(ctx)
+			}()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "address to listen on")
+	cmd.AddCommand(serve)
+	return cmd
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/profile"
+)
+
+func newProviderCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (issuer → audience, §3.1)"}
+	var audience string
+	add := &cobra.Command{
+		Use:   "add URL --audience AUD",
+		Short: "Record the audience a Provider assigned to this personal agent",
+		Long: `Record a Provider registration (§3.1). URL is the Provider's URL: every Brand
+whose interface URL starts with it (scheme, host, port, then whole path
+segments; the longest match wins) is reached with this audience.`,
+		Args: exactArgs(1, "provider add needs the Provider URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			reg, err := p.AddProvider(args[0], audience)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(reg)
+			}
+			a.io.Eprintf("%s registered %s with audience %s\n", a.io.ErrStyles().Success.Render("✓"), reg.URL, reg.Audience)
+			return nil
+		},
+	}
+	add.Flags().StringVar(&audience, "audience", "", "the audience the Provider assigned (required)")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List Provider registrations",
+		Args:  exactArgs(0, "provider list takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			c, err := p.Load()
+			if err != nil {
+				return err
+			}
+			regs := c.Providers
+			if regs == nil {
+				regs = []profile.Registration{}
+			}
+			if a.json {
+				return a.printJSON(regs)
+			}
+			if len(regs) == 0 {
+				a.io.Eprintf("No Providers registered. Add one with: pact provider add URL --audience AUD\n")
+				return nil
+			}
+			rows := [][]string{{"URL", "AUDIENCE"}}
+			for _, r := range regs {
+				rows = append(rows, []string{r.URL, r.Audience})
+			}
+			a.io.Table(a.io.Out, rows)
+			return nil
+		},
+	}
+	remove := &cobra.Command{
+		Use:   "remove URL",
+		Short: "Forget a Provider registration",
+		Args:  exactArgs(1, "provider remove needs the Provider URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			if err := p.RemoveProvider(args[0]); err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"url": args[0], "removed": true})
+			}
+			a.io.Eprintf("%s removed %s\n", a.io.ErrStyles().Success.Render("✓"), args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(add, list, remove)
+	return cmd
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/a2aclient"
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/store"
+)
+
+// app holds what every command may need, built lazily (the gh "factory").
+type app struct {
+	io      *iostreams.IO
+	profile string
+	json    bool
+	debug   bool
+	noBrows bool
+
+	once struct {
+		secrets sync.Once
+		http    sync.Once
+	}
+	sec    secrets.Store
+	secErr error
+	hc     *http.Client
+}
+
+func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
+
+// secrets opens the backend PACT_KEYRING names, once.
+func (a *app) secrets() (secrets.Store, error) {
+	a.once.secrets.Do(func() {
+		a.sec, a.secErr = secrets.FromEnv(a.dirs().Data)
+	})
+	return a.sec, a.secErr
+}
+
+// prof returns the selected profile.
+func (a *app) prof() (*profile.Profile, error) {
+	if err := store.CheckProfileName(a.profile); err != nil {
+		return nil, usageError{err}
+	}
+	sec, err := a.secrets()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec}, nil
+}
+
+// httpClient is the hardened client, tracing to stderr under --debug.
+func (a *app) httpClient() *http.Client {
+	a.once.http.Do(func() {
+		o := httpx.Options{UserAgent: "pact/" + version}
+		if a.debug {
+			o.Debug = a.io.ErrOut
+		}
+		a.hc = httpx.NewClient(o)
+	})
+	return a.hc
+}
+
+func (a *app) conversationStore() *conversation.Store {
+	return conversation.NewStore(filepath.Join(a.dirs().ProfileDataDir(a.profile), "conversations"))
+}
+
+// sessionOptions are the parts of a conversation.Session.
+func (a *app) sessionOptions() (conversation.Options, error) {
+	p, err := a.prof()
+	if err != nil {
+		return conversation.Options{}, err
+	}
+	c := &a2aclient.Client{HTTP: a.httpClient()}
+	if a.debug {
+		c.OnRetry = func(attempt int, wait time.Duration, cause error) {
+			a.io.Eprintf("retry %d in %s: %v\n", attempt, wait, cause)
+		}
+	}
+	opts := conversation.Options{HTTP: a.httpClient(), Client: c, Profile: p, Store: a.conversationStore()}
+	a.addDelegation(&opts)
+	return opts, nil
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pact",
+		Short: "Talk to Brands' support agents as your own personal agent (PACT 1.0)",
+		Long: `pact is a personal agent's client for PACT 1.0.
+
+It proves who it is to a Brand's support agent with a short-lived JWT it signs
+itself, holds conversations over A2A, and, with your consent, acts on your
+account at the Brand and keeps signed receipts of what was done.
+
+Start with:  pact demo`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.SetVersionTemplate("pact {{.Version}}\n")
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.profile, "profile", envOr("PACT_PROFILE", "default"), "profile (local User identity) to use")
+	pf.BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
+	pf.BoolVar(&a.debug, "debug", os.Getenv("PACT_DEBUG") == "1", "trace HTTP exchanges on stderr (secrets redacted)")
+	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+
+	root.AddCommand(
+		newInitCmd(a), newWhoamiCmd(a), newKeyCmd(a), newJWKSCmd(a), newProviderCmd(a),
+		newCardCmd(a), newSendCmd(a), newChatCmd(a), newConversationsCmd(a),
+		newDemoCmd(a), newVersionCmd(a),
+	)
+	addDelegationCommands(a, root)
+	return root
+}
+
+// run executes pact with args and returns the process exit code.
+func run(args []string, streams *iostreams.IO) int {
+	a := &app{io: streams}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	return a.report(err)
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// usageError marks bad flags or arguments (exit 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Errorf("%s\nUsage: %s", what, cmd.UseLine())}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/conversation"
+)
+
+type sessionFlags struct {
+	new     bool
+	context string
+}
+
+func (f *sessionFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.new, "new", false, "start a new conversation instead of continuing the stored one")
+	cmd.Flags().StringVar(&f.context, "context", "", "continue the conversation with this contextId")
+}
+
+// openSession opens a conversation with brand, honouring --new/--context.
+func (a *app) openSession(ctx context.Context, brand string, f sessionFlags) (*conversation.Session, error) {
+	if f.new && f.context != "" {
+		return nil, usageError{errors.New("--new and --context cannot be used together")}
+	}
+	opts, err := a.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	sp := a.spinner("Fetching the Agent Card")
+	s, err := conversation.Open(ctx, opts, brand)
+	sp.Stop()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case f.new:
+		if err := s.StartNew(); err != nil {
+			return nil, err
+		}
+	case f.context != "":
+		s.UseContext(f.context)
+	}
+	return s, nil
+}
+
+type stopper interface{ Stop() }
+type noSpinner struct{}
+
+func (noSpinner) Stop() {}
+
+// spinner shows a wait on stderr for people; nothing under --json.
+func (a *app) spinner(label string) stopper {
+	if a.json {
+		return noSpinner{}
+	}
+	return a.io.StartSpinner(label)
+}
+
+// deliver sends one message and handles what the CLI contract asks of a
+// client around it: a closed context (tell the User, then start anew; under
+// --json report it), and step-up (interactive: consent, then send again in
+// the same context with a new messageId; otherwise exit 4 with the task).
+func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
+	sp := a.spinner("Waiting for " + s.Card.Name())
+	res, err := s.Send(ctx, text)
+	sp.Stop()
+	var closed *conversation.ClosedError
+	if errors.As(err, &closed) && !a.json {
+		a.io.Eprintf("%s %s closed conversation %s. Starting a new conversation.\n",
+			a.io.ErrStyles().Warning.Render("!"), s.Card.Name(), closed.ContextID)
+		sp = a.spinner("Waiting for " + s.Card.Name())
+		res, err = s.Send(ctx, text)
+		sp.Stop()
+	}
+	if err != nil {
+		return res, err
+	}
+	if su := res.StepUp(); su != nil {
+		if a.json || !a.io.Interactive() {
+			return res, &stepUpPending{res: res, su: su}
+		}
+		if err := a.stepUp(ctx, s, su); err != nil {
+			return res, err
+		}
+		sp = a.spinner("Waiting for " + s.Card.Name())
+		res, err = s.Send(ctx, text)
+		sp.Stop()
+		if err == nil && res.StepUp() != nil {
+			return res, &stepUpPending{res: res, su: res.StepUp()}
+		}
+	}
+	return res, err
+}
+
+// stepUpPending is a §5.5 step-up that could not be completed here (exit 4).
+type stepUpPending struct {
+	res *conversation.Result
+	su  *conversation.StepUp
+}
+
+func (e *stepUpPending) Error() string {
+	return "the Brand needs more permission (" + strings.Join(e.su.MissingScopes, ", ") + "): run `pact login BRAND --scope " +
+		strings.Join(e.su.MissingScopes, " --scope ") + "` and send again"
+}
+
+func (a *app) printResult(res *conversation.Result) {
+	st := a.io.OutStyles()
+	text := res.Text()
+	if a.io.IsStdoutTTY() {
+		a.io.Printf("%s\n", st.Agent.Render(text))
+	} else {
+		a.io.Printf("%s\n", text)
+	}
+	a.printReceiptNote(res)
+}
+
+func (a *app) printReceiptNote(res *conversation.Result) {
+	if res.Receipt == nil {
+		return
+	}
+	st := a.io.ErrStyles()
+	if res.Receipt.Verified {
+		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), res.Receipt.ID)
+		return
+	}
+	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), res.Receipt.ID, strings.Join(res.Receipt.Problems, "; "))
+}
+
+func newSendCmd(a *app) *cobra.Command {
+	var f sessionFlags
+	cmd := &cobra.Command{
+		Use:   "send BRAND TEXT...",
+		Short: "Send one message to a Brand's agent and print the reply (§4)",
+		Long: `Send one message and print the agent's reply. The stored conversation with the
+Brand is continued (one contextId per profile and Brand) unless --new;
+--context names one. Retries after a network error or 5xx reuse the same
+messageId, so the agent never acts twice (§4.3).
+
+With --json, stdout holds one object:
+  {"brand", "interfaceUrl", "contextId", "messageId", "reply", "receipt"?}`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usageError{errors.New("send needs a BRAND and the TEXT to send\nUsage: " + cmd.UseLine())}
+			}
+			return nil
+		},
+		ValidArgsFunction: a.completeBrands,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := strings.Join(args[1:], " ")
+			if strings.TrimSpace(text) == "" {
+				return usageError{errors.New("the message is empty")}
+			}
+			s, err := a.openSession(cmd.Context(), args[0], f)
+			if err != nil {
+				return err
+			}
+			res, err := a.deliver(cmd.Context(), s, text)
+			var pending *stepUpPending
+			if errors.As(err, &pending) {
+				if a.json {
+					a.printJSON(pending.res)
+				} else {
+					a.io.Printf("%s\n", pending.res.Text())
+					a.io.Eprintf("%s\n", pending.Error())
+				}
+				return silentError{code: exitConsent}
+			}
+			if err != nil {
+				return err
+			}
+			if a.json {
+				if res.Receipt != nil && !res.Receipt.Verified {
+					a.printReceiptNote(res)
+				}
+				return a.printJSON(res)
+			}
+			a.printResult(res)
+			return nil
+		},
+	}
+	f.add(cmd)
+	return cmd
+}

@@ -1,0 +1,332 @@
+// Package conversation is one conversation between the personal agent and a
+// Brand: it resolves the Agent Card, finds the Provider registration, mints
+// a PA JWT for every request, sends message:send, and keeps one contextId
+// per (profile, Brand) in the local store (PACT §4).
+//
+// `pact send`, `pact chat` (line mode) and the TUI all talk through Session.
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/pact-cli/pact/a2aclient"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/signer"
+)
+
+// Delegator supplies delegation tokens (§5.5). Optional.
+type Delegator interface {
+	// Token returns the delegation token to send to card's interface URL,
+	// or "" when the User has not delegated to this Brand.
+	Token(ctx context.Context, card *discovery.Card) (string, error)
+	// Refresh is called once after a 401 error="invalid_token"; it returns
+	// a new token or an error telling the User to log in again.
+	Refresh(ctx context.Context, card *discovery.Card) (string, error)
+}
+
+// ReceiptKeeper verifies and archives a reply's receipt (§5.6). Optional.
+type ReceiptKeeper interface {
+	Keep(ctx context.Context, card *discovery.Card, reply *a2a.Message) *ReceiptStatus
+}
+
+// ReceiptStatus is what happened to a reply's receipt.
+type ReceiptStatus struct {
+	ID       string   `json:"id"`
+	Verified bool     `json:"verified"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Options are the parts a Session is built from.
+type Options struct {
+	HTTP       *http.Client      // an httpx client, for the card
+	Client     *a2aclient.Client // for message:send
+	Profile    *profile.Profile
+	Store      *Store
+	Delegation Delegator     // nil = identity only
+	Receipts   ReceiptKeeper // nil = receipts not checked
+	Now        func() time.Time
+}
+
+// ErrNotRegistered means no registered Provider matches the card's
+// interface URL; the message shows the `pact provider add` to run.
+var ErrNotRegistered = errors.New("no registered Provider for this Brand")
+
+// ClosedError reports that the Provider closed the conversation (§4.2,
+// UNSUPPORTED_OPERATION). The Session has already forgotten it: the next
+// Send starts a new conversation.
+type ClosedError struct {
+	ContextID string
+	Err       error
+}
+
+func (e *ClosedError) Error() string {
+	return fmt.Sprintf("the Provider closed conversation %s (UNSUPPORTED_OPERATION)", e.ContextID)
+}
+func (e *ClosedError) Unwrap() error { return e.Err }
+
+// Session is an open conversation with one Brand.
+type Session struct {
+	Card     *discovery.Card
+	Provider profile.Registration
+	Signer   *signer.Signer
+	Sub      string // pairwise sub for this Provider (§3.2)
+
+	opts      Options
+	contextID string
+}
+
+// Open resolves brand (a brand argument, see discovery.CardURL), fetches and
+// checks its card, matches it to a registered Provider and loads the
+// Brand's current conversation. Errors: discovery's, profile.ErrNotInitialised,
+// ErrNotRegistered, secret-store failures.
+func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
+	cfg, err := opts.Profile.Load()
+	if err != nil {
+		return nil, err
+	}
+	cardURL, err := discovery.CardURL(brand)
+	if err != nil {
+		return nil, err
+	}
+	card, err := discovery.Fetch(ctx, opts.HTTP, cardURL)
+	if err != nil {
+		return nil, err
+	}
+	return OpenCard(ctx, opts, cfg, card)
+}
+
+// OpenCard is Open for a card already fetched.
+func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *discovery.Card) (*Session, error) {
+	reg, ok := cfg.Match(card.InterfaceURL)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s (interface %s) is served by a Provider this profile is not registered with.\n"+
+			"Register once per Provider, with the audience it assigned you:\n  pact provider add %s --audience AUDIENCE",
+			ErrNotRegistered, card.Name(), card.InterfaceURL, SuggestProviderURL(card))
+	}
+	sig, err := opts.Profile.Signer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := opts.Profile.Sub(reg.Audience)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts}
+	cur, err := opts.Store.Current(card.URL)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && cur.State == StateOpen && cur.InterfaceURL == card.InterfaceURL {
+		s.contextID = cur.ContextID
+	}
+	return s, nil
+}
+
+// SuggestProviderURL is the Provider URL to register for a card: the
+// card's provider.url when it is a prefix of the interface URL, else the
+// interface URL's origin.
+func SuggestProviderURL(card *discovery.Card) string {
+	if card.Card != nil && card.Card.Provider != nil {
+		p := strings.TrimRight(card.Card.Provider.URL, "/")
+		if p != "" && (card.InterfaceURL == p || strings.HasPrefix(card.InterfaceURL, p+"/")) {
+			return p
+		}
+	}
+	if u, err := url.Parse(card.InterfaceURL); err == nil {
+		return u.Scheme + "://" + u.Host
+	}
+	return card.InterfaceURL
+}
+
+// ContextID is the conversation being continued ("" = the next message
+// starts one).
+func (s *Session) ContextID() string { return s.contextID }
+
+// StartNew makes the next message start a new conversation (`--new`).
+func (s *Session) StartNew() error {
+	s.contextID = ""
+	return s.opts.Store.Forget(s.Card.URL)
+}
+
+// UseContext continues the given contextId (`--context`).
+func (s *Session) UseContext(id string) { s.contextID = id }
+
+// History returns the stored turns of the current conversation.
+func (s *Session) History() ([]Turn, error) {
+	if s.contextID == "" {
+		return nil, nil
+	}
+	return s.opts.Store.Turns(s.Card.InterfaceURL, s.contextID)
+}
+
+// Result is one delivered message and its reply.
+type Result struct {
+	Brand        string          `json:"brand"` // card URL
+	InterfaceURL string          `json:"interfaceUrl"`
+	ContextID    string          `json:"contextId"`
+	MessageID    string          `json:"messageId"` // the id sent
+	Reply        json.RawMessage `json:"reply"`     // the A2A response body as received
+	Receipt      *ReceiptStatus  `json:"receipt,omitempty"`
+
+	Message  *a2a.Message `json:"-"`
+	Task     *a2a.Task    `json:"-"`
+	Attempts int          `json:"-"`
+}
+
+// Text is the agent's reply text: the message's text parts, or the task's
+// status message.
+func (r *Result) Text() string {
+	if r.Message != nil {
+		return TextOf(r.Message)
+	}
+	if r.Task != nil && r.Task.Status.Message != nil {
+		return TextOf(r.Task.Status.Message)
+	}
+	return ""
+}
+
+// StepUp is a §5.5 step-up request.
+type StepUp struct {
+	Text                    string
+	MissingScopes           []string
+	VerificationURIComplete string
+}
+
+// StepUp returns the step-up request when the reply is a task in
+// TASK_STATE_AUTH_REQUIRED, else nil.
+func (r *Result) StepUp() *StepUp {
+	if r.Task == nil || r.Task.Status.State != a2a.TaskStateAuthRequired {
+		return nil
+	}
+	su := &StepUp{Text: r.Text()}
+	if v, ok := r.Task.Metadata["pact.missingScopes"].([]any); ok {
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				su.MissingScopes = append(su.MissingScopes, s)
+			}
+		}
+	}
+	su.VerificationURIComplete, _ = r.Task.Metadata["pact.verificationUriComplete"].(string)
+	return su
+}
+
+// TextOf joins a message's text parts with blank lines.
+func TextOf(m *a2a.Message) string {
+	var parts []string
+	for _, p := range m.Parts {
+		if p != nil {
+			if t := p.Text(); t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// NewMessageID returns a fresh messageId (a UUID).
+func NewMessageID() string { return a2a.NewMessageID() }
+
+// Send delivers text as a new message (fresh messageId) in the current
+// conversation, or starts one. See SendID.
+func (s *Session) Send(ctx context.Context, text string) (*Result, error) {
+	return s.SendID(ctx, text, NewMessageID())
+}
+
+// SendID delivers text with the given messageId. Reusing the messageId of a
+// message whose reply was lost is safe: the Provider answers with the
+// stored reply (§4.3). The conversation is stored after every reply.
+// Errors: *a2aclient.Error, *ClosedError, delegation errors.
+func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, errors.New("the message is empty")
+	}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+	msg.ID = messageID
+	msg.ContextID = s.contextID
+	req := a2aclient.Request{
+		InterfaceURL: s.Card.InterfaceURL,
+		Message:      msg,
+		PAToken: func(context.Context) (string, error) {
+			return s.Signer.Mint(s.Provider.Audience, s.Sub)
+		},
+	}
+	var delegationToken string
+	if s.opts.Delegation != nil {
+		tok, err := s.opts.Delegation.Token(ctx, s.Card)
+		if err != nil {
+			return nil, err
+		}
+		delegationToken = tok
+		req.Delegation = func(context.Context) (string, error) { return delegationToken, nil }
+	}
+	sentAt := s.now()
+	resp, err := s.opts.Client.Send(ctx, req)
+	if err != nil && delegationToken != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidToken) {
+		tok, rerr := s.opts.Delegation.Refresh(ctx, s.Card)
+		if rerr != nil {
+			return nil, rerr
+		}
+		delegationToken = tok
+		resp, err = s.opts.Client.Send(ctx, req)
+	}
+	if err != nil {
+		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonUnsupportedOperation) {
+			closed := s.contextID
+			s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
+			s.contextID = ""
+			return nil, &ClosedError{ContextID: closed, Err: err}
+		}
+		return nil, err
+	}
+	res := &Result{
+		Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
+		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
+	}
+	agent := Turn{Role: "agent", At: s.now(), Text: res.Text()}
+	if resp.Message != nil {
+		res.ContextID = resp.Message.ContextID
+		agent.MessageID = resp.Message.ID
+		if s.opts.Receipts != nil {
+			if _, ok := resp.Message.Metadata["pact.receipt"]; ok {
+				res.Receipt = s.opts.Receipts.Keep(ctx, s.Card, resp.Message)
+				if res.Receipt != nil {
+					agent.ReceiptID = res.Receipt.ID
+					v := res.Receipt.Verified
+					agent.ReceiptVerified = &v
+				}
+			}
+		}
+	} else {
+		res.ContextID = resp.Task.ContextID
+		agent.MessageID = string(resp.Task.ID)
+		agent.TaskState = string(resp.Task.Status.State)
+	}
+	if s.contextID != "" && res.ContextID != s.contextID {
+		return res, fmt.Errorf("the Provider answered in context %s, not %s (§4.2)", res.ContextID, s.contextID)
+	}
+	s.contextID = res.ContextID
+	user := Turn{MessageID: messageID, Role: "user", Text: text, At: sentAt}
+	sum := Summary{Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL,
+		ContextID: res.ContextID, LastMessageAt: agent.At, State: StateOpen}
+	if err := s.opts.Store.Append(sum, user, agent); err != nil {
+		return res, fmt.Errorf("the reply arrived but saving the conversation failed: %w", err)
+	}
+	return res, nil
+}
+
+func (s *Session) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now().UTC()
+}

@@ -1,0 +1,191 @@
+// Package iostreams is pact's terminal I/O: the three streams, whether they
+// are terminals, colour (lipgloss, off for NO_COLOR and non-terminals),
+// spinners for waits and aligned tables. Prose for people goes to stderr
+// when stdout carries machine output (--json).
+package iostreams
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/mattn/go-isatty"
+	"github.com/muesli/termenv"
+)
+
+// IO holds the streams of one command run.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	inTTY, outTTY, errTTY bool
+	color                 bool
+	out, err              *lipgloss.Renderer
+}
+
+// System returns the process's streams, detecting terminals and NO_COLOR.
+func System() *IO {
+	io := &IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		inTTY: isTTY(os.Stdin), outTTY: isTTY(os.Stdout), errTTY: isTTY(os.Stderr)}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	io.SetColor((io.outTTY || io.errTTY) && !noColor && os.Getenv("TERM") != "dumb")
+	return io
+}
+
+// Test returns streams backed by buffers, no terminals, no colour.
+func Test() (*IO, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	io := &IO{In: in, Out: out, ErrOut: errOut}
+	io.SetColor(false)
+	return io, in, out, errOut
+}
+
+func isTTY(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// SetTTY overrides terminal detection (tests).
+func (s *IO) SetTTY(in, out, err bool) { s.inTTY, s.outTTY, s.errTTY = in, out, err }
+
+// SetColor turns colour on or off for both output streams.
+func (s *IO) SetColor(on bool) {
+	s.color = on
+	s.out = lipgloss.NewRenderer(s.Out)
+	s.err = lipgloss.NewRenderer(s.ErrOut)
+	if on {
+		s.out.SetColorProfile(termenv.ANSI256)
+		s.err.SetColorProfile(termenv.ANSI256)
+	} else {
+		s.out.SetColorProfile(termenv.Ascii)
+		s.err.SetColorProfile(termenv.Ascii)
+	}
+}
+
+// Color reports whether colour is on.
+func (s *IO) Color() bool { return s.color }
+
+// IsStdinTTY reports whether stdin is a terminal.
+func (s *IO) IsStdinTTY() bool { return s.inTTY }
+
+// IsStdoutTTY reports whether stdout is a terminal.
+func (s *IO) IsStdoutTTY() bool { return s.outTTY }
+
+// IsStderrTTY reports whether stderr is a terminal.
+func (s *IO) IsStderrTTY() bool { return s.errTTY }
+
+// Interactive reports whether pact may prompt: stdin and stdout are terminals.
+func (s *IO) Interactive() bool { return s.inTTY && s.outTTY }
+
+// Styles for human output.
+type Styles struct {
+	Bold, Faint, Accent, Success, Warning, Error, Agent, User lipgloss.Style
+}
+
+func styles(r *lipgloss.Renderer) Styles {
+	return Styles{
+		Bold:    r.NewStyle().Bold(true),
+		Faint:   r.NewStyle().Faint(true),
+		Accent:  r.NewStyle().Foreground(lipgloss.Color("12")),
+		Success: r.NewStyle().Foreground(lipgloss.Color("10")),
+		Warning: r.NewStyle().Foreground(lipgloss.Color("11")),
+		Error:   r.NewStyle().Foreground(lipgloss.Color("9")).Bold(true),
+		Agent:   r.NewStyle().Foreground(lipgloss.Color("14")),
+		User:    r.NewStyle().Foreground(lipgloss.Color("13")),
+	}
+}
+
+// Out returns styles for stdout; Err for stderr.
+func (s *IO) OutStyles() Styles { return styles(s.out) }
+
+// ErrStyles returns styles for stderr.
+func (s *IO) ErrStyles() Styles { return styles(s.err) }
+
+// Printf writes to stdout.
+func (s *IO) Printf(format string, a ...any) { fmt.Fprintf(s.Out, format, a...) }
+
+// Eprintf writes to stderr.
+func (s *IO) Eprintf(format string, a ...any) { fmt.Fprintf(s.ErrOut, format, a...) }
+
+// Table writes rows aligned in columns to w; the first row is a header
+// (styled bold when colour is on). Widths count runes as displayed.
+func (s *IO) Table(w io.Writer, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			if i < len(widths) && lipgloss.Width(c) > widths[i] {
+				widths[i] = lipgloss.Width(c)
+			}
+		}
+	}
+	bold := styles(s.out).Bold
+	for ri, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			cell := c
+			if i < len(r)-1 {
+				cell += strings.Repeat(" ", widths[i]-lipgloss.Width(c)+2)
+			}
+			if ri == 0 {
+				cell = bold.Render(cell)
+			}
+			b.WriteString(cell)
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// Spinner shows a spinner with a label and elapsed time on stderr while a
+// wait lasts, when stderr is a terminal; otherwise it prints the label once.
+type Spinner struct {
+	io    *IO
+	label string
+	stop  chan struct{}
+	done  sync.WaitGroup
+}
+
+// StartSpinner starts a spinner for label ("Waiting for Example Co.").
+func (s *IO) StartSpinner(label string) *Spinner {
+	sp := &Spinner{io: s, label: label, stop: make(chan struct{})}
+	if !s.errTTY {
+		return sp
+	}
+	sp.done.Add(1)
+	go func() {
+		defer sp.done.Done()
+		frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+		start := time.Now()
+		st := styles(s.err)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			fmt.Fprintf(s.ErrOut, "\r%s %s %s\x1b[K", st.Accent.Render(frames[i%len(frames)]), sp.label,
+				st.Faint.Render(fmt.Sprintf("%.0fs", time.Since(start).Seconds())))
+			select {
+			case <-sp.stop:
+				fmt.Fprint(s.ErrOut, "\r\x1b[K")
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return sp
+}
+
+// Stop ends the spinner and clears its line.
+func (sp *Spinner) Stop() {
+	select {
+	case <-sp.stop:
+	default:
+		close(sp.stop)
+	}
+	sp.done.Wait()
+}
