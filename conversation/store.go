@@ -68,7 +68,7 @@ func Key(interfaceURL, contextID string) string {
 	return hex.EncodeToString(h[:12])
 }
 
-func (s *Store) indexPath() string          { return filepath.Join(s.dir, "index.json") }
+func (s *Store) indexPath() string            { return filepath.Join(s.dir, "index.json") }
 func (s *Store) recordPath(key string) string { return filepath.Join(s.dir, key+".json") }
 
 // Current returns the conversation to continue with the Brand at cardURL,

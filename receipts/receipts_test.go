@@ -179,7 +179,9 @@ func TestSection5_6_TamperedReceiptsRejected(t *testing.T) {
 			return rc
 		}, "signature does not verify"},
 		{"WrongPA", func() Receipt { return signedWith(func(c map[string]any) { c["pa"] = "https://other-pa.example" }) }, "pa mismatch"},
-		{"WrongBrand", func() Receipt { return signedWith(func(c map[string]any) { c["brand"] = "https://provider.example.com/a2a/b2" }) }, "brand mismatch"},
+		{"WrongBrand", func() Receipt {
+			return signedWith(func(c map[string]any) { c["brand"] = "https://provider.example.com/a2a/b2" })
+		}, "brand mismatch"},
 		{"WrongGrant", func() Receipt { return signedWith(func(c map[string]any) { c["grantId"] = "a2agrant_other" }) }, "grantId mismatch"},
 		{"WrongUser", func() Receipt { return signedWith(func(c map[string]any) { c["user"] = "john-1" }) }, "user mismatch"},
 		{"ScopeNotGranted", func() Receipt {

@@ -13,11 +13,11 @@ import (
 )
 
 type cardFindings struct {
-	CardURL      string                 `json:"cardUrl"`
-	InterfaceURL string                 `json:"interfaceUrl"`
-	Provider     *profile.Registration  `json:"provider"`
-	Delegation   *discovery.Delegation  `json:"delegation"`
-	Problems     []string               `json:"problems"`
+	CardURL      string                `json:"cardUrl"`
+	InterfaceURL string                `json:"interfaceUrl"`
+	Provider     *profile.Registration `json:"provider"`
+	Delegation   *discovery.Delegation `json:"delegation"`
+	Problems     []string              `json:"problems"`
 }
 
 func newCardCmd(a *app) *cobra.Command {
