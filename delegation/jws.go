@@ -73,21 +73,26 @@ func ParseHeader(compact string) (Header, []string) {
 	if err != nil {
 		return h, []string{"JWS header is not base64url"}
 	}
-	var fields map[string]json.RawMessage
+	var fields struct {
+		Alg  string          `json:"alg"`
+		Kid  string          `json:"kid"`
+		Typ  string          `json:"typ"`
+		Crit json.RawMessage `json:"crit"`
+		B64  json.RawMessage `json:"b64"`
+	}
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return h, []string{"JWS header is not a JSON object"}
+		return h, []string{"JWS header is not a JSON object with string alg, kid and typ"}
 	}
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return h, []string{"JWS header has malformed alg, kid or crit"}
-	}
+	h = Header{Alg: fields.Alg, Kid: fields.Kid, Typ: fields.Typ}
 	var problems []string
 	if !algAllowed(h.Alg) {
 		problems = append(problems, fmt.Sprintf("alg %q not allowed (ES256 or RS256 only)", h.Alg))
 	}
-	if _, ok := fields["crit"]; ok {
-		problems = append(problems, fmt.Sprintf("crit header %v not understood", h.Crit))
+	if fields.Crit != nil {
+		_ = json.Unmarshal(fields.Crit, &h.Crit)
+		problems = append(problems, fmt.Sprintf("crit header %s not understood", fields.Crit))
 	}
-	if _, ok := fields["b64"]; ok {
+	if fields.B64 != nil {
 		problems = append(problems, "b64 header not supported")
 	}
 	if h.Kid == "" {

@@ -303,6 +303,10 @@ func (a *Archive) verifyIDs(ctx context.Context, ids []string, online bool) []Ch
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if err := ctx.Err(); err != nil {
+					out[i] = Check{ID: ids[i], Problems: []string{"not checked: " + err.Error()}}
+					continue
+				}
 				e, err := a.read(verifiedDir, ids[i])
 				if err != nil {
 					out[i] = Check{ID: ids[i], Problems: []string{err.Error()}}
