@@ -131,7 +131,7 @@ var ErrUnknownKID = errors.New("no key with that kid in the JWKS")
 type Cache struct {
 	client     *http.Client
 	TTL        time.Duration // how long a fetched set is used; default 5 min
-	MinRefetch time.Duration // least time between two fetches of one URI; default 10 s
+	MinRefetch time.Duration // least time between two fetches of one URI; default 1 s
 	Now        func() time.Time
 
 	mu   sync.Mutex
@@ -199,7 +199,7 @@ func (c *Cache) get(ctx context.Context, uri string, refetch bool) (*jose.JSONWe
 		ttl = 5 * time.Minute
 	}
 	if minRefetch == 0 {
-		minRefetch = 10 * time.Second
+		minRefetch = time.Second
 	}
 	c.mu.Lock()
 	e := c.sets[uri]

@@ -112,7 +112,7 @@ func TestCache_RefetchesOnceOnUnknownKID(t *testing.T) {
 	}
 	// Rotation: a new key appears; the lookup refetches once (after MinRefetch).
 	current = append(current, newKey(t, "new"))
-	now = now.Add(11 * time.Second)
+	now = now.Add(1100 * time.Millisecond)
 	if _, err := c.Key(ctx, srv.URL, "new"); err != nil || fetches.Load() != 2 {
 		t.Fatalf("rotation: fetches=%d err=%v", fetches.Load(), err)
 	}

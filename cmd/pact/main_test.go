@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/iostreams"
+)
+
+// TestMain lets testscript run this test binary as the real `pact` command.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pact": func() { os.Exit(run(os.Args[1:], iostreams.System())) },
+	})
+}
+
+// TestScripts runs the acceptance tests in testdata/script: one file per
+// user story, each against its own demo Provider on 127.0.0.1.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		Setup:               setupScript,
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep},
+		RequireExplicitExec: true,
+		Deadline:            time.Now().Add(5 * time.Minute),
+	})
+}
+
+// setupScript gives each script an isolated PACT_HOME, a file keyring, a
+// running demo Provider and a free address for `pact jwks serve`:
+//
+//	$PROVIDER $AUDIENCE $BRAND (Example Co.'s site) $BRAND2 (Other Shop)
+//	$CARD (Example Co.'s card URL on the Provider) $JWKS_ADDR $ISSUER
+func setupScript(env *testscript.Env) error {
+	env.Setenv("PACT_HOME", filepath.Join(env.WorkDir, "home"))
+	env.Setenv("PACT_KEYRING", "file")
+	env.Setenv("NO_COLOR", "1")
+	env.Setenv("PACT_DEBUG", "")
+	srv, err := demoprovider.Start(context.Background(), demoprovider.Config{PollInterval: time.Second})
+	if err != nil {
+		return err
+	}
+	env.Defer(func() { srv.Close() })
+	b := srv.Brands()
+	env.Setenv("PROVIDER", srv.URL())
+	env.Setenv("AUDIENCE", srv.Audience())
+	env.Setenv("BRAND", b[0].SiteURL)
+	env.Setenv("BRAND2", b[1].SiteURL)
+	env.Setenv("CARD", b[0].CardURL)
+	env.Setenv("IFACE", b[0].InterfaceURL)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	env.Setenv("JWKS_ADDR", addr)
+	env.Setenv("ISSUER", "http://"+addr)
+	// A closed port, for "Provider stopped" stories.
+	ln, _ = net.Listen("tcp", "127.0.0.1:0")
+	env.Setenv("DEAD", "http://"+ln.Addr().String())
+	ln.Close()
+	return nil
+}
+
+// pact-exit CODE ARGS... runs pact and checks its exit code; stdout and
+// stderr are kept for the following stdout/stderr assertions.
+func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: pact-exit CODE [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("bad exit code %q", args[0])
+	}
+	cmd := exec.Command(os.Args[0], args[1:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = append(os.Environ(), "PACT_HOME="+ts.Getenv("PACT_HOME"), "PACT_KEYRING=file", "NO_COLOR=1")
+	for _, k := range []string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	// testscript.Main runs the "pact" entry point when argv[0] is "pact".
+	cmd.Args[0] = "pact"
+	cmd.Path = os.Args[0]
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("running pact: %v", err)
+	}
+	fmt.Fprint(ts.Stdout(), out.String())
+	fmt.Fprint(ts.Stderr(), errb.String())
+	if got != want {
+		ts.Fatalf("pact %s: exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args[1:], " "), got, want, out.String(), errb.String())
+	}
+}
+
+// waitfor URL polls until URL answers 200 (at most 5 s).
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(args[0])
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not answer 200 within 5s: %v", args[0], err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// jsonpath FILE PATH WANT checks one value of a JSON document: PATH is
+// dot-separated keys and indices (e.g. reply.message.role). WANT "*" only
+// requires presence. With "save NAME" instead of WANT... see setvar.
+func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: jsonpath FILE PATH WANT|'->' VAR")
+	}
+	data := ts.ReadFile(args[0])
+	var v any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		ts.Fatalf("%s is not JSON: %v\n%s", args[0], err, data)
+	}
+	cur := v
+	for _, k := range strings.Split(args[1], ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[k]
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(c) {
+				cur = nil
+			} else {
+				cur = c[i]
+			}
+		default:
+			cur = nil
+		}
+	}
+	got := ""
+	switch c := cur.(type) {
+	case nil:
+		got = "<missing>"
+	case string:
+		got = c
+	default:
+		b, _ := json.Marshal(c)
+		got = string(b)
+	}
+	if args[2] == "->" && len(args) == 4 {
+		if cur == nil {
+			ts.Fatalf("%s: %s is missing", args[0], args[1])
+		}
+		ts.Setenv(args[3], got)
+		return
+	}
+	ok := got == args[2] || (args[2] == "*" && cur != nil)
+	if ok == neg {
+		ts.Fatalf("%s: %s = %s, want %s%s", args[0], args[1], got, map[bool]string{true: "not "}[neg], args[2])
+	}
+}
+
+// sleep DURATION pauses the script (at most 5 s).
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	d, err := time.ParseDuration(args[0])
+	if err != nil || d > 5*time.Second {
+		ts.Fatalf("sleep: bad duration %q (at most 5s)", args[0])
+	}
+	time.Sleep(d)
+}
