@@ -36,6 +36,12 @@ func TestScripts(t *testing.T) {
 		Setup:               setupScript,
 		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep},
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if cond == "realkeyring" {
+				return os.Getenv("PACT_TEST_REAL_KEYRING") == "1", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Deadline:            time.Now().Add(5 * time.Minute),
 	})
 }
@@ -50,6 +56,8 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("PACT_KEYRING", "file")
 	env.Setenv("NO_COLOR", "1")
 	env.Setenv("PACT_DEBUG", "")
+	// For the real-keyring story (PACT_KEYRING=os inside .ci/run's D-Bus session).
+	env.Setenv("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 	srv, err := demoprovider.Start(context.Background(), demoprovider.Config{PollInterval: time.Second})
 	if err != nil {
 		return err
