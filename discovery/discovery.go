@@ -62,7 +62,11 @@ func CardURL(arg string) (string, error) {
 		if strings.ContainsAny(arg, "/?#@ ") || (!domainPattern.MatchString(h) && net.ParseIP(h) == nil) || !strings.Contains(h, ".") && h != "localhost" {
 			return "", fmt.Errorf("%w: %q is not a domain name; give a domain (brand.example.com), an origin (https://brand.example.com) or a card URL ending in .json", ErrBadArgument, arg)
 		}
-		return "https://" + host + WellKnownPath, nil
+		out := "https://" + host + WellKnownPath
+		if _, err := url.Parse(out); err != nil { // e.g. a non-numeric port
+			return "", fmt.Errorf("%w: %q is not a domain name with an optional numeric port", ErrBadArgument, arg)
+		}
+		return out, nil
 	}
 	u, err := url.Parse(arg)
 	if err != nil || u.Host == "" {
