@@ -464,25 +464,41 @@ func responseError(status int, body []byte, secrets ...Secret) error {
 		ErrorDescription string `json:"error_description"`
 	}
 	if err := json.Unmarshal(body, &oe); err == nil && oe.Error != "" {
-		return &OAuthError{StatusCode: status, Code: sanitize(oe.Error, 64, nil), Description: sanitize(oe.ErrorDescription, 300, secrets)}
+		code := sanitize(oe.Error, 64, nil)
+		if !registeredCodes[code] {
+			// An unregistered code is server text like any other: it may
+			// echo a secret back. Registered codes are matched, not shown.
+			code = sanitize(oe.Error, 64, secrets)
+		}
+		return &OAuthError{StatusCode: status, Code: code, Description: sanitize(oe.ErrorDescription, 300, secrets)}
 	}
 	return fmt.Errorf("deviceflow: authorization server answered HTTP %d without an OAuth error", status)
+}
+
+// registeredCodes are the OAuth error codes of RFC 6749 §5.2 and RFC 8628
+// §3.5 that callers match on.
+var registeredCodes = map[string]bool{
+	"invalid_request": true, "invalid_client": true, "invalid_grant": true, "unauthorized_client": true,
+	"unsupported_grant_type": true, "invalid_scope": true, "authorization_pending": true, "slow_down": true,
+	"access_denied": true, "expired_token": true,
 }
 
 // sanitize removes secrets and control characters from server-provided text
 // and caps its length (runes).
 func sanitize(s string, max int, secrets []Secret) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec.Reveal(), "[REDACTED]")
-		}
-	}
+	// Control characters go first: removing them after the secrets would
+	// join "a\x00b" into a secret "ab" that was never replaced.
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
 	}, s)
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec.Reveal(), "[REDACTED]")
+		}
+	}
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max]) + "…"
 	}
