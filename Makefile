@@ -1,0 +1,35 @@
+# pact developer targets. Everything runs on loopback; nothing here needs the network.
+GO ?= go
+
+# Fuzz targets as package:Target. `make fuzz-smoke` runs each for FUZZTIME;
+# `make fuzz FUZZTIME=5m` is the long run (one target at a time, one worker).
+FUZZ_TARGETS := \
+	./discovery:FuzzCardURL \
+	./discovery:FuzzParse \
+	./a2aclient:FuzzParseReply \
+	./a2aclient:FuzzEnvelopeReasonOf \
+	./deviceflow:FuzzFetchMetadata \
+	./deviceflow:FuzzTokenResponse \
+	./receipts:FuzzVerifyOffline \
+	./jwks:FuzzParse
+FUZZTIME ?= 3s
+
+.PHONY: fuzz-smoke fuzz e2e e2e-long bench
+
+fuzz-smoke: FUZZTIME = 3s
+fuzz-smoke: fuzz
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel 1; \
+	done
+
+# The hostile-Provider and durability suites against the real binary.
+e2e:
+	$(GO) test ./e2e/ -count=1 -timeout 3m
+
+# Comparative benchmarks: prints ratios against their targets and fails when one is missed.
+bench:
+	$(GO) run ./bench/cmd/benchrun
