@@ -364,7 +364,7 @@ func TestSection4_2_AgentAnswersFromOrderTable(t *testing.T) {
 		"cancel A-10001":     "permission (orders:cancel)",
 	}
 	for in, want := range cases {
-		text, _ := replyText(t, e.send(e.example().InterfaceURL, "u1", "m1", "", in))
+		text, _ := replyText(t, e.send(e.example().InterfaceURL, "u1", "m-"+in, "", in)) // one messageId per message
 		if !strings.Contains(text, want) {
 			t.Errorf("%q → %q, want it to contain %q", in, text, want)
 		}
@@ -448,5 +448,29 @@ func TestSection6_RateLimitAnswers429WithRetryAfter(t *testing.T) {
 	e.clk.Add(time.Second)
 	if r := sendRaw(t, iface, e.jwt("u1"), msgBody("m4", "", "hi")); r.status != 200 {
 		t.Errorf("after Retry-After: %d", r.status)
+	}
+}
+
+// TestBeyond4_3_FirstMessageRetryWithoutContextIDReturnsStoredReply covers a
+// rule that goes beyond §4.3 (which dedupes within a contextId): a first
+// message retried without contextId gets the stored reply of its first
+// attempt and the same context, per (personal agent, sub, Brand).
+func TestBeyond4_3_FirstMessageRetryWithoutContextIDReturnsStoredReply(t *testing.T) {
+	e := start(t, nil)
+	iface := e.example().InterfaceURL
+	a := sendRaw(t, iface, e.jwt("u1"), msgBody("m1", "", "hello"))
+	b := sendRaw(t, iface, e.jwt("u1"), msgBody("m1", "", "hello"))
+	if a.status != 200 || !bytes.Equal(a.body, b.body) {
+		t.Fatalf("retry of a first message differs:\n%s\n%s", a.body, b.body)
+	}
+	if e.srv.AgentRuns() != 1 {
+		t.Fatalf("agent ran %d times for one first message, want 1", e.srv.AgentRuns())
+	}
+	// Another sub, or another Brand, with the same messageId is a new turn.
+	_, ctxA := replyText(t, a.json(t))
+	_, ctxOther := replyText(t, sendRaw(t, iface, e.jwt("u2"), msgBody("m1", "", "hello")).json(t))
+	_, ctxBrand := replyText(t, sendRaw(t, e.other().InterfaceURL, e.jwt("u1"), msgBody("m1", "", "hello")).json(t))
+	if ctxOther == ctxA || ctxBrand == ctxA || e.srv.AgentRuns() != 3 {
+		t.Fatalf("contexts %q %q %q, runs %d: want three distinct contexts and 3 runs", ctxA, ctxOther, ctxBrand, e.srv.AgentRuns())
 	}
 }

@@ -31,6 +31,14 @@ type conversation struct {
 	inflight     map[string]bool   // messageIds whose turn is running
 }
 
+// firstKey identifies a first message (no contextId): who sent it, to
+// which Brand, with which messageId.
+type firstKey struct {
+	owner     paIdentity
+	brandID   string
+	messageID string
+}
+
 // randomID returns prefix + 128 random bits, base64url.
 func randomID(prefix string) string {
 	var b [16]byte
@@ -203,14 +211,26 @@ func (s *Server) claimTurn(b *brandDef, id paIdentity, msg *a2a.Message, del *de
 	defer s.mu.Unlock()
 	var conv *conversation
 	if msg.ContextID == "" {
-		conv = &conversation{
-			id:       a2a.NewContextID(),
-			brandID:  b.id,
-			owner:    id,
-			replies:  map[string][]byte{},
-			inflight: map[string]bool{},
+		// Beyond §4.3, which dedupes messageIds within a contextId: a first
+		// message has no contextId, so a client that lost the reply (a
+		// connection reset after the turn ran) retries it without one. The
+		// same messageId from the same (personal agent, sub) to the same
+		// Brand finds the context its first attempt created, so the stored
+		// reply is returned and the agent does not run twice.
+		key := firstKey{owner: id, brandID: b.id, messageID: msg.ID}
+		if c, ok := s.firsts[key]; ok {
+			conv = c
+		} else {
+			conv = &conversation{
+				id:       a2a.NewContextID(),
+				brandID:  b.id,
+				owner:    id,
+				replies:  map[string][]byte{},
+				inflight: map[string]bool{},
+			}
+			s.contexts[conv.id] = conv
+			s.firsts[key] = conv
 		}
-		s.contexts[conv.id] = conv
 	} else {
 		c, ok := s.contexts[msg.ContextID]
 		// Same answer whether the context is unknown, another Brand's or

@@ -102,6 +102,7 @@ type Server struct {
 
 	mu          sync.Mutex
 	contexts    map[string]*conversation
+	firsts      map[firstKey]*conversation // see claimTurn
 	runs        int
 	failReplies int
 	rate        map[paIdentity]*rateWindow
@@ -129,6 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		byID:        map[string]*brandDef{},
 		sites:       map[string]string{},
 		contexts:    map[string]*conversation{},
+		firsts:      map[firstKey]*conversation{},
 		failReplies: cfg.FailReplies,
 		rate:        map[paIdentity]*rateWindow{},
 		done:        make(chan struct{}),
