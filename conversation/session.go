@@ -13,48 +13,61 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/pact-cli/pact/a2aclient"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/signer"
 )
 
-// Delegator supplies delegation tokens (§5.5). Optional.
-type Delegator interface {
-	// Token returns the delegation token to send to card's interface URL,
-	// or "" when the User has not delegated to this Brand.
-	Token(ctx context.Context, card *discovery.Card) (string, error)
-	// Refresh is called once after a 401 error="invalid_token"; it returns
-	// a new token or an error telling the User to log in again.
-	Refresh(ctx context.Context, card *discovery.Card) (string, error)
-}
-
-// ReceiptKeeper verifies and archives a reply's receipt (§5.6). Optional.
-type ReceiptKeeper interface {
-	Keep(ctx context.Context, card *discovery.Card, reply *a2a.Message) *ReceiptStatus
-}
-
-// ReceiptStatus is what happened to a reply's receipt.
+// ReceiptStatus is what happened to a reply's receipt (§5.6).
 type ReceiptStatus struct {
 	ID       string   `json:"id"`
 	Verified bool     `json:"verified"`
 	Problems []string `json:"problems,omitempty"`
 }
 
-// Options are the parts a Session is built from.
+// Options are the parts a Session is built from; NewOptions wires them for
+// a profile.
 type Options struct {
-	HTTP       *http.Client      // an httpx client, for the card
-	Client     *a2aclient.Client // for message:send
-	Profile    *profile.Profile
-	Store      *Store
-	Delegation Delegator     // nil = identity only
-	Receipts   ReceiptKeeper // nil = receipts not checked
-	Now        func() time.Time
+	HTTP    *http.Client      // an httpx client, for the card and OAuth
+	Client  *a2aclient.Client // for message:send
+	Profile *profile.Profile
+	Store   *Store
+	// Grants holds delegation grants (§5); nil = identity only.
+	Grants delegation.Store
+	// Keys fetches Brands' authorization-server keys (tokens, receipts).
+	Keys *jwks.Cache
+	// Receipts archives verified and rejected receipts; nil = not kept.
+	Receipts *receipts.Archive
+	Now      func() time.Time
+	// Clock drives device-flow polling; nil = real time.
+	Clock deviceflow.Clock
+}
+
+// NewOptions wires the parts of a Session for profile p, with state under
+// p's data folder: conversations/, grants.json, receipts/.
+func NewOptions(p *profile.Profile, hc *http.Client) Options {
+	dir := p.Dirs.ProfileDataDir(p.Name)
+	keys := jwks.NewCache(hc)
+	return Options{
+		HTTP:     hc,
+		Client:   &a2aclient.Client{HTTP: hc},
+		Profile:  p,
+		Store:    NewStore(filepath.Join(dir, "conversations")),
+		Grants:   delegation.FileStore{Path: filepath.Join(dir, "grants.json")},
+		Keys:     keys,
+		Receipts: &receipts.Archive{Dir: filepath.Join(dir, "receipts"), Keys: keys},
+	}
 }
 
 // ErrNotRegistered means no registered Provider matches the card's
@@ -83,6 +96,8 @@ type Session struct {
 
 	opts      Options
 	contextID string
+	issuer    string
+	mgr       *delegation.Manager // nil without Options.Grants
 }
 
 // Open resolves brand (a brand argument, see discovery.CardURL), fetches and
@@ -121,7 +136,13 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts}
+	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts, issuer: cfg.Issuer}
+	if opts.Grants != nil {
+		s.mgr = &delegation.Manager{
+			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
+			Flow: s.flow(), ClientID: cfg.Issuer, SecretPrefix: opts.Profile.Name + "/", Now: opts.Now,
+		}
+	}
 	cur, err := opts.Store.Current(card.URL)
 	if err != nil {
 		return nil, err
@@ -260,23 +281,30 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 			return s.Signer.Mint(s.Provider.Audience, s.Sub)
 		},
 	}
-	var delegationToken string
-	if s.opts.Delegation != nil {
-		tok, err := s.opts.Delegation.Token(ctx, s.Card)
-		if err != nil {
-			return nil, err
-		}
-		delegationToken = tok
-		req.Delegation = func(context.Context) (string, error) { return delegationToken, nil }
-	}
+	var (
+		resp  *a2aclient.Response
+		grant *delegation.Grant
+		err   error
+	)
 	sentAt := s.now()
-	resp, err := s.opts.Client.Send(ctx, req)
-	if err != nil && delegationToken != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidToken) {
-		tok, rerr := s.opts.Delegation.Refresh(ctx, s.Card)
-		if rerr != nil {
-			return nil, rerr
+	if s.mgr != nil {
+		if _, gerr := s.mgr.Grant(s.Card.InterfaceURL); gerr == nil {
+			err = s.mgr.Send(ctx, s.Card.InterfaceURL, func(token string, g *delegation.Grant) error {
+				grant = g
+				req.Delegation = func(context.Context) (string, error) { return token, nil }
+				var serr error
+				resp, serr = s.opts.Client.Send(ctx, req)
+				if a2aclient.IsReason(serr, a2aclient.ReasonInvalidToken) {
+					return fmt.Errorf("%w: %w", delegation.ErrInvalidToken, serr)
+				}
+				return serr
+			})
+		} else if errors.Is(gerr, delegation.ErrNoGrant) {
+			resp, err = s.opts.Client.Send(ctx, req)
+		} else {
+			return nil, gerr
 		}
-		delegationToken = tok
+	} else {
 		resp, err = s.opts.Client.Send(ctx, req)
 	}
 	if err != nil {
@@ -296,20 +324,17 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	if resp.Message != nil {
 		res.ContextID = resp.Message.ContextID
 		agent.MessageID = resp.Message.ID
-		if s.opts.Receipts != nil {
-			if _, ok := resp.Message.Metadata["pact.receipt"]; ok {
-				res.Receipt = s.opts.Receipts.Keep(ctx, s.Card, resp.Message)
-				if res.Receipt != nil {
-					agent.ReceiptID = res.Receipt.ID
-					v := res.Receipt.Verified
-					agent.ReceiptVerified = &v
-				}
-			}
-		}
+		res.Receipt = s.keepReceipt(ctx, resp.Message.Metadata, grant)
 	} else {
 		res.ContextID = resp.Task.ContextID
 		agent.MessageID = string(resp.Task.ID)
 		agent.TaskState = string(resp.Task.Status.State)
+		res.Receipt = s.keepReceipt(ctx, resp.Task.Metadata, grant)
+	}
+	if res.Receipt != nil {
+		agent.ReceiptID = res.Receipt.ID
+		v := res.Receipt.Verified
+		agent.ReceiptVerified = &v
 	}
 	if s.contextID != "" && res.ContextID != s.contextID {
 		return res, fmt.Errorf("the Provider answered in context %s, not %s (§4.2)", res.ContextID, s.contextID)

@@ -146,15 +146,27 @@ func (s *IO) Table(w io.Writer, rows [][]string) {
 // Spinner shows a spinner with a label and elapsed time on stderr while a
 // wait lasts, when stderr is a terminal; otherwise it prints the label once.
 type Spinner struct {
-	io    *IO
-	label string
-	stop  chan struct{}
-	done  sync.WaitGroup
+	io       *IO
+	label    string
+	deadline time.Time
+	stop     chan struct{}
+	done     sync.WaitGroup
 }
 
-// StartSpinner starts a spinner for label ("Waiting for Example Co.").
+// StartSpinner starts a spinner for label ("Waiting for Example Co.") that
+// shows the time elapsed.
 func (s *IO) StartSpinner(label string) *Spinner {
-	sp := &Spinner{io: s, label: label, stop: make(chan struct{})}
+	return s.start(label, time.Time{})
+}
+
+// StartCountdown starts a spinner that shows the time left until deadline
+// (a device code's expiry).
+func (s *IO) StartCountdown(label string, deadline time.Time) *Spinner {
+	return s.start(label, deadline)
+}
+
+func (s *IO) start(label string, deadline time.Time) *Spinner {
+	sp := &Spinner{io: s, label: label, deadline: deadline, stop: make(chan struct{})}
 	if !s.errTTY {
 		return sp
 	}
@@ -167,8 +179,11 @@ func (s *IO) StartSpinner(label string) *Spinner {
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for i := 0; ; i++ {
-			fmt.Fprintf(s.ErrOut, "\r%s %s %s\x1b[K", st.Accent.Render(frames[i%len(frames)]), sp.label,
-				st.Faint.Render(fmt.Sprintf("%.0fs", time.Since(start).Seconds())))
+			clock := fmt.Sprintf("%.0fs", time.Since(start).Seconds())
+			if !sp.deadline.IsZero() {
+				clock = "expires in " + time.Until(sp.deadline).Round(time.Second).String()
+			}
+			fmt.Fprintf(s.ErrOut, "\r%s %s %s\x1b[K", st.Accent.Render(frames[i%len(frames)]), sp.label, st.Faint.Render(clock))
 			select {
 			case <-sp.stop:
 				fmt.Fprint(s.ErrOut, "\r\x1b[K")

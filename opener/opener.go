@@ -16,9 +16,13 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pkg/browser"
 )
+
+// StartGrace is how long Open waits for a browser command to fail.
+var StartGrace = 3 * time.Second
 
 // mu serialises use of browser.Stdout/Stderr, which are package globals.
 var mu sync.Mutex
@@ -37,9 +41,11 @@ func Command() []string {
 // Open opens rawURL (absolute http or https only, so the URL cannot be taken
 // for a command-line flag) with the PACT_BROWSER or BROWSER command, the URL
 // as its last argument, or else with the system browser. The program's
-// stdout and stderr go to stderr (nil: discarded). It waits for the command
-// to exit and returns an error naming it when it fails; the caller should
-// then print the URL and keep going.
+// stdout and stderr go to stderr (nil: discarded). A browser command may
+// keep running (a browser window that stays open): Open waits at most
+// StartGrace for it to fail and otherwise lets it run. It returns an error
+// naming the command when it fails; the caller should then print the URL
+// and keep going.
 func Open(rawURL string, stderr io.Writer) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -52,14 +58,24 @@ func Open(rawURL string, stderr io.Writer) error {
 		cmd := exec.Command(argv[0], append(argv[1:], rawURL)...)
 		cmd.Stdout = stderr
 		cmd.Stderr = stderr
-		if err := cmd.Run(); err != nil {
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("opener: running %s: %w", argv[0], err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				return fmt.Errorf("opener: %s exited with status %d", argv[0], ee.ExitCode())
 			}
-			return fmt.Errorf("opener: running %s: %w", argv[0], err)
+			if err != nil {
+				return fmt.Errorf("opener: running %s: %w", argv[0], err)
+			}
+			return nil
+		case <-time.After(StartGrace):
+			return nil // still running: a browser that stays open
 		}
-		return nil
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -2,21 +2,477 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/opener"
+	"github.com/pact-cli/pact/receipts"
 )
 
-// addDelegation attaches the delegation token source and the receipt keeper.
-func (a *app) addDelegation(opts *conversation.Options) {}
+func addDelegationCommands(a *app, root *cobra.Command) {
+	root.AddCommand(newLoginCmd(a), newLogoutCmd(a), newGrantsCmd(a), newReceiptsCmd(a))
+}
 
-// addDelegationCommands adds login, logout, grants and receipts.
-func addDelegationCommands(a *app, root *cobra.Command) {}
+// classifyDelegation maps delegation errors to exit codes (CLI contract).
+func classifyDelegation(err error) (int, string, bool) {
+	var oe *deviceflow.OAuthError
+	switch {
+	case errors.Is(err, deviceflow.ErrAccessDenied):
+		return exitConsent, "ACCESS_DENIED", true
+	case errors.Is(err, deviceflow.ErrExpiredToken):
+		return exitConsent, "EXPIRED_TOKEN", true
+	case errors.Is(err, deviceflow.ErrUnauthorized):
+		return exitAuth, a2aReasonUnauthenticated, true
+	case errors.Is(err, delegation.ErrLoginRequired):
+		return exitAuth, "LOGIN_REQUIRED", true
+	case errors.Is(err, delegation.ErrNoGrant):
+		return exitFailure, "NO_GRANT", true
+	case errors.Is(err, conversation.ErrNoDelegation):
+		return exitFailure, "NO_DELEGATION", true
+	case errors.Is(err, deviceflow.ErrInvalidScope):
+		return exitUsage, "INVALID_SCOPE", true
+	case errors.As(err, &oe):
+		return exitFailure, strings.ToUpper(oe.Code), true
+	}
+	var pending *stepUpPending
+	if errors.As(err, &pending) {
+		return exitConsent, "AUTH_REQUIRED", true
+	}
+	return 0, "", false
+}
 
-func classifyDelegation(err error) (int, string, bool) { return 0, "", false }
+const a2aReasonUnauthenticated = "UNAUTHENTICATED"
 
+// login runs the device flow on s for scopes, showing the Brand, the
+// Provider, the scopes and the user_code on stderr, opening the link (or
+// printing it with --no-browser or without a terminal) and counting down
+// until the User answers in the browser.
+func (a *app) login(ctx context.Context, s *conversation.Session, scopes []string) (*delegation.Grant, error) {
+	st := a.io.ErrStyles()
+	d := s.Card.Delegation
+	if d == nil {
+		return nil, conversation.ErrNoDelegation
+	}
+	for _, id := range scopes {
+		if _, ok := d.Scopes[id]; !ok {
+			return nil, usageError{fmt.Errorf("%s does not define the scope %q; it offers: %s", s.Card.Name(), id, strings.Join(d.ScopeIDs(), ", "))}
+		}
+	}
+	var sp stopper = noSpinner{}
+	shown := func(auth *deviceflow.Authorization) {
+		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(s.Card.Name()))
+		for _, id := range scopes {
+			a.io.Eprintf("  %s  %s\n", st.Accent.Render(id), d.Scopes[id])
+		}
+		a.io.Eprintf("Provider: %s\n", originOf(s.Card.InterfaceURL))
+		a.io.Eprintf("Code:     %s\n", st.Bold.Render(auth.UserCode))
+		a.io.Eprintf("Link:     %s\n", auth.VerificationURIComplete)
+		if !a.noBrows && (a.io.Interactive() || opener.Command() != nil) {
+			if err := opener.Open(auth.VerificationURIComplete, a.io.ErrOut); err != nil {
+				a.io.Eprintf("%s could not open a browser (%v); open the link yourself.\n", st.Warning.Render("!"), err)
+			} else {
+				a.io.Eprintf("Opened the link in your browser. Log in with %s there; pact never sees your password.\n", s.Card.Name())
+			}
+		} else {
+			a.io.Eprintf("Open the link in a browser and log in with %s; pact never sees your password.\n", s.Card.Name())
+		}
+		if a.json || !a.io.IsStderrTTY() {
+			a.io.Eprintf("Waiting for approval (the code expires in %s)…\n", time.Until(auth.ExpiresAt).Round(time.Second))
+		} else {
+			sp = a.io.StartCountdown("Waiting for your approval", auth.ExpiresAt)
+		}
+	}
+	g, err := s.Login(ctx, scopes, shown)
+	sp.Stop()
+	return g, err
+}
+
+func originOf(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.Index(u[i+3:], "/"); j >= 0 {
+			return u[:i+3+j]
+		}
+	}
+	return u
+}
+
+// reportGrant tells the User what was granted, and what was not.
+func (a *app) reportGrant(asked []string, g *delegation.Grant) {
+	st := a.io.ErrStyles()
+	granted := map[string]bool{}
+	for _, sc := range g.Scopes {
+		granted[sc] = true
+	}
+	var missing []string
+	for _, sc := range asked {
+		if !granted[sc] {
+			missing = append(missing, sc)
+		}
+	}
+	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), strings.Join(g.Scopes, " "), g.ExpiresAt.Local().Format(time.Kitchen))
+	if len(missing) > 0 {
+		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), strings.Join(missing, " "))
+	}
+}
+
+// stepUp handles a §5.5 step-up interactively: consent for the missing
+// scopes, then the caller sends the message again in the same context.
 func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *conversation.StepUp) error {
-	return errors.New("delegation is not available yet")
+	st := a.io.ErrStyles()
+	a.io.Printf("%s\n", su.Text)
+	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), s.Card.Name(), strings.Join(su.MissingScopes, ", "))
+	g, err := a.login(ctx, s, su.MissingScopes)
+	if err != nil {
+		return err
+	}
+	a.reportGrant(su.MissingScopes, g)
+	if !g.HasScopes(su.MissingScopes...) {
+		return &codedError{code: exitConsent, reason: "ACCESS_DENIED", err: errors.New("the permission the Brand asked for was not granted; the message was not sent again")}
+	}
+	a.io.Eprintf("Sending your message again in the same conversation…\n")
+	return nil
+}
+
+type loginJSON struct {
+	Brand           string    `json:"brand"`
+	InterfaceURL    string    `json:"interfaceUrl"`
+	ScopesRequested []string  `json:"scopesRequested"`
+	ScopesGranted   []string  `json:"scopesGranted"`
+	GrantID         string    `json:"grantId"`
+	ExpiresAt       time.Time `json:"expiresAt"`
+}
+
+func newLoginCmd(a *app) *cobra.Command {
+	var scopes []string
+	cmd := &cobra.Command{
+		Use:   "login BRAND --scope ID [--scope ID]...",
+		Short: "Let pact act on your account at a Brand: log in with the Brand and approve scopes (§5.3)",
+		Long: `Delegation by OAuth 2.0 device code (RFC 8628, PACT §5.3). pact shows the Brand,
+the scopes it asks for and a code, and opens the Brand's own login page in your
+browser (PACT_BROWSER, BROWSER, or the system browser; --no-browser prints the
+link). You log in with the Brand, never with pact, and may uncheck scopes. pact
+waits, then stores the delegation token in your keyring and prints the scopes
+granted, which may be fewer than asked.`,
+		Args:              exactArgs(1, "login needs a BRAND and at least one --scope"),
+		ValidArgsFunction: a.completeBrands,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(scopes) == 0 {
+				return usageError{errors.New("name the permissions to ask for with --scope ID (see `pact card BRAND` for the Brand's scopes)")}
+			}
+			s, err := a.openSession(cmd.Context(), args[0], sessionFlags{})
+			if err != nil {
+				return err
+			}
+			g, err := a.login(cmd.Context(), s, scopes)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(loginJSON{Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL, ScopesRequested: scopes,
+					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: g.ExpiresAt})
+			}
+			a.reportGrant(scopes, g)
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&scopes, "scope", nil, "a scope id from the Brand's card (repeatable)")
+	cmd.RegisterFlagCompletionFunc("scope", a.completeScopes)
+	return cmd
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// completeScopes offers the scope ids of the Brand's card (pact login --scope).
+func (a *app) completeScopes(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	cardURL, err := discovery.CardURL(args[0])
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	card, err := discovery.Fetch(cmd.Context(), a.httpClient(), cardURL)
+	if err != nil || card.Delegation == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, id := range card.Delegation.ScopeIDs() {
+		out = append(out, id+"\t"+card.Delegation.Scopes[id])
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func newLogoutCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:               "logout BRAND",
+		Short:             "Forget a Brand's delegation token",
+		Args:              exactArgs(1, "logout needs a BRAND"),
+		ValidArgsFunction: a.completeBrands,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			cardURL, err := discovery.CardURL(args[0])
+			if err != nil {
+				return err
+			}
+			n, err := conversation.ForgetBrand(opts, cardURL, strings.TrimRight(args[0], "/"))
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return &codedError{code: exitFailure, reason: "NO_GRANT", err: fmt.Errorf("no delegation is stored for %s (see `pact grants`)", args[0])}
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"brand": cardURL, "removed": n})
+			}
+			a.io.Eprintf("%s forgot the delegation token for %s\n", a.io.ErrStyles().Success.Render("✓"), args[0])
+			return nil
+		},
+	}
+}
+
+type grantJSON struct {
+	Brand        string    `json:"brand"`
+	InterfaceURL string    `json:"interfaceUrl"`
+	Scopes       []string  `json:"scopes"`
+	GrantID      string    `json:"grantId"`
+	ExpiresAt    time.Time `json:"expiresAt"`
+	Refreshable  bool      `json:"refreshable"`
+}
+
+func newGrantsCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "grants",
+		Short: "List stored delegation grants: brand, scopes, expiry, grant id",
+		Args:  exactArgs(0, "grants takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			list, err := conversation.ListGrants(opts)
+			if err != nil {
+				return err
+			}
+			out := []grantJSON{}
+			for _, g := range list {
+				out = append(out, grantJSON{g.Brand, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable})
+			}
+			sort.Slice(out, func(i, j int) bool { return out[i].Brand < out[j].Brand })
+			if a.json {
+				return a.printJSON(out)
+			}
+			if len(out) == 0 {
+				a.io.Eprintf("No delegation grants. Give one with: pact login BRAND --scope ID\n")
+				return nil
+			}
+			rows := [][]string{{"BRAND", "SCOPES", "EXPIRES", "GRANT"}}
+			for _, g := range out {
+				exp := g.ExpiresAt.Local().Format(time.DateTime)
+				if g.Refreshable {
+					exp += " (refreshable)"
+				}
+				rows = append(rows, []string{g.Brand, strings.Join(g.Scopes, " "), exp, g.GrantID})
+			}
+			a.io.Table(a.io.Out, rows)
+			return nil
+		},
+	}
+}
+
+func newReceiptsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "receipts", Short: "The local archive of signed receipts (§5.6)"}
+	var brand string
+	list := &cobra.Command{
+		Use:   "list [--brand BRAND]",
+		Short: "List archived receipts",
+		Args:  exactArgs(0, "receipts list takes no arguments (use --brand)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			filter := brand
+			if brand != "" {
+				if u, err := discovery.CardURL(brand); err == nil {
+					filter = u
+				}
+			}
+			items, err := opts.Receipts.List(filter)
+			if err != nil {
+				return err
+			}
+			if filter != brand && len(items) == 0 {
+				items, err = opts.Receipts.List(strings.TrimRight(brand, "/"))
+				if err != nil {
+					return err
+				}
+			}
+			if items == nil {
+				items = []receipts.Item{}
+			}
+			if a.json {
+				return a.printJSON(items)
+			}
+			if len(items) == 0 {
+				a.io.Eprintf("No receipts yet. Receipts arrive with replies sent under a delegation (pact login).\n")
+				return nil
+			}
+			rows := [][]string{{"ID", "TIME", "BRAND", "SCOPES USED", "ACTIONS", "VERIFIED"}}
+			for _, it := range items {
+				v := "yes"
+				if !it.Verified {
+					v = "NO"
+				}
+				rows = append(rows, []string{receipts.ShortID(it.ID), it.TS, it.Brand, strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
+			}
+			a.io.Table(a.io.Out, rows)
+			return nil
+		},
+	}
+	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts")
+	list.RegisterFlagCompletionFunc("brand", a.completeBrands)
+	show := &cobra.Command{
+		Use:               "show ID",
+		Short:             "Show one receipt: claims, signature key, verification",
+		Args:              exactArgs(1, "receipts show needs a receipt ID (see `pact receipts list`)"),
+		ValidArgsFunction: a.completeReceiptIDs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			e, err := opts.Receipts.Get(args[0])
+			if err != nil {
+				return &codedError{code: exitNotFound, reason: "NOT_FOUND", err: err}
+			}
+			if a.json {
+				return a.printJSON(e)
+			}
+			st := a.io.OutStyles()
+			status := st.Success.Render("verified")
+			if !e.Verified {
+				status = st.Error.Render("FAILED: " + strings.Join(e.Problems, "; "))
+			}
+			a.io.Printf("%s %s\n", st.Bold.Render("receipt "+receipts.ShortID(e.ID)), status)
+			var claims map[string]any
+			json.Unmarshal(e.Claims, &claims)
+			keys := make([]string, 0, len(claims))
+			for k := range claims {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				v, _ := json.Marshal(claims[k])
+				a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", k)), v)
+			}
+			if e.JWKThumbprint != "" {
+				a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", "signed by")), e.JWKThumbprint)
+			}
+			return nil
+		},
+	}
+	var all, offline bool
+	verify := &cobra.Command{
+		Use:   "verify [ID...|--all] [--offline]",
+		Short: "Check receipts again; exit 6 if any fails",
+		Long: `Verify archived receipts again (§5.6): the signature with the key kept at
+archive time (--offline) or fetched again from the Brand's jwks_uri, and the
+claims against the grant they were issued under. With no ID, every verified
+receipt is checked. Exits 6 if any receipt fails.`,
+		ValidArgsFunction: a.completeReceiptIDs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all && len(args) > 0 {
+				return usageError{errors.New("give receipt IDs or --all, not both")}
+			}
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			var checks []receipts.Check
+			if len(args) == 0 {
+				checks, err = opts.Receipts.VerifyAll(cmd.Context(), !offline)
+				if err != nil {
+					return err
+				}
+			} else {
+				checks = opts.Receipts.VerifyIDs(cmd.Context(), args, !offline)
+			}
+			ok, failed := 0, 0
+			for i := range checks {
+				if checks[i].Problems == nil {
+					checks[i].Problems = []string{}
+				}
+				if checks[i].Verified {
+					ok++
+				} else {
+					failed++
+				}
+			}
+			if a.json {
+				a.printJSON(map[string]any{"verified": ok, "failed": failed, "results": checks})
+			} else {
+				st := a.io.ErrStyles()
+				for _, c := range checks {
+					if c.Verified {
+						a.io.Printf("%s %s\n", st.Success.Render("✓"), receipts.ShortID(c.ID))
+					} else {
+						a.io.Printf("%s %s  %s\n", st.Error.Render("✗"), receipts.ShortID(c.ID), strings.Join(c.Problems, "; "))
+					}
+				}
+				a.io.Eprintf("%d verified, %d failed\n", ok, failed)
+			}
+			if failed > 0 {
+				return silentError{code: exitReceipts}
+			}
+			return nil
+		},
+	}
+	verify.Flags().BoolVar(&all, "all", false, "verify every archived receipt (the default when no ID is given)")
+	verify.Flags().BoolVar(&offline, "offline", false, "use the keys kept in the archive; do not fetch jwks_uri")
+	cmd.AddCommand(list, show, verify)
+	return cmd
+}
+
+func actionNames(actions []json.RawMessage) string {
+	var names []string
+	for _, raw := range actions {
+		var a struct {
+			Tool string `json:"tool"`
+		}
+		if json.Unmarshal(raw, &a) == nil && a.Tool != "" {
+			names = append(names, a.Tool)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func (a *app) completeReceiptIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	opts, err := a.sessionOptions()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	items, _ := opts.Receipts.List("")
+	var out []string
+	for _, it := range items {
+		out = append(out, receipts.ShortID(it.ID)+"\t"+it.TS+" "+actionNames(it.Actions))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -24,7 +24,8 @@ import (
 // TestMain lets testscript run this test binary as the real `pact` command.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"pact": func() { os.Exit(run(os.Args[1:], iostreams.System())) },
+		"pact":             func() { os.Exit(run(os.Args[1:], iostreams.System())) },
+		"scripted-browser": scriptedBrowser,
 	})
 }
 
@@ -34,7 +35,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Setup:               setupScript,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets},
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			if cond == "realkeyring" {
@@ -56,9 +57,14 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("PACT_KEYRING", "file")
 	env.Setenv("NO_COLOR", "1")
 	env.Setenv("PACT_DEBUG", "")
+	env.Setenv("PACT_BROWSER", "scripted-browser")
 	// For the real-keyring story (PACT_KEYRING=os inside .ci/run's D-Bus session).
 	env.Setenv("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
-	srv, err := demoprovider.Start(context.Background(), demoprovider.Config{PollInterval: time.Second})
+	cfg := demoprovider.Config{PollInterval: time.Second}
+	if _, err := os.Stat(filepath.Join(env.WorkDir, "short-device-code")); err == nil {
+		cfg.DeviceCodeTTL = 3 * time.Second
+	}
+	srv, err := demoprovider.Start(context.Background(), cfg)
 	if err != nil {
 		return err
 	}
@@ -98,7 +104,7 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(os.Args[0], args[1:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = append(os.Environ(), "PACT_HOME="+ts.Getenv("PACT_HOME"), "PACT_KEYRING=file", "NO_COLOR=1")
-	for _, k := range []string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE"} {
+	for _, k := range []string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	// testscript.Main runs the "pact" entry point when argv[0] is "pact".
@@ -139,7 +145,8 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // jsonpath FILE PATH WANT checks one value of a JSON document: PATH is
-// dot-separated keys and indices (e.g. reply.message.role). WANT "*" only
+// dot-separated keys and indices (e.g. reply.message.role; `\.` is a
+// literal dot in a key). WANT "*" only
 // requires presence. With "save NAME" instead of WANT... see setvar.
 func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 3 {
@@ -151,7 +158,8 @@ func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s is not JSON: %v\n%s", args[0], err, data)
 	}
 	cur := v
-	for _, k := range strings.Split(args[1], ".") {
+	for _, k := range strings.Split(strings.ReplaceAll(args[1], `\.`, "\x00"), ".") {
+		k = strings.ReplaceAll(k, "\x00", ".")
 		switch c := cur.(type) {
 		case map[string]any:
 			cur = c[k]
@@ -196,4 +204,53 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sleep: bad duration %q (at most 5s)", args[0])
 	}
 	time.Sleep(d)
+}
+
+// scriptedBrowser is the PACT_BROWSER of the acceptance tests: a person who
+// opens the link, logs in with the Brand and answers the consent page, all
+// by HTTP (demoprovider.ScriptedUser). PERSON_APPROVE is "all" (default),
+// "deny", "ignore" (never answers) or a comma-separated list of the scopes
+// to leave checked.
+func scriptedBrowser() {
+	link := os.Args[len(os.Args)-1]
+	u := demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass"}
+	if v := os.Getenv("PERSON_USER"); v != "" {
+		u.Username, u.Password = v, v+"-demo-pass"
+	}
+	switch v := os.Getenv("PERSON_APPROVE"); v {
+	case "", "all":
+	case "ignore":
+		fmt.Fprintln(os.Stderr, "scripted-browser: ignoring", link)
+		os.Exit(0)
+	case "deny":
+		u.Deny = true
+	default:
+		u.Approve = strings.Split(v, ",")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := u.Visit(ctx, link); err != nil {
+		fmt.Fprintln(os.Stderr, "scripted-browser:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, "scripted-browser: answered the consent page")
+	os.Exit(0)
+}
+
+// no-secrets FILE... fails when any secret stored in the profile's file
+// keyring ($PACT_HOME/data/secrets.json) appears in the files.
+func cmdNoSecrets(ts *testscript.TestScript, neg bool, args []string) {
+	var secrets map[string]string
+	data := ts.ReadFile(filepath.Join(ts.Getenv("PACT_HOME"), "data", "secrets.json"))
+	if err := json.Unmarshal([]byte(data), &secrets); err != nil || len(secrets) == 0 {
+		ts.Fatalf("no secrets to look for: %v", err)
+	}
+	for _, f := range args {
+		text := ts.ReadFile(f)
+		for name, v := range secrets {
+			if len(v) >= 8 && strings.Contains(text, v) {
+				ts.Fatalf("%s contains the secret %s", f, name)
+			}
+		}
+	}
 }

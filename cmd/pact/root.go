@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/iostreams"
@@ -77,20 +76,18 @@ func (a *app) conversationStore() *conversation.Store {
 	return conversation.NewStore(filepath.Join(a.dirs().ProfileDataDir(a.profile), "conversations"))
 }
 
-// sessionOptions are the parts of a conversation.Session.
+// sessionOptions are the parts of a conversation.Session for the profile.
 func (a *app) sessionOptions() (conversation.Options, error) {
 	p, err := a.prof()
 	if err != nil {
 		return conversation.Options{}, err
 	}
-	c := &a2aclient.Client{HTTP: a.httpClient()}
+	opts := conversation.NewOptions(p, a.httpClient())
 	if a.debug {
-		c.OnRetry = func(attempt int, wait time.Duration, cause error) {
+		opts.Client.OnRetry = func(attempt int, wait time.Duration, cause error) {
 			a.io.Eprintf("retry %d in %s: %v\n", attempt, wait, cause)
 		}
 	}
-	opts := conversation.Options{HTTP: a.httpClient(), Client: c, Profile: p, Store: a.conversationStore()}
-	a.addDelegation(&opts)
 	return opts, nil
 }
 
