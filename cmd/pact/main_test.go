@@ -43,7 +43,7 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Deadline:            time.Now().Add(5 * time.Minute),
+		Deadline: time.Now().Add(5 * time.Minute),
 	})
 }
 
