@@ -1,0 +1,319 @@
+// Package tour is `pact demo`: the whole of PACT on this machine, step by
+// step, against the built-in demo Provider. It uses the same packages as
+// the CLI (profile, conversation, delegation, receipts) on a throw-away
+// profile in a temporary folder, so the User's own state is never touched.
+package tour
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/jwks"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/store"
+)
+
+// Options configure Run.
+type Options struct {
+	IO *iostreams.IO
+	// HTTP is the client pact uses (an httpx client, maybe tracing).
+	HTTP *http.Client
+	// Open opens a login link in the User's browser; nil = the built-in
+	// scripted User logs in and approves by HTTP.
+	Open func(url string) error
+}
+
+type tour struct {
+	io   *iostreams.IO
+	st   iostreams.Styles
+	step int
+}
+
+// Run plays the tour. It returns when the tour is over or ctx ends.
+func Run(ctx context.Context, o Options) error {
+	t := &tour{io: o.IO, st: o.IO.OutStyles()}
+	hc := o.HTTP
+	if hc == nil {
+		hc = httpx.NewClient(httpx.Options{})
+	}
+	tmp, err := os.MkdirTemp("", "pact-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	t.title("PACT demo — a personal agent, a Brand's support agent, and you, all on 127.0.0.1")
+
+	// 1. Identity: a key in a throw-away profile, its JWKS served over HTTP.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listening for the JWKS server: %w", err)
+	}
+	issuer := "http://" + ln.Addr().String()
+	dirs := store.Dirs{Config: filepath.Join(tmp, "config"), Data: filepath.Join(tmp, "data")}
+	sec, _ := secrets.Open("file", dirs.Data, 0)
+	p := &profile.Profile{Name: "demo", Dirs: dirs, Secrets: sec}
+	res, err := p.Init(issuer, "", "ES256", false)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	keys := jwks.Handler(issuer, res.Config.JWKSURI, func() (jose.JSONWebKeySet, error) {
+		c, err := p.Load()
+		if err != nil {
+			return jose.JSONWebKeySet{}, err
+		}
+		return c.JWKS(), nil
+	})
+	jwksSrv := &http.Server{Handler: keys, ReadHeaderTimeout: 5 * time.Second}
+	go jwksSrv.Serve(ln)
+	defer jwksSrv.Close()
+	kid := res.Config.Active().KID
+	t.heading("Identity", "§3.1")
+	t.line("Made a signing key (ES256, kid %s) in a temporary profile; the private half never leaves it.", short(kid))
+	t.line("Publishing the public key at %s", t.st.Accent.Render(res.Config.JWKSURI))
+
+	// 2. The Provider and the registration.
+	srv, err := demoprovider.Start(ctx, demoprovider.Config{HTTPClient: hc, PollInterval: time.Second})
+	if err != nil {
+		return fmt.Errorf("starting the demo Provider: %w", err)
+	}
+	defer srv.Close()
+	brand := srv.Brands()[0]
+	if _, err := p.AddProvider(srv.URL(), srv.Audience()); err != nil {
+		return err
+	}
+	t.heading("Registration", "§3.1")
+	t.line("The demo Provider at %s knows this personal agent by its issuer %s", srv.URL(), issuer)
+	t.line("and assigned it the audience %q. It finds the keys itself (OIDC discovery → jwks_uri).", srv.Audience())
+
+	// 3. Discovery.
+	cardURL, err := discovery.CardURL(brand.SiteURL)
+	if err != nil {
+		return err
+	}
+	card, err := discovery.Fetch(ctx, hc, cardURL)
+	if err != nil {
+		return err
+	}
+	t.heading("Discovery", "§2.1")
+	t.line("%s's domain %s serves its Agent Card by redirecting to the Provider:", brand.Name, brand.SiteURL)
+	t.line("  %s", t.st.Faint.Render(card.FinalURL))
+	t.line("Interface (HTTP+JSON 1.0): %s", card.InterfaceURL)
+	if card.Delegation != nil {
+		t.line("Delegation offered, scopes: %s", strings.Join(card.Delegation.ScopeIDs(), ", "))
+	}
+
+	// 4. A signed conversation.
+	opts := conversation.NewOptions(p, hc)
+	cfg, _ := p.Load()
+	s, err := conversation.OpenCard(ctx, opts, cfg, card)
+	if err != nil {
+		return err
+	}
+	t.heading("A signed conversation", "§3.2 §4")
+	if tok, err := s.Signer.Mint(s.Provider.Audience, s.Sub); err == nil {
+		t.line("Each request carries a fresh PA JWT: %s", describeJWT(tok))
+	}
+	if err := t.say(ctx, s, "Hello!"); err != nil {
+		return err
+	}
+	if err := t.say(ctx, s, "Where is my order A-88213?"); err != nil {
+		return err
+	}
+	t.line("%s", t.st.Faint.Render("contextId "+s.ContextID()+" is kept: the next message continues this conversation."))
+
+	// 5. Delegation by device code.
+	browser := &person{open: o.Open, t: t}
+	browser.jar, _ = cookiejar.New(nil)
+	t.heading("Log in with the Brand", "§5.3")
+	t.line("To act on Jane's account, pact asks for orders:read. Jane logs in with %s, never with pact.", brand.Name)
+	g, err := s.Login(ctx, []string{"orders:read"}, browser.visit(ctx))
+	browser.stopWaiting()
+	if err != nil {
+		return err
+	}
+	t.line("%s granted %s (grant %s); the delegation token's signature, aud and client_id check out.", t.st.Success.Render("✓"), strings.Join(g.Scopes, " "), g.GrantID)
+
+	// 6. Acting for the User, with a receipt.
+	t.heading("Acting for the User, with a signed receipt", "§5.5 §5.6")
+	if err := t.say(ctx, s, "Show my orders"); err != nil {
+		return err
+	}
+
+	// 7. Step-up.
+	t.heading("Step-up: a turn that needs more permission", "§5.5")
+	t.user("Please cancel order A-10001")
+	r, err := t.send(ctx, s, "Please cancel order A-10001")
+	if err != nil {
+		return err
+	}
+	su := r.StepUp()
+	if su == nil {
+		return errors.New("the demo Provider did not ask for a step-up")
+	}
+	t.agent(su.Text)
+	t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.MissingScopes, ", "))
+	t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
+	_, err = s.Login(ctx, su.MissingScopes, browser.visit(ctx))
+	browser.stopWaiting()
+	if err != nil {
+		return err
+	}
+	t.line("Sending the message again in the same conversation, with a new messageId:")
+	if err := t.say(ctx, s, "Please cancel order A-10001"); err != nil {
+		return err
+	}
+
+	// 8. The receipts archive.
+	t.heading("Receipts, verified again from the archive", "§5.6")
+	checks, err := opts.Receipts.VerifyAll(ctx, true)
+	if err != nil {
+		return err
+	}
+	ok := 0
+	for _, c := range checks {
+		if c.Verified {
+			ok++
+		}
+	}
+	t.line("%s %d of %d receipts verified (`pact receipts verify`).", t.st.Success.Render("✓"), ok, len(checks))
+	if ok != len(checks) {
+		return fmt.Errorf("%d receipts failed verification", len(checks)-ok)
+	}
+
+	t.io.Printf("\n%s\n", t.st.Bold.Render("That is PACT. Try it by hand:"))
+	t.io.Printf("  pact demo serve          %s\n", t.st.Faint.Render("# the demo Provider alone; it prints what to do next"))
+	return nil
+}
+
+func (t *tour) title(s string) { t.io.Printf("%s\n", t.st.Bold.Render(s)) }
+
+func (t *tour) heading(name, section string) {
+	t.step++
+	t.io.Printf("\n%s %s %s\n", t.st.Accent.Render(fmt.Sprintf("%d", t.step)), t.st.Bold.Render(name), t.st.Faint.Render(section))
+}
+
+func (t *tour) line(format string, a ...any) { t.io.Printf("  "+format+"\n", a...) }
+
+func (t *tour) user(text string) { t.io.Printf("  %s %s\n", t.st.User.Render("you ›"), text) }
+
+func (t *tour) agent(text string) { t.io.Printf("  %s %s\n", t.st.Agent.Render("agent ›"), text) }
+
+// say sends text and prints the exchange, with the receipt when there is one.
+func (t *tour) say(ctx context.Context, s *conversation.Session, text string) error {
+	t.user(text)
+	r, err := t.send(ctx, s, text)
+	if err != nil {
+		return err
+	}
+	t.agent(r.Text())
+	if r.Receipt != nil {
+		mark := t.st.Success.Render("✓ verified")
+		if !r.Receipt.Verified {
+			mark = t.st.Error.Render("✗ " + strings.Join(r.Receipt.Problems, "; "))
+		}
+		t.line("%s receipt %s %s", t.st.Faint.Render("└"), r.Receipt.ID, mark)
+	}
+	return nil
+}
+
+// send is Session.Send with a spinner while the agent answers.
+func (t *tour) send(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
+	sp := t.io.StartSpinner("Waiting for " + s.Card.Name())
+	defer sp.Stop()
+	return s.Send(ctx, text)
+}
+
+// person plays Jane in the browser: the scripted User by default, or the
+// real browser.
+type person struct {
+	open   func(string) error
+	jar    http.CookieJar
+	t      *tour
+	visits int
+	wait   *iostreams.Spinner
+}
+
+func (p *person) stopWaiting() {
+	if p.wait != nil {
+		p.wait.Stop()
+		p.wait = nil
+	}
+}
+
+func (p *person) visit(ctx context.Context) func(*deviceflow.Authorization) {
+	return func(a *deviceflow.Authorization) {
+		p.t.line("user_code %s · link %s", p.t.st.Bold.Render(a.UserCode), a.VerificationURIComplete)
+		if p.open != nil {
+			p.t.line("Opening it in your browser: log in as jane / jane-demo-pass and approve.")
+			if err := p.open(a.VerificationURIComplete); err != nil {
+				p.t.line("Could not open a browser (%v): open the link yourself.", err)
+			}
+			p.wait = p.t.io.StartCountdown("Waiting for your approval in the browser", a.ExpiresAt)
+			return
+		}
+		p.visits++
+		if p.visits == 1 {
+			p.t.line("Jane (played by a script) opens the link, logs in as jane and approves on the consent page.")
+		} else {
+			p.t.line("Jane opens the link; still logged in with the Brand, she only approves on the consent page.")
+		}
+		defer func() { p.wait = p.t.io.StartCountdown("Waiting for Jane's approval", a.ExpiresAt) }()
+		u := demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass",
+			HTTPClient: &http.Client{Jar: p.jar, Timeout: 10 * time.Second}}
+		go func() {
+			if err := u.Visit(ctx, a.VerificationURIComplete); err != nil {
+				p.t.line("the scripted User failed: %v", err)
+			}
+		}()
+	}
+}
+
+// describeJWT shows a token's header and claims (our own token, shown for
+// explanation; the token itself is never printed).
+func describeJWT(tok string) string {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return "?"
+	}
+	var h struct{ Alg, Kid string }
+	var c struct {
+		Iss, Sub, Aud string
+		Iat, Exp      int64
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(parts[0]); err == nil {
+		json.Unmarshal(b, &h)
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
+		json.Unmarshal(b, &c)
+	}
+	return fmt.Sprintf("alg %s, kid %s, iss %s, sub %s (pairwise, anonymous), aud %s, exp = iat + %ds, random jti",
+		h.Alg, short(h.Kid), c.Iss, short(c.Sub), c.Aud, c.Exp-c.Iat)
+}
+
+func short(s string) string {
+	if len(s) > 10 {
+		return s[:10] + "…"
+	}
+	return s
+}
