@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -59,9 +60,12 @@ type Request struct {
 
 // Response is a successful reply.
 type Response struct {
-	Raw      json.RawMessage // the response body as received
-	Message  *a2a.Message    // set for {"message": …}
-	Task     *a2a.Task       // set for {"task": …} (§5.5)
+	// Raw is the response body as received, except that each byte of
+	// invalid UTF-8 is replaced by U+FFFD (as encoding/json does when it
+	// decodes strings), so Raw can be re-emitted as JSON (RFC 8259 §8.1).
+	Raw      json.RawMessage
+	Message  *a2a.Message // set for {"message": …}
+	Task     *a2a.Task    // set for {"task": …} (§5.5)
 	Attempts int
 }
 
@@ -271,7 +275,7 @@ func ParseReply(data []byte) (*Response, error) {
 		return nil, fmt.Errorf("the reply is not JSON: %v", err)
 	}
 	has := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
-	r := &Response{Raw: json.RawMessage(data)}
+	r := &Response{Raw: json.RawMessage(validUTF8(data))}
 	switch {
 	case has(env.Message) && has(env.Task):
 		return nil, errors.New("the reply has both a message and a task")
@@ -300,6 +304,26 @@ func ParseReply(data []byte) (*Response, error) {
 		return nil, errors.New("the reply has neither a message nor a task")
 	}
 	return r, nil
+}
+
+// validUTF8 returns data with each byte of invalid UTF-8 replaced by
+// U+FFFD; valid data is returned as is. In JSON that ParseReply accepted,
+// such bytes can only sit inside strings, so the result is still JSON.
+func validUTF8(data []byte) []byte {
+	if utf8.Valid(data) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	for len(data) > 0 {
+		r, n := utf8.DecodeRune(data)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, data[:n]...)
+		}
+		data = data[n:]
+	}
+	return out
 }
 
 // Envelope is the A2A / AIP-193 error body of §6.

@@ -3,6 +3,7 @@ package a2aclient
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -10,7 +11,9 @@ import (
 // FuzzParseReply checks §4.2/§5.5 reply rules as properties: ParseReply
 // never panics, and an accepted reply holds exactly one of message or task,
 // a message is from ROLE_AGENT with a contextId, a task has a contextId, and
-// Raw is the bytes received.
+// Raw is the bytes received
+// (with invalid UTF-8 replaced, so it is valid JSON to print) and decodes to
+// the same message or task.
 func FuzzParseReply(f *testing.F) {
 	for _, s := range []string{
 		okReply,
@@ -41,8 +44,24 @@ func FuzzParseReply(f *testing.F) {
 		if r.Task != nil && r.Task.ContextID == "" {
 			t.Fatalf("accepted task without contextId")
 		}
-		if string(r.Raw) != string(data) {
-			t.Fatalf("Raw differs from the bytes received")
+		if utf8.Valid(data) && string(r.Raw) != string(data) {
+			t.Fatalf("Raw differs from the (valid UTF-8) bytes received")
+		}
+		if !utf8.Valid(r.Raw) || !json.Valid(r.Raw) {
+			t.Fatalf("Raw is not valid UTF-8 JSON: %q", r.Raw)
+		}
+		// Raw says what the decoded reply says: re-parsing it gives the
+		// same message or task.
+		again, err := ParseReply(r.Raw)
+		if err != nil {
+			t.Fatalf("Raw does not parse again: %v", err)
+		}
+		a, _ := json.Marshal(r.Message)
+		b, _ := json.Marshal(again.Message)
+		c, _ := json.Marshal(r.Task)
+		d, _ := json.Marshal(again.Task)
+		if string(a) != string(b) || string(c) != string(d) {
+			t.Fatalf("Raw decodes differently:\n%s\n%s\n%s\n%s", a, b, c, d)
 		}
 	})
 }
