@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Setup:               setupScript,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant},
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			if cond == "realkeyring" {
@@ -69,6 +70,7 @@ func setupScript(env *testscript.Env) error {
 		return err
 	}
 	env.Defer(func() { srv.Close() })
+	providers.Store(env.WorkDir, srv)
 	b := srv.Brands()
 	env.Setenv("PROVIDER", srv.URL())
 	env.Setenv("AUDIENCE", srv.Audience())
@@ -89,6 +91,21 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("DEAD", "http://"+ln.Addr().String())
 	ln.Close()
 	return nil
+}
+
+// providers maps a script's $WORK to its demo Provider.
+var providers sync.Map
+
+// revoke-grant GRANT_ID revokes a grant at the script's demo Provider, as a
+// User would from the Brand's account settings.
+func cmdRevokeGrant(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := providers.Load(ts.Getenv("WORK"))
+	if !ok || len(args) != 1 {
+		ts.Fatalf("usage: revoke-grant GRANT_ID (in a script with a demo Provider)")
+	}
+	if !v.(*demoprovider.Server).RevokeGrant(args[0]) {
+		ts.Fatalf("no grant %s at the Provider", args[0])
+	}
 }
 
 // pact-exit CODE ARGS... runs pact and checks its exit code; stdout and
