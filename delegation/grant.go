@@ -154,6 +154,7 @@ type LoginRequiredError struct {
 	Brand        string
 	InterfaceURL string
 	Reason       string
+	Scopes       []string // the grant's scopes, to ask for again
 }
 
 // ErrLoginRequired matches every *LoginRequiredError.
@@ -164,7 +165,11 @@ func (e *LoginRequiredError) Error() string {
 	if brand == "" {
 		brand = e.InterfaceURL
 	}
-	return fmt.Sprintf("the delegation for %s is no longer usable (%s); run `pact login %s` again", brand, e.Reason, brand)
+	login := "pact login " + brand
+	for _, sc := range e.Scopes {
+		login += " --scope " + sc
+	}
+	return fmt.Sprintf("the delegation for %s is no longer usable (%s); run `%s` again", brand, e.Reason, login)
 }
 
 // Is makes errors.Is(err, ErrLoginRequired) true.
@@ -361,7 +366,7 @@ func (m *Manager) storedToken(g *Grant, interfaceURL string) (string, error) {
 	}
 	tok, err := m.Secrets.Get(secretKey(m.SecretPrefix, interfaceURL, "access"))
 	if isNotFound(err) {
-		return "", &LoginRequiredError{Brand: g.Brand, InterfaceURL: interfaceURL, Reason: "its token is missing from the secret store"}
+		return "", &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, Reason: "its token is missing from the secret store"}
 	}
 	if err != nil {
 		return "", fmt.Errorf("delegation: reading the access token: %w", err)
@@ -400,7 +405,7 @@ func (m *Manager) Refresh(ctx context.Context, interfaceURL string) (string, *Gr
 
 func (m *Manager) refresh(ctx context.Context, g *Grant, old, why string) (string, *Grant, error) {
 	loginErr := func(reason string) error {
-		return &LoginRequiredError{Brand: g.Brand, InterfaceURL: g.InterfaceURL, Reason: reason}
+		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: g.InterfaceURL, Reason: reason}
 	}
 	if m.Flow == nil {
 		return "", nil, errors.New("delegation: no device-flow client to refresh with")
@@ -453,11 +458,11 @@ func (m *Manager) Send(ctx context.Context, interfaceURL string, send func(token
 		if errors.Is(rerr, ErrLoginRequired) {
 			return rerr
 		}
-		return &LoginRequiredError{Brand: g.Brand, InterfaceURL: interfaceURL, Reason: "the provider refused the token and refreshing it failed: " + rerr.Error()}
+		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, Reason: "the provider refused the token and refreshing it failed: " + rerr.Error()}
 	}
 	err = send(tok, g2)
 	if errors.Is(err, ErrInvalidToken) {
-		return &LoginRequiredError{Brand: g.Brand, InterfaceURL: interfaceURL, Reason: "the provider refused the token even after a refresh"}
+		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, Reason: "the provider refused the token even after a refresh"}
 	}
 	return err
 }
