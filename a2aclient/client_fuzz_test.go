@@ -94,8 +94,8 @@ func FuzzEnvelopeReasonOf(f *testing.F) {
 				t.Fatalf("appending a detail changed the reason from %q to %q", got, again)
 			}
 		}
-		if first == "" {
-			return
+		if first == "" || !utf8.ValidString(first) {
+			return // JSON cannot carry invalid UTF-8: Marshal would change it
 		}
 		head, err := json.Marshal(map[string]string{"@type": errorInfoType, "reason": first, "domain": "a2a-protocol.org"})
 		if err != nil {
