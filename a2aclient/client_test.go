@@ -59,7 +59,7 @@ func a2aError(status int, reason, msg string) http.HandlerFunc {
 	}
 }
 
-func run(t *testing.T, handlers ...http.HandlerFunc) (*recorder, *Response, error, []time.Duration) {
+func run(t *testing.T, handlers ...http.HandlerFunc) (*recorder, *Response, []time.Duration, error) {
 	t.Helper()
 	rec := &recorder{handlers: handlers}
 	srv := httptest.NewServer(rec)
@@ -75,11 +75,11 @@ func run(t *testing.T, handlers ...http.HandlerFunc) (*recorder, *Response, erro
 		Message:      a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")),
 		PAToken:      func(context.Context) (string, error) { n++; return fmt.Sprintf("tok-%d", n), nil },
 	})
-	return rec, resp, err, waits
+	return rec, resp, waits, err
 }
 
 func TestSection4_ReplyMessage(t *testing.T) {
-	rec, resp, err, _ := run(t, reply(okReply))
+	rec, resp, _, err := run(t, reply(okReply))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSection4_ReplyMessage(t *testing.T) {
 
 func TestSection4_3_RetryKeepsMessageIDAndMintsFreshTokens(t *testing.T) {
 	fail := func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(502) }
-	rec, resp, err, waits := run(t, fail, a2aError(500, "INTERNAL", "boom"), reply(okReply))
+	rec, resp, waits, err := run(t, fail, a2aError(500, "INTERNAL", "boom"), reply(okReply))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +117,14 @@ func TestSection4_3_ConnectionResetIsRetried(t *testing.T) {
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		conn.Close()
 	}
-	rec, resp, err, _ := run(t, reset, reply(okReply))
+	rec, resp, _, err := run(t, reset, reply(okReply))
 	if err != nil || resp.Attempts != 2 || rec.ids[0] != rec.ids[1] {
 		t.Fatalf("err=%v resp=%+v ids=%v", err, resp, rec.ids)
 	}
 }
 
 func TestRetriesAreBounded(t *testing.T) {
-	rec, _, err, _ := run(t, a2aError(500, "INTERNAL", "down"))
+	rec, _, _, err := run(t, a2aError(500, "INTERNAL", "down"))
 	var e *Error
 	if !errors.As(err, &e) || e.Reason != "INTERNAL" || e.Attempts != 4 || len(rec.ids) != 4 {
 		t.Fatalf("err=%v attempts=%d", err, len(rec.ids))
@@ -136,7 +136,7 @@ func TestSection6_429WaitsRetryAfter(t *testing.T) {
 		w.Header().Set("Retry-After", "3")
 		w.WriteHeader(429)
 	}
-	_, resp, err, waits := run(t, limited, reply(okReply))
+	_, resp, waits, err := run(t, limited, reply(okReply))
 	if err != nil || resp.Attempts != 2 || len(waits) != 1 || waits[0] != 3*time.Second {
 		t.Fatalf("err=%v waits=%v", err, waits)
 	}
@@ -147,7 +147,7 @@ func TestSection6_429RetryAfterOfAYearIsNotHonoured(t *testing.T) {
 		w.Header().Set("Retry-After", "31536000")
 		w.WriteHeader(429)
 	}
-	rec, _, err, waits := run(t, limited)
+	rec, _, waits, err := run(t, limited)
 	var e *Error
 	if !errors.As(err, &e) || e.Reason != ReasonRateLimited || len(waits) != 0 || len(rec.ids) != 1 {
 		t.Fatalf("err=%v waits=%v", err, waits)
@@ -159,7 +159,7 @@ func TestSection6_429RetryAfterOfAYearIsNotHonoured(t *testing.T) {
 
 func TestSection6_ReasonFromDetailsNotStatus(t *testing.T) {
 	// A 400 whose reason is UNSUPPORTED_OPERATION must not be read as INVALID_PARAMS.
-	_, _, err, _ := run(t, a2aError(400, "UNSUPPORTED_OPERATION", "context closed"))
+	_, _, _, err := run(t, a2aError(400, "UNSUPPORTED_OPERATION", "context closed"))
 	if !IsReason(err, ReasonUnsupportedOperation) {
 		t.Fatalf("got %v", err)
 	}
@@ -168,7 +168,7 @@ func TestSection6_ReasonFromDetailsNotStatus(t *testing.T) {
 		w.WriteHeader(400)
 		io.WriteString(w, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"x","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest"},{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_PARAMS"}]}}`)
 	}
-	if _, _, err, _ := run(t, later); !IsReason(err, ReasonInvalidParams) {
+	if _, _, _, err := run(t, later); !IsReason(err, ReasonInvalidParams) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -178,7 +178,7 @@ func TestSection6_ErrorWithoutDetails(t *testing.T) {
 		w.WriteHeader(400)
 		io.WriteString(w, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"bad"}}`)
 	}
-	_, _, err, _ := run(t, nodetails)
+	_, _, _, err := run(t, nodetails)
 	var e *Error
 	if !errors.As(err, &e) || e.Reason != ReasonUnknown || e.Message != "bad" || e.HTTPStatus != 400 {
 		t.Fatalf("got %#v", err)
@@ -190,7 +190,7 @@ func TestSection3_4_401(t *testing.T) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a"`)
 		w.WriteHeader(401)
 	}
-	rec, _, err, _ := run(t, unauth)
+	rec, _, _, err := run(t, unauth)
 	if !IsReason(err, ReasonUnauthenticated) || len(rec.ids) != 1 {
 		t.Fatalf("got %v after %d attempts", err, len(rec.ids))
 	}
@@ -198,13 +198,13 @@ func TestSection3_4_401(t *testing.T) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a", error="invalid_token"`)
 		w.WriteHeader(401)
 	}
-	if _, _, err, _ := run(t, invalid); !IsReason(err, ReasonInvalidToken) {
+	if _, _, _, err := run(t, invalid); !IsReason(err, ReasonInvalidToken) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestSection2_2_404WithoutBody(t *testing.T) {
-	if _, _, err, _ := run(t, http.NotFound); !IsReason(err, ReasonNotFound) {
+	if _, _, _, err := run(t, http.NotFound); !IsReason(err, ReasonNotFound) {
 		t.Fatalf("got %v", err)
 	}
 }
