@@ -104,12 +104,6 @@ func (a *app) printTurn(t conversation.Turn) {
 	a.io.Eprintf("%s\n", st.Faint.Render(t.Text))
 }
 
-// printJSONLine writes v as one line of JSON (chat --json).
-func (a *app) printJSONLine(v any) {
-	b, _ := marshalCompact(v)
-	a.io.Printf("%s\n", b)
-}
-
 // reportLine reports one failed message in line mode and returns its code.
 func (a *app) reportLine(err error) int {
 	code, reason, status := classify(err)

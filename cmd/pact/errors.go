@@ -88,11 +88,16 @@ func (a *app) report(err error) int {
 		return se.code
 	}
 	code, reason, status := classify(err)
-	if a.json {
+	var je jqError
+	if a.json && !errors.As(err, &je) {
 		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
-		enc := json.NewEncoder(a.io.Out)
-		enc.SetIndent("", "  ")
-		enc.Encode(body)
+		// Under --jq the envelope goes through the expression too, so
+		// `--jq '.error.reason // .contextId'` reads both outcomes.
+		if a.jq == nil || a.writeJQ(a.io.Out, body, a.io.IsStdoutTTY()) != nil {
+			enc := json.NewEncoder(a.io.Out)
+			enc.SetIndent("", "  ")
+			enc.Encode(body)
+		}
 		return code
 	}
 	st := a.io.ErrStyles()

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/conversation"
@@ -28,6 +29,9 @@ type app struct {
 	json    bool
 	debug   bool
 	noBrows bool
+	jqExpr  string
+	jq      *gojq.Code // compiled --jq, nil without it
+	set     settings   // resolved from the environment and config file
 
 	once struct {
 		secrets sync.Once
@@ -40,10 +44,11 @@ type app struct {
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
 
-// secrets opens the backend PACT_KEYRING names, once.
+// secrets opens the backend PACT_KEYRING (or the config file's "keyring")
+// names, once.
 func (a *app) secrets() (secrets.Store, error) {
 	a.once.secrets.Do(func() {
-		a.sec, a.secErr = secrets.FromEnv(a.dirs().Data)
+		a.sec, a.secErr = secrets.Open(a.set.keyring, a.dirs().Data, 0)
 	})
 	return a.sec, a.secErr
 }
@@ -107,12 +112,17 @@ Start with:  pact demo`,
 		Version:       version,
 	}
 	root.SetVersionTemplate("pact {{.Version}}\n")
+	// Flag defaults are the built-in ones; resolve applies the environment
+	// and the config file to flags not given (flag > env > config > default).
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.profile, "profile", envOr("PACT_PROFILE", "default"), "profile (local User identity) to use")
+	pf.StringVar(&a.profile, "profile", "default", "profile (local User identity) to use (env PACT_PROFILE)")
 	pf.BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
-	pf.BoolVar(&a.debug, "debug", os.Getenv("PACT_DEBUG") == "1", "trace HTTP exchanges on stderr (secrets redacted)")
-	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser")
+	pf.StringVar(&a.jqExpr, "jq", "", "filter the JSON output with a jq expression (implies --json; strings print raw)")
+	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
+	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
+	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.resolve(cmd) }
 
 	root.AddCommand(
 		newInitCmd(a), newWhoamiCmd(a), newKeyCmd(a), newJWKSCmd(a), newProviderCmd(a),
@@ -120,6 +130,10 @@ Start with:  pact demo`,
 		newDemoCmd(a), newVersionCmd(a),
 	)
 	addDelegationCommands(a, root)
+	root.AddCommand(newGenCmd(a))
+	// cobra adds `completion` when it executes; adding it here puts it in
+	// the generated reference and man pages too.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 
@@ -138,13 +152,6 @@ func run(args []string, streams *iostreams.IO) int {
 		return 0
 	}
 	return a.report(err)
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // usageError marks bad flags or arguments (exit 2).

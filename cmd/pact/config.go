@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/store"
+)
+
+// fileConfig is the optional config file, config.json in the config folder
+// ($PACT_HOME/config/config.json, else $XDG_CONFIG_HOME/pact/config.json).
+// Every key is optional; a key that is absent leaves the default. Unknown
+// keys are an error, so a typo ("no-browser") does not go unnoticed.
+//
+// Precedence, for every setting: command-line flag, then environment
+// variable, then this file, then the built-in default.
+type fileConfig struct {
+	Profile   *string `json:"profile"`    // --profile, PACT_PROFILE; default "default"
+	Keyring   *string `json:"keyring"`    // PACT_KEYRING: "os" (default) or "file"
+	Browser   *string `json:"browser"`    // PACT_BROWSER, BROWSER; default the system browser
+	Debug     *bool   `json:"debug"`      // --debug, PACT_DEBUG; default false
+	NoBrowser *bool   `json:"no_browser"` // --no-browser, PACT_NO_BROWSER; default false
+	NoColor   *bool   `json:"no_color"`   // NO_COLOR; default false (colour on terminals)
+}
+
+// configPath is where the config file is read from.
+func configPath(d store.Dirs) string { return filepath.Join(d.Config, "config.json") }
+
+// loadConfig reads the config file at path. A missing file is an empty
+// config; a file that is not a JSON object of known keys is an error naming
+// the file.
+func loadConfig(path string) (fileConfig, error) {
+	var c fileConfig
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("reading the config file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("config file %s: %v (known keys: %s)", path, err, configKeys())
+	}
+	return c, nil
+}
+
+// configKeys lists the keys of fileConfig, for error messages and docs.
+func configKeys() string {
+	return "browser, debug, keyring, no_browser, no_color, profile"
+}
+
+// settings are the resolved values of the settings a config file can hold.
+type settings struct {
+	keyring string // "" (os), "os" or "file"
+}
+
+// resolve applies the precedence flag > environment > config file >
+// default to the global settings. It runs before every command (root's
+// PersistentPreRunE) and may run more than once (shell completion).
+func (a *app) resolve(cmd *cobra.Command) error {
+	cfg, err := loadConfig(configPath(a.dirs()))
+	if err != nil {
+		return usageError{err}
+	}
+	flags := cmd.Flags()
+	changed := func(name string) bool {
+		f := flags.Lookup(name)
+		return f != nil && f.Changed
+	}
+	if !changed("profile") {
+		a.profile = firstString(os.Getenv("PACT_PROFILE"), cfg.Profile, "default")
+	}
+	if !changed("debug") {
+		a.debug, err = firstBool("PACT_DEBUG", cfg.Debug)
+		if err != nil {
+			return err
+		}
+	}
+	if !changed("no-browser") {
+		a.noBrows, err = firstBool("PACT_NO_BROWSER", cfg.NoBrowser)
+		if err != nil {
+			return err
+		}
+	}
+	a.set.keyring = firstString(os.Getenv("PACT_KEYRING"), cfg.Keyring, "")
+	// The browser and colour are read from the environment by the opener
+	// and the TUI; the config file fills them in only when it says nothing.
+	if cfg.Browser != nil && *cfg.Browser != "" && os.Getenv("PACT_BROWSER") == "" && os.Getenv("BROWSER") == "" {
+		os.Setenv("PACT_BROWSER", *cfg.Browser)
+	}
+	if cfg.NoColor != nil && *cfg.NoColor {
+		if _, set := os.LookupEnv("NO_COLOR"); !set {
+			os.Setenv("NO_COLOR", "1")
+			a.io.SetColor(false)
+		}
+	}
+	return a.resolveJQ(flags)
+}
+
+func firstString(env string, cfg *string, def string) string {
+	if env != "" {
+		return env
+	}
+	if cfg != nil && *cfg != "" {
+		return *cfg
+	}
+	return def
+}
+
+// firstBool reads a boolean environment variable ("1", "true", "0",
+// "false"; empty = unset), then the config value, then false.
+func firstBool(env string, cfg *bool) (bool, error) {
+	if v := os.Getenv(env); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, usageError{fmt.Errorf("%s=%q: use 1 or 0", env, v)}
+		}
+		return b, nil
+	}
+	return cfg != nil && *cfg, nil
+}
+
+// completeProfiles offers the profiles that exist (folders under the
+// config folder's profiles/), for --profile.
+func (a *app) completeProfiles(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	entries, _ := os.ReadDir(filepath.Join(a.dirs().Config, "profiles"))
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && store.CheckProfileName(e.Name()) == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
