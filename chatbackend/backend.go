@@ -1,0 +1,357 @@
+// Package chatbackend adapts a conversation.Session to the full-screen chat: it implements
+// tui.Backend, so that `pact chat BRAND` on a terminal talks to the Brand through the same
+// Session as `pact send` and line-mode `pact chat` (PACT §4, §5).
+//
+// The tui package knows nothing about A2A, keys or stores; this package is the only place
+// where the two meet. Errors reach the screen in the same words the CLI prints.
+package chatbackend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/receipts"
+	"github.com/pact-cli/pact/tui"
+)
+
+// Options tune a Backend. The zero value is usable: no browser, receipt claims from the
+// reply only.
+type Options struct {
+	// Receipts is the local archive (§5.6) the receipt panel reads claims from, for replies
+	// and for stored turns; nil means claims come from the reply's metadata only and
+	// stored turns show the mark without claims.
+	Receipts *receipts.Archive
+	// Open opens a device-flow login link (§5.3) in the browser, e.g. opener.Open; nil
+	// (`--no-browser`) means the link is only shown.
+	Open func(url string) error
+}
+
+// Backend is a tui.Backend over one *conversation.Session. Build it with New.
+//
+// Send, Resend and NewConversation are serialised on the Session, so a Send abandoned with
+// Esc finishes before the next one starts; Header, Card and Scopes never wait for the
+// network or for a running Send.
+type Backend struct {
+	s    *conversation.Session
+	opts Options
+
+	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
+
+	mu     sync.Mutex
+	unsent *outgoing // the last message whose reply never arrived (§4.3 retry)
+	last   string    // the text of the last message answered (what Resend sends again)
+}
+
+// outgoing is a message as sent: its text and messageId.
+type outgoing struct{ text, id string }
+
+var _ tui.Backend = (*Backend)(nil)
+
+// New returns the chat backend for s.
+func New(s *conversation.Session, o Options) *Backend { return &Backend{s: s, opts: o} }
+
+// Header returns the Brand (card name, host of the card URL), the Provider (card
+// provider.organization and the registered Provider URL), the active kid, the pairwise
+// sub and the stored delegation grant's scopes and expiry (§3.2, §5.4). It reads local
+// state only.
+func (b *Backend) Header() tui.Header {
+	s := b.s
+	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub}
+	if s.Signer != nil {
+		h.KID = s.Signer.KID()
+	}
+	h.Provider = s.Provider.URL
+	if c := s.Card.Card; c != nil && c.Provider != nil && strings.TrimSpace(c.Provider.Org) != "" {
+		h.Provider = strings.TrimSpace(c.Provider.Org) + " (" + s.Provider.URL + ")"
+	}
+	if g, err := s.Grant(); err == nil {
+		h.Scopes = append([]string(nil), g.Scopes...)
+		h.ExpiresAt = g.ExpiresAt
+	}
+	return h
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return raw
+}
+
+// History returns the stored turns of the current conversation (conversation.Store),
+// oldest first, with their receipt marks. A store that cannot be read gives one error turn.
+func (b *Backend) History() []tui.Turn {
+	b.op.Lock()
+	turns, err := b.s.History()
+	b.op.Unlock()
+	if err != nil {
+		return []tui.Turn{{Role: tui.RoleError, Text: "reading the stored conversation: " + err.Error(), At: time.Now()}}
+	}
+	out := make([]tui.Turn, 0, len(turns))
+	for _, t := range turns {
+		tt := tui.Turn{ID: t.MessageID, Role: tui.RoleAgent, Text: t.Text, At: t.At.Local()}
+		if t.Role == "user" {
+			tt.Role = tui.RoleUser
+		}
+		if t.ReceiptID != "" {
+			m := &tui.ReceiptMark{ID: t.ReceiptID, Verified: t.ReceiptVerified != nil && *t.ReceiptVerified}
+			b.fillClaims(m, nil)
+			tt.Receipt = m
+		}
+		out = append(out, tt)
+	}
+	return out
+}
+
+// ClosedError is what Send returns when the Provider closed the conversation
+// (UNSUPPORTED_OPERATION on a known contextId, §4.2). It reads as the CLI's message and
+// matches tui.ErrContextClosed and *conversation.ClosedError with errors.Is and errors.As.
+type ClosedError struct{ Err *conversation.ClosedError }
+
+func (e *ClosedError) Error() string   { return e.Err.Error() }
+func (e *ClosedError) Unwrap() []error { return []error{tui.ErrContextClosed, e.Err} }
+
+// Send sends text in the current conversation (§4.1) and returns the agent's reply turn,
+// or Reply.StepUp for a TASK_STATE_AUTH_REQUIRED task (§5.5) with the card's description of
+// every missing scope. When the previous Send of the same text got no reply (Esc, a
+// network failure), its messageId is used again so the Provider answers it once (§4.3).
+// Errors: *ClosedError (wraps tui.ErrContextClosed), and the Session's errors unchanged.
+func (b *Backend) Send(ctx context.Context, text string) (tui.Reply, error) {
+	b.mu.Lock()
+	id := conversation.NewMessageID()
+	if b.unsent != nil && b.unsent.text == text {
+		id = b.unsent.id
+	}
+	b.mu.Unlock()
+	return b.deliver(ctx, text, id)
+}
+
+// Resend sends the text of the last answered message again after a step-up was approved:
+// same context, new messageId (§5.5).
+func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
+	b.mu.Lock()
+	text := b.last
+	b.mu.Unlock()
+	if text == "" {
+		return tui.Reply{}, errors.New("there is no message to send again")
+	}
+	return b.deliver(ctx, text, conversation.NewMessageID())
+}
+
+func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, error) {
+	b.op.Lock()
+	res, err := b.s.SendID(ctx, text, id)
+	b.op.Unlock()
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var closed *conversation.ClosedError
+	if errors.As(err, &closed) {
+		b.unsent = nil // a new conversation gets a new message
+		return tui.Reply{}, &ClosedError{Err: closed}
+	}
+	if res == nil {
+		if err == nil {
+			err = errors.New("no reply")
+		}
+		// The message may have reached the Brand: a retry of the same text reuses its id.
+		b.unsent = &outgoing{text: text, id: id}
+		return tui.Reply{}, err
+	}
+	b.unsent = nil
+	b.last = text
+	var r tui.Reply
+	if su := res.StepUp(); su != nil {
+		r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: b.describe(su.MissingScopes)}
+	} else {
+		r.Turns = append(r.Turns, b.agentTurn(res))
+	}
+	if err != nil {
+		// The reply arrived but something after it failed (saving it, a context
+		// mismatch): show both.
+		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: err.Error(), At: time.Now()})
+	}
+	return r, nil
+}
+
+// agentTurn is the reply of res as a turn, with its receipt mark.
+func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
+	t := tui.Turn{Role: tui.RoleAgent, Text: res.Text(), At: time.Now()}
+	var md map[string]any
+	if res.Message != nil {
+		t.ID = res.Message.ID
+		md = res.Message.Metadata
+	} else if res.Task != nil {
+		t.ID = string(res.Task.ID)
+		md = res.Task.Metadata
+	}
+	if rs := res.Receipt; rs != nil {
+		m := &tui.ReceiptMark{ID: rs.ID, Verified: rs.Verified, Problems: append([]string(nil), rs.Problems...)}
+		b.fillClaims(m, md)
+		t.Receipt = m
+	}
+	return t
+}
+
+// fillClaims completes m with the receipt's claims (§5.6): from the archive entry when
+// there is one, else from the reply's metadata (md, may be nil).
+func (b *Backend) fillClaims(m *tui.ReceiptMark, md map[string]any) {
+	var raw json.RawMessage
+	if b.opts.Receipts != nil && m.ID != "" {
+		if e, err := b.opts.Receipts.Get(m.ID); err == nil {
+			raw = e.Claims
+			if !e.Verified && len(m.Problems) == 0 {
+				m.Problems = append([]string(nil), e.Problems...)
+			}
+		}
+	}
+	if raw == nil && md != nil {
+		if rc, ok, err := receipts.FromMetadata(md); ok && err == nil {
+			raw = rc.Claims
+		}
+	}
+	var c receipts.Claims
+	if raw == nil || json.Unmarshal(raw, &c) != nil {
+		return
+	}
+	m.ScopesUsed = append([]string(nil), c.ScopesUsed...)
+	for _, a := range c.Actions {
+		var act struct {
+			Tool     string `json:"tool"`
+			ArgsHash string `json:"argsHash"`
+		}
+		if json.Unmarshal(a, &act) != nil || act.Tool == "" {
+			continue
+		}
+		s := act.Tool
+		if act.ArgsHash != "" {
+			s += " (argsHash " + short(act.ArgsHash, 12) + ")"
+		}
+		m.Actions = append(m.Actions, s)
+	}
+	if ts, err := time.Parse(time.RFC3339, c.TS); err == nil {
+		m.TS = ts.Local()
+	}
+}
+
+func short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// describe pairs scope ids with the card's descriptions (§5.2).
+func (b *Backend) describe(ids []string) []tui.Scope {
+	out := make([]tui.Scope, 0, len(ids))
+	for _, id := range ids {
+		sc := tui.Scope{ID: id}
+		if d := b.s.Card.Delegation; d != nil {
+			sc.Description = d.Scopes[id]
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// NewConversation forgets the current contextId (`--new`): the next Send starts a new
+// conversation (§4.2). The stored conversations are kept.
+func (b *Backend) NewConversation() error {
+	b.op.Lock()
+	err := b.s.StartNew()
+	b.op.Unlock()
+	b.mu.Lock()
+	b.unsent = nil
+	b.mu.Unlock()
+	return err
+}
+
+// Login runs the device flow for scopes (§5.3): once the Provider has answered with a
+// user_code, the link is opened with Options.Open (when set) and shown is called with the
+// code, the link and its expiry, never the device_code. It returns the scopes the grant
+// now holds, which may be fewer than asked. Errors are conversation.Session.Login's.
+func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.DeviceCode)) ([]string, error) {
+	g, err := b.s.Login(ctx, scopes, func(a *deviceflow.Authorization) {
+		dc := tui.DeviceCode{UserCode: a.UserCode, VerificationURIComplete: a.VerificationURIComplete, ExpiresAt: a.ExpiresAt}
+		if b.opts.Open != nil {
+			if err := b.opts.Open(a.VerificationURIComplete); err != nil {
+				dc.BrowserErr = err
+			} else {
+				dc.BrowserOpened = true
+			}
+		}
+		if shown != nil {
+			shown(dc)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append([]string(nil), g.Scopes...), nil
+}
+
+// Logout forgets the Brand's delegation token and grant (`pact logout`). With none stored
+// the error says so in the CLI's words.
+func (b *Backend) Logout() error {
+	err := b.s.Logout()
+	if errors.Is(err, delegation.ErrNoGrant) {
+		return fmt.Errorf("no delegation is stored for %s (see `pact grants`)", b.s.Card.Name())
+	}
+	return err
+}
+
+// Card returns a summary of the Agent Card in the words of `pact card`: name,
+// description, card and interface URLs, Provider registration, delegation scopes (§5.1),
+// skills and problems found.
+func (b *Backend) Card() string {
+	c := b.s.Card
+	var lines []string
+	lines = append(lines, c.Name())
+	if c.Card != nil && strings.TrimSpace(c.Card.Description) != "" {
+		lines = append(lines, strings.TrimSpace(c.Card.Description))
+	}
+	lines = append(lines, "card: "+c.URL)
+	if c.FinalURL != "" && c.FinalURL != c.URL {
+		lines = append(lines, "served from: "+c.FinalURL)
+	}
+	lines = append(lines, "interface: "+c.InterfaceURL+" (HTTP+JSON 1.0)")
+	lines = append(lines, "provider: "+b.s.Provider.URL+" audience "+b.s.Provider.Audience)
+	if d := c.Delegation; d != nil {
+		lines = append(lines, "delegation: device code (RFC 8628); scopes:")
+		for _, id := range d.ScopeIDs() {
+			lines = append(lines, "  "+id+" — "+d.Scopes[id])
+		}
+	} else {
+		lines = append(lines, "delegation: not offered (identity only)")
+	}
+	if c.Card != nil && len(c.Card.Skills) > 0 {
+		var names []string
+		for _, s := range c.Card.Skills {
+			names = append(names, s.Name)
+		}
+		lines = append(lines, "skills: "+strings.Join(names, ", "))
+	}
+	for _, p := range c.Problems {
+		lines = append(lines, "problem: "+p)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Scopes returns the card's delegation scopes sorted by id (§5.1), nil when the Brand
+// offers no delegation.
+func (b *Backend) Scopes() []tui.Scope {
+	d := b.s.Card.Delegation
+	if d == nil || len(d.Scopes) == 0 {
+		return nil
+	}
+	return b.describe(d.ScopeIDs())
+}

@@ -1,0 +1,309 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/pact-cli/pact/demoprovider"
+)
+
+// The full-screen chat, end to end: the real pact binary (this test binary
+// re-executed as "pact", see TestMain) in a pseudo-terminal of 80x24, against
+// the demo Provider on 127.0.0.1. What the User sees is read from the pty and
+// stripped of escape sequences.
+
+// ptyEnv is an isolated profile registered with its own demo Provider, its
+// JWKS served by `pact jwks serve`.
+type ptyEnv struct {
+	t     *testing.T
+	env   []string
+	brand string
+}
+
+func newPTYEnv(t *testing.T) *ptyEnv {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv, err := demoprovider.Start(ctx, demoprovider.Config{PollInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	home := t.TempDir()
+	e := &ptyEnv{t: t, brand: srv.Brands()[0].SiteURL, env: []string{
+		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
+	}}
+	e.run("init", "--issuer", "http://"+addr)
+	jw := e.command(context.Background(), "jwks", "serve", "--addr", addr)
+	if err := jw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
+	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
+	return e
+}
+
+// command is pact ARGS... in the environment, not yet started.
+func (e *ptyEnv) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Args[0] = "pact" // testscript.Main runs the pact entry point
+	cmd.Env = e.env
+	return cmd
+}
+
+// run runs pact ARGS... without a terminal and fails the test unless it exits 0.
+func (e *ptyEnv) run(args ...string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := e.command(ctx, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		e.t.Fatalf("pact %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	}
+}
+
+// screen is pact running in a pseudo-terminal.
+type screen struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	ptmx *os.File
+	tty  *os.File
+
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{} // closed when the output is drained
+}
+
+// start runs pact ARGS... on a fresh 80x24 pty, or skips the test when no
+// pty can be opened.
+func (e *ptyEnv) start(args ...string) *screen {
+	e.t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		e.t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)
+	}
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
+		e.t.Fatal(err)
+	}
+	cmd := e.command(context.Background(), args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	s := &screen{t: e.t, cmd: cmd, ptmx: ptmx, tty: tty, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		buf := make([]byte, 4096)
+		scanned := 0
+		for {
+			n, err := ptmx.Read(buf)
+			s.mu.Lock()
+			s.out.Write(buf[:n])
+			out := s.out.String()
+			s.mu.Unlock()
+			// Answer, in order, the queries a terminal answers (termenv asks for the
+			// background colour, then the cursor position, and waits 5 s for replies).
+			for {
+				next, k := -1, 0
+				for j, a := range terminalAnswers {
+					if i := strings.Index(out[scanned:], a[0]); i >= 0 && (next < 0 || i < next) {
+						next, k = i, j
+					}
+				}
+				if next < 0 {
+					break
+				}
+				ptmx.Write([]byte(terminalAnswers[k][1]))
+				scanned += next + len(terminalAnswers[k][0])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	e.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		ptmx.Close()
+		tty.Close()
+	})
+	return s
+}
+
+// terminalAnswers are the replies of an xterm with a black background to the
+// queries pact's terminal libraries send.
+var terminalAnswers = [][2]string{
+	{"\x1b]11;?", "\x1b]11;rgb:0000/0000/0000\x1b\\"},
+	{"\x1b[6n", "\x1b[1;1R"},
+}
+
+// text is everything written to the terminal so far, escape sequences removed.
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.Strip(s.out.String())
+}
+
+func (s *screen) raw() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+// waitFor waits (at most 15 s) until want has been drawn after the first
+// skip bytes of text.
+func (s *screen) waitFor(want string, skip int) int {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		txt := s.text()
+		if i := strings.Index(txt[min(skip, len(txt)):], want); i >= 0 {
+			return skip + i + len(want)
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%q did not appear on the screen within 15s; screen text:\n%s", want, tail(txt, 3000))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// typeKeys writes keys to the terminal as a person would type them.
+func (s *screen) typeKeys(keys string) {
+	s.t.Helper()
+	if _, err := s.ptmx.Write([]byte(keys)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// exit waits (at most 10 s) for pact to end and returns its exit code.
+func (s *screen) exit() int {
+	s.t.Helper()
+	waited := make(chan error, 1)
+	go func() { waited <- s.cmd.Wait() }()
+	select {
+	case err := <-waited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		return 0
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		s.t.Fatalf("pact did not exit within 10s; screen text:\n%s", tail(s.text(), 2000))
+		return -1
+	}
+}
+
+// checkRestored fails unless the terminal is back as pact found it: the
+// alternate screen left, the cursor shown, and the line discipline cooked
+// (echo and canonical input on) again.
+func (s *screen) checkRestored() {
+	s.t.Helper()
+	raw := s.raw()
+	enter, leave := strings.LastIndex(raw, "\x1b[?1049h"), strings.LastIndex(raw, "\x1b[?1049l")
+	if enter < 0 || leave < enter {
+		s.t.Errorf("the alternate screen was not left (enter at %d, leave at %d)", enter, leave)
+	}
+	if strings.LastIndex(raw, "\x1b[?25h") < strings.LastIndex(raw, "\x1b[?25l") {
+		s.t.Error("the cursor was left hidden")
+	}
+	tio, err := unix.IoctlGetTermios(int(s.tty.Fd()), unix.TCGETS)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if tio.Lflag&unix.ECHO == 0 || tio.Lflag&unix.ICANON == 0 {
+		s.t.Errorf("the terminal was left in raw mode (lflag %#x)", tio.Lflag)
+	}
+}
+
+// §4.1, §4.2: a message typed in the chat gets the agent's reply on screen;
+// Ctrl+C leaves with exit 0 and the terminal restored; a second chat shows
+// the earlier turns of the stored conversation.
+func TestChatTUIInPTY_SendQuitAndReopen(t *testing.T) {
+	e := newPTYEnv(t)
+
+	s := e.start("chat", e.brand)
+	at := s.waitFor("Message Example Co. Support", 0)
+	s.waitFor("identity only", 0)
+	s.typeKeys("where is my order A-10001?")
+	s.waitFor("where is my order A-10001?", at)
+	s.typeKeys("\r")
+	s.waitFor("Order A-10001 (running shoes) is being processed", at)
+	s.typeKeys("\x03") // Ctrl+C
+	if code := s.exit(); code != 0 {
+		t.Fatalf("pact chat exited %d after Ctrl+C, want 0; screen text:\n%s", code, tail(s.text(), 2000))
+	}
+	s.checkRestored()
+
+	s = e.start("chat", e.brand)
+	s.waitFor("Message Example Co. Support", 0)
+	s.waitFor("where is my order A-10001?", 0)
+	s.waitFor("Order A-10001 (running shoes) is being processed", 0)
+	s.typeKeys("/quit\r")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("pact chat exited %d after /quit, want 0", code)
+	}
+	s.checkRestored()
+}
+
+// §5.3, §5.5, §5.6: with orders:read granted, asking to cancel an order
+// opens the step-up panel for orders:cancel; the scripted person approves in
+// the "browser" (PACT_BROWSER), the chat sends the message again by itself
+// and the reply arrives with a verified receipt mark.
+func TestChatTUIInPTY_StepUp(t *testing.T) {
+	e := newPTYEnv(t)
+	e.run("login", e.brand, "--scope", "orders:read")
+
+	s := e.start("chat", e.brand)
+	at := s.waitFor("delegated orders:read", 0)
+	s.typeKeys("please cancel order A-10001\r")
+	at = s.waitFor("Permission needed", at)
+	s.waitFor("orders:cancel — Cancel an order", at)
+	at = s.waitFor("Granted: orders:read, orders:cancel", at)
+	s.waitFor("✓ receipt", at) // the only reply sent under delegation
+	at = s.waitFor("Order A-10001 is cancelled.", at)
+	s.typeKeys("\x12") // Ctrl+R: the receipt panel
+	s.waitFor("cancel_order", at)
+	s.typeKeys("\x03")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("pact chat exited %d, want 0", code)
+	}
+	s.checkRestored()
+}
