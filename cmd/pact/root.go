@@ -134,6 +134,15 @@ Start with:  pact demo`,
 	// cobra adds `completion` when it executes; adding it here puts it in
 	// the generated reference and man pages too.
 	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("completion needs a shell: bash, zsh, fish or powershell\nUsage: pact completion SHELL")}
+			}
+			return usageError{fmt.Errorf("no completion for the shell %q: use bash, zsh, fish or powershell", args[0])}
+		}
+	}
 	return root
 }
 
