@@ -1,0 +1,152 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pact-cli/pact/iostreams"
+)
+
+// resolveWith runs the root command's resolve step for args, with the
+// environment env and the config file content cfg ("" = no file), and
+// returns the app.
+func resolveWith(t *testing.T, cfg string, env map[string]string, args ...string) (*app, error) {
+	t.Helper()
+	home := t.TempDir()
+	for _, k := range []string{"PACT_PROFILE", "PACT_DEBUG", "PACT_NO_BROWSER", "PACT_KEYRING", "PACT_BROWSER", "BROWSER", "NO_COLOR"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("PACT_HOME", home)
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	if cfg != "" {
+		os.MkdirAll(filepath.Join(home, "config"), 0o700)
+		if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	io, _, _, _ := iostreams.Test()
+	a := &app{io: io}
+	root := newRootCmd(a)
+	cmd, rest, err := root.Find(append([]string{"version"}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		t.Fatal(err)
+	}
+	return a, a.resolve(cmd)
+}
+
+func TestResolve_Precedence(t *testing.T) {
+	cases := []struct {
+		name      string
+		cfg       string
+		env       map[string]string
+		args      []string
+		profile   string
+		debug     bool
+		noBrowser bool
+		keyring   string
+	}{
+		{name: "defaults", profile: "default"},
+		{name: "config", cfg: `{"profile":"c","debug":true,"no_browser":true,"keyring":"file"}`,
+			profile: "c", debug: true, noBrowser: true, keyring: "file"},
+		{name: "env beats config", cfg: `{"profile":"c","debug":true,"no_browser":true,"keyring":"file"}`,
+			env:     map[string]string{"PACT_PROFILE": "e", "PACT_DEBUG": "0", "PACT_NO_BROWSER": "0", "PACT_KEYRING": "os"},
+			profile: "e", keyring: "os"},
+		{name: "flag beats env", cfg: `{"profile":"c"}`,
+			env:  map[string]string{"PACT_PROFILE": "e", "PACT_DEBUG": "0", "PACT_NO_BROWSER": "1"},
+			args: []string{"--profile", "f", "--debug", "--no-browser=false"}, profile: "f", debug: true},
+		{name: "empty env is unset", cfg: `{"profile":"c","debug":true}`,
+			env: map[string]string{"PACT_PROFILE": "", "PACT_DEBUG": ""}, profile: "c", debug: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := resolveWith(t, c.cfg, c.env, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.profile != c.profile || a.debug != c.debug || a.noBrows != c.noBrowser || a.set.keyring != c.keyring {
+				t.Errorf("got profile=%q debug=%v no-browser=%v keyring=%q, want %q %v %v %q",
+					a.profile, a.debug, a.noBrows, a.set.keyring, c.profile, c.debug, c.noBrowser, c.keyring)
+			}
+		})
+	}
+}
+
+func TestResolve_BrowserAndColourFillTheEnvironment(t *testing.T) {
+	_, err := resolveWith(t, `{"browser":"my-browser --new-window","no_color":true}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("PACT_BROWSER"); got != "my-browser --new-window" {
+		t.Errorf("PACT_BROWSER = %q", got)
+	}
+	if _, set := os.LookupEnv("NO_COLOR"); !set {
+		t.Error("no_color did not set NO_COLOR")
+	}
+	// BROWSER in the environment wins over the config file.
+	_, err = resolveWith(t, `{"browser":"cfg-browser"}`, map[string]string{"BROWSER": "env-browser"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("PACT_BROWSER"); got != "" {
+		t.Errorf("PACT_BROWSER = %q, want unset (BROWSER is set)", got)
+	}
+}
+
+func TestResolve_BadInput(t *testing.T) {
+	for name, c := range map[string]struct {
+		cfg string
+		env map[string]string
+	}{
+		"unknown key":    {cfg: `{"colour": "never"}`},
+		"not JSON":       {cfg: `{"profile":`},
+		"wrong type":     {cfg: `{"debug": "yes"}`},
+		"bad PACT_DEBUG": {env: map[string]string{"PACT_DEBUG": "sometimes"}},
+		"bad no_browser": {env: map[string]string{"PACT_NO_BROWSER": "maybe"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := resolveWith(t, c.cfg, c.env)
+			if code, _, _ := classify(err); err == nil || code != exitUsage {
+				t.Fatalf("err = %v (exit %d), want a usage error", err, code)
+			}
+		})
+	}
+}
+
+func TestResolveJQ(t *testing.T) {
+	a, err := resolveWith(t, "", nil, "--jq", ".kid")
+	if err != nil || a.jq == nil || !a.json {
+		t.Fatalf("--jq .kid: jq=%v json=%v err=%v", a.jq != nil, a.json, err)
+	}
+	_, err = resolveWith(t, "", nil, "--jq", ".[")
+	if code, _, _ := classify(err); code != exitUsage {
+		t.Fatalf("--jq '.[': err = %v (exit %d), want a usage error", err, code)
+	}
+	_, err = resolveWith(t, "", nil, "--jq", "undefined_function(1)")
+	if code, _, _ := classify(err); code != exitUsage {
+		t.Fatalf("--jq with an undefined function: err = %v (exit %d), want a usage error", err, code)
+	}
+}
+
+func TestWriteJQ(t *testing.T) {
+	a, err := resolveWith(t, "", nil, "--jq", ".a, .b, .n, .s[]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io, _, out, _ := iostreams.Test()
+	a.io = io
+	v := map[string]any{"a": "raw text", "b": map[string]any{"x": 1}, "n": uint64(1) << 60, "s": []string{"p", "q"}}
+	if err := a.printJSON(v); err != nil {
+		t.Fatal(err)
+	}
+	want := "raw text\n{\"x\":1}\n1152921504606846976\np\nq\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
