@@ -275,19 +275,29 @@ func (b *Backend) NewConversation() error {
 	return err
 }
 
+// BrowserGrace is how long Login waits for Options.Open before showing the code: a
+// browser still starting by then counts as opened.
+var BrowserGrace = time.Second
+
 // Login runs the device flow for scopes (§5.3): once the Provider has answered with a
-// user_code, the link is opened with Options.Open (when set) and shown is called with the
-// code, the link and its expiry, never the device_code. It returns the scopes the grant
+// user_code, the link is opened with Options.Open (when set; at most BrowserGrace is
+// waited for it) and shown is called with the code, the link and its expiry, never the
+// device_code. It returns the scopes the grant
 // now holds, which may be fewer than asked. Errors are conversation.Session.Login's.
 func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.DeviceCode)) ([]string, error) {
 	g, err := b.s.Login(ctx, scopes, func(a *deviceflow.Authorization) {
 		dc := tui.DeviceCode{UserCode: a.UserCode, VerificationURIComplete: a.VerificationURIComplete, ExpiresAt: a.ExpiresAt}
-		if b.opts.Open != nil {
-			if err := b.opts.Open(a.VerificationURIComplete); err != nil {
+		if open := b.opts.Open; open != nil {
+			// A browser command may keep running (opener waits up to 3 s for it to
+			// fail); the code is shown after BrowserGrace at most.
+			done := make(chan error, 1)
+			go func() { done <- open(a.VerificationURIComplete) }()
+			select {
+			case err := <-done:
 				dc.BrowserErr = err
-			} else {
-				dc.BrowserOpened = true
+			case <-time.After(BrowserGrace):
 			}
+			dc.BrowserOpened = dc.BrowserErr == nil
 		}
 		if shown != nil {
 			shown(dc)
