@@ -75,7 +75,8 @@ type Turn struct {
 type Header struct {
 	// BrandName is the Agent Card's name; BrandDomain is the host the card came from.
 	BrandName, BrandDomain string
-	// Provider is the Provider's organisation name (card provider.organization).
+	// Provider names the Provider, shown after "via": the card's provider.organization
+	// and/or the registered Provider URL (§3.1).
 	Provider string
 	// KID is the key id of the signing key in use (§3.2); shown shortened to 8 characters.
 	KID string

@@ -154,7 +154,10 @@ func (c *chat) loginPanel(w int, now time.Time) []string {
 	dc := l.code
 	body = append(body,
 		"Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "),
-		"Link: "+ansi.Hardwrap(clean(dc.VerificationURIComplete), max(w-10, 10), false),
+		// The link on a line of its own, so that one that fits the panel is never broken
+		// (a broken link cannot be clicked or copied in one piece).
+		"Link:",
+		clean(dc.VerificationURIComplete),
 	)
 	switch {
 	case dc.BrowserOpened:
