@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -148,5 +149,36 @@ func TestWriteJQ(t *testing.T) {
 	want := "raw text\n{\"x\":1}\n1152921504606846976\np\nq\n"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// TestCompareShape: the docs/json.md check reports missing members,
+// undocumented top-level members and empty top-level arrays.
+func TestCompareShape(t *testing.T) {
+	doc := "<!-- shape: x -->\n```json\n[{\"a\": 1, \"b\": {\"c\": [{\"d\": 1}]}}]\n```\n"
+	want, err := docExample(doc, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := docExample(doc, "y"); err == nil {
+		t.Error("an undocumented shape was found")
+	}
+	for _, c := range []struct {
+		got  string
+		want int
+	}{
+		{`[{"a": 2, "b": {"c": [{"d": 3}]}}]`, 0},
+		{`[{"a": 2, "b": {"c": []}}]`, 0},
+		{`[{"a": 2, "b": {"c": [{"e": 3}]}}]`, 1},
+		{`[{"a": 2, "b": {"c": [{"d": 3}]}, "z": 1}]`, 1},
+		{`[{"b": "str"}]`, 2},
+		{`[]`, 1},
+		{`{"a": 1}`, 1},
+	} {
+		var got any
+		json.Unmarshal([]byte(c.got), &got)
+		if p := compareShape("x", want, got); len(p) != c.want {
+			t.Errorf("%s: %d problems %q, want %d", c.got, len(p), p, c.want)
+		}
 	}
 }
