@@ -11,8 +11,11 @@ import (
 )
 
 // tuiAvailable reports whether `pact chat` can open the full-screen chat:
-// stdin and stdout are terminals (the caller has already ruled out --json).
-func (a *app) tuiAvailable() bool { return a.io.IsStdinTTY() && a.io.IsStdoutTTY() }
+// stdin and stdout are terminals (the caller has already ruled out --json),
+// and no --debug trace is headed for the same screen (line mode then).
+func (a *app) tuiAvailable() bool {
+	return a.io.IsStdinTTY() && a.io.IsStdoutTTY() && !(a.debug && a.io.IsStderrTTY())
+}
 
 // runTUI holds the conversation s in the full-screen chat until the User
 // quits. Ctrl+C inside the chat quits it (exit 0); SIGINT/SIGTERM from
