@@ -6,7 +6,7 @@
 //     with a PA JWT minted here (profile/signer packages)      target ≤ 1.5×
 //  2. start-up: `pact version` vs `curl --version`              target ≤ 3×
 //  3. in-process: a2aclient round trip vs plain net/http        target < 1.25×
-//  4. receipt verification: archive VerifyAll vs a go-jose loop target ≤ 1.5×
+//  4. receipt verification: archive VerifyAll vs a go-jose loop target ≤ 2×
 //  5. TUI keystroke frame at 100/1,000/10,000 messages          target ≤ 16 ms
 //  6. peak RSS of `pact chat` line mode over 1,000 turns        target ≤ 100 MiB
 //
@@ -204,7 +204,7 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	va, pl := ns["BenchmarkVerifyAll10000"], ns["BenchmarkPlainGoJoseLoop10000"]
-	rows = append(rows, row{name: "4. receipts verified/s: archive VerifyAll vs go-jose loop", value: fmt.Sprintf("%.0f/s vs %.0f/s", 10000/(va/1e9), 10000/(pl/1e9)), ratio: va / pl, target: 1.5})
+	rows = append(rows, row{name: "4. receipts verified/s: archive VerifyAll vs go-jose loop", value: fmt.Sprintf("%.0f/s vs %.0f/s", 10000/(va/1e9), 10000/(pl/1e9)), ratio: va / pl, target: 2})
 
 	// 5. TUI keystroke frame.
 	ns, err = gobench("./tui", "^BenchmarkKeystroke$", "1s")
