@@ -30,12 +30,22 @@ type IO struct {
 }
 
 // System returns the process's streams, detecting terminals and NO_COLOR.
+// Each stream is coloured only when it is a terminal: `pact key list | less`
+// run from a terminal gets plain text on stdout and colour on stderr.
 func System() *IO {
 	io := &IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		inTTY: isTTY(os.Stdin), outTTY: isTTY(os.Stdout), errTTY: isTTY(os.Stderr)}
-	_, noColor := os.LookupEnv("NO_COLOR")
-	io.SetColor((io.outTTY || io.errTTY) && !noColor && os.Getenv("TERM") != "dumb")
+	io.setColor(colorFor(io.outTTY, io.errTTY, os.LookupEnv))
 	return io
+}
+
+// colorFor decides colour per stream: on for a terminal unless NO_COLOR is
+// set (to anything) or TERM is "dumb".
+func colorFor(outTTY, errTTY bool, lookup func(string) (string, bool)) (out, err bool) {
+	_, noColor := lookup("NO_COLOR")
+	term, _ := lookup("TERM")
+	ok := !noColor && term != "dumb"
+	return ok && outTTY, ok && errTTY
 }
 
 // Test returns streams backed by buffers, no terminals, no colour.
@@ -54,20 +64,23 @@ func isTTY(f *os.File) bool {
 func (s *IO) SetTTY(in, out, err bool) { s.inTTY, s.outTTY, s.errTTY = in, out, err }
 
 // SetColor turns colour on or off for both output streams.
-func (s *IO) SetColor(on bool) {
-	s.color = on
+func (s *IO) SetColor(on bool) { s.setColor(on, on) }
+
+func (s *IO) setColor(out, err bool) {
+	s.color = out || err
 	s.out = lipgloss.NewRenderer(s.Out)
 	s.err = lipgloss.NewRenderer(s.ErrOut)
-	if on {
-		s.out.SetColorProfile(termenv.ANSI256)
-		s.err.SetColorProfile(termenv.ANSI256)
-	} else {
-		s.out.SetColorProfile(termenv.Ascii)
-		s.err.SetColorProfile(termenv.Ascii)
+	profile := func(on bool) termenv.Profile {
+		if on {
+			return termenv.ANSI256
+		}
+		return termenv.Ascii
 	}
+	s.out.SetColorProfile(profile(out))
+	s.err.SetColorProfile(profile(err))
 }
 
-// Color reports whether colour is on.
+// Color reports whether colour is on for stdout or stderr.
 func (s *IO) Color() bool { return s.color }
 
 // IsStdinTTY reports whether stdin is a terminal.
