@@ -23,7 +23,7 @@ import (
 // `go generate ./cmd/pact` refreshes docs/; the release (.goreleaser.yaml)
 // runs it for the man pages and completions it ships.
 func newGenCmd(a *app) *cobra.Command {
-	var markdown, man, completions string
+	var markdown, man, completions, date string
 	cmd := &cobra.Command{
 		Use:    "__gen [--markdown DIR] [--man DIR] [--completions DIR]",
 		Short:  "Generate the command reference, man pages and shell completions",
@@ -32,6 +32,11 @@ func newGenCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if markdown == "" && man == "" && completions == "" {
 				return usageError{fmt.Errorf("name at least one of --markdown, --man, --completions")}
+			}
+			// A snapshot outside a git checkout has no commit date (a
+			// negative timestamp): the man pages are then dated today.
+			if sec, err := strconv.ParseInt(date, 10, 64); err == nil && sec > 0 {
+				os.Setenv("SOURCE_DATE_EPOCH", date)
 			}
 			jobs := []struct {
 				dir string
@@ -56,6 +61,7 @@ func newGenCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&markdown, "markdown", "", "write the Markdown command reference into DIR")
 	cmd.Flags().StringVar(&man, "man", "", "write man pages (section 1) into DIR")
 	cmd.Flags().StringVar(&completions, "completions", "", "write bash, zsh, fish and PowerShell completion scripts into DIR")
+	cmd.Flags().StringVar(&date, "date", "", "date of the man pages, in seconds since 1970 (default SOURCE_DATE_EPOCH, else now)")
 	return cmd
 }
 
