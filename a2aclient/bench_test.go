@@ -59,7 +59,10 @@ func benchProvider(b *testing.B) (iface string, sig *signer.Signer, aud, sub str
 func BenchmarkSendViaClient(b *testing.B) {
 	iface, sig, aud, sub := benchProvider(b)
 	c := &a2aclient.Client{HTTP: httpx.NewClient(httpx.Options{Timeout: 10 * time.Second})}
-	mint := func(context.Context) (string, error) { return sig.Mint(aud, sub) }
+	// As conversation.Session does: a fresh token per request, minted one
+	// ahead so the request does not wait for the signature (signer.Ahead).
+	ahead := sig.Ahead(aud, sub)
+	mint := func(context.Context) (string, error) { return ahead.Token() }
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {

@@ -268,38 +268,27 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 // contextId set, §4.2) or "task" (§5.5). Unknown fields are ignored.
 func ParseReply(data []byte) (*Response, error) {
 	var env struct {
-		Message json.RawMessage `json:"message"`
-		Task    json.RawMessage `json:"task"`
+		Message *a2a.Message `json:"message"`
+		Task    *a2a.Task    `json:"task"`
 	}
 	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("the reply is not JSON: %v", err)
+		return nil, fmt.Errorf("the reply is not a valid A2A response: %v", err)
 	}
-	has := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
-	r := &Response{Raw: json.RawMessage(validUTF8(data))}
+	r := &Response{Raw: json.RawMessage(validUTF8(data)), Message: env.Message, Task: env.Task}
 	switch {
-	case has(env.Message) && has(env.Task):
+	case env.Message != nil && env.Task != nil:
 		return nil, errors.New("the reply has both a message and a task")
-	case has(env.Message):
-		var m a2a.Message
-		if err := json.Unmarshal(env.Message, &m); err != nil {
-			return nil, fmt.Errorf("the reply's message is malformed: %v", err)
+	case env.Message != nil:
+		if env.Message.Role != a2a.MessageRoleAgent {
+			return nil, fmt.Errorf("the reply's role is %q, not ROLE_AGENT (§4.2)", env.Message.Role)
 		}
-		if m.Role != a2a.MessageRoleAgent {
-			return nil, fmt.Errorf("the reply's role is %q, not ROLE_AGENT (§4.2)", m.Role)
-		}
-		if m.ContextID == "" {
+		if env.Message.ContextID == "" {
 			return nil, errors.New("the reply has no contextId (§4.2)")
 		}
-		r.Message = &m
-	case has(env.Task):
-		var t a2a.Task
-		if err := json.Unmarshal(env.Task, &t); err != nil {
-			return nil, fmt.Errorf("the reply's task is malformed: %v", err)
-		}
-		if t.ContextID == "" {
+	case env.Task != nil:
+		if env.Task.ContextID == "" {
 			return nil, errors.New("the reply's task has no contextId")
 		}
-		r.Task = &t
 	default:
 		return nil, errors.New("the reply has neither a message nor a task")
 	}

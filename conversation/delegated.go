@@ -20,7 +20,7 @@ func (s *Session) flow() *deviceflow.Client {
 	return &deviceflow.Client{
 		HTTP:     s.opts.HTTP,
 		ClientID: s.issuer,
-		PAToken:  func(context.Context) (string, error) { return s.Signer.Mint(s.Provider.Audience, s.Sub) },
+		PAToken:  func(context.Context) (string, error) { return s.pa.Token() },
 		Clock:    s.opts.Clock,
 	}
 }

@@ -97,6 +97,7 @@ type Session struct {
 	opts      Options
 	contextID string
 	issuer    string
+	pa        *signer.Ahead       // PA JWTs for this Provider, one minted ahead
 	mgr       *delegation.Manager // nil without Options.Grants
 }
 
@@ -136,7 +137,8 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts, issuer: cfg.Issuer}
+	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts, issuer: cfg.Issuer,
+		pa: sig.Ahead(reg.Audience, sub)}
 	if opts.Grants != nil {
 		s.mgr = &delegation.Manager{
 			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
@@ -277,9 +279,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	req := a2aclient.Request{
 		InterfaceURL: s.Card.InterfaceURL,
 		Message:      msg,
-		PAToken: func(context.Context) (string, error) {
-			return s.Signer.Mint(s.Provider.Audience, s.Sub)
-		},
+		PAToken:      func(context.Context) (string, error) { return s.pa.Token() },
 	}
 	var (
 		resp  *a2aclient.Response

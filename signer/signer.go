@@ -16,12 +16,12 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // Algorithms PACT allows for PA JWTs (§3.2).
@@ -128,7 +128,8 @@ type Signer struct {
 	issuer string
 	kid    string
 	alg    string
-	js     jose.Signer
+	key    crypto.Signer
+	header string // base64url of the protected header, fixed per key
 	now    func() time.Time
 }
 
@@ -142,16 +143,19 @@ func New(issuer string, key crypto.Signer, now func() time.Time) (*Signer, error
 	if err != nil {
 		return nil, err
 	}
-	js, err := jose.NewSigner(
-		jose.SigningKey{Algorithm: jose.SignatureAlgorithm(jwk.Algorithm), Key: key},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader(jose.HeaderKey("kid"), jwk.KeyID))
+	h, err := json.Marshal(struct {
+		Alg string `json:"alg"`
+		Kid string `json:"kid"`
+		Typ string `json:"typ"`
+	}{jwk.Algorithm, jwk.KeyID, "JWT"})
 	if err != nil {
 		return nil, err
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Signer{issuer: issuer, kid: jwk.KeyID, alg: jwk.Algorithm, js: js, now: now}, nil
+	return &Signer{issuer: issuer, kid: jwk.KeyID, alg: jwk.Algorithm, key: key,
+		header: base64.RawURLEncoding.EncodeToString(h), now: now}, nil
 }
 
 // KID is the key id put in every token's header.
@@ -191,7 +195,44 @@ func (s *Signer) Mint(audience, sub string) (string, error) {
 		IssuedAt: now, Expiry: now + int64(TokenLifetime/time.Second),
 		ID: base64.RawURLEncoding.EncodeToString(jti[:]),
 	}
-	return jwt.Signed(s.js).Claims(c).Serialize()
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	return s.sign(payload)
+}
+
+// sign returns the compact JWS (RFC 7515 §7.1) of payload: the fixed
+// header, the payload, and an ES256 (RFC 7518 §3.4: R||S, 32 bytes each)
+// or RS256 (PKCS #1 v1.5, SHA-256) signature over "header.payload".
+func (s *Signer) sign(payload []byte) (string, error) {
+	enc := base64.RawURLEncoding
+	buf := make([]byte, 0, len(s.header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(512))
+	buf = append(buf, s.header...)
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, payload)
+	digest := sha256.Sum256(buf)
+	var sig []byte
+	switch k := s.key.(type) {
+	case *ecdsa.PrivateKey:
+		r, ss, err := ecdsa.Sign(rand.Reader, k, digest[:])
+		if err != nil {
+			return "", err
+		}
+		sig = make([]byte, 64)
+		r.FillBytes(sig[:32])
+		ss.FillBytes(sig[32:])
+	case *rsa.PrivateKey:
+		var err error
+		if sig, err = rsa.SignPKCS1v15(rand.Reader, k, crypto.SHA256, digest[:]); err != nil {
+			return "", err
+		}
+	default:
+		return "", fmt.Errorf("unsupported key type %T", s.key)
+	}
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, sig)
+	return string(buf), nil
 }
 
 // SubSecretSize is the length in bytes of a profile's pairwise-sub secret.
