@@ -22,7 +22,6 @@ import (
 
 	"github.com/adrg/xdg"
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 )
 
 // Dirs are the two roots pact writes under.
@@ -69,7 +68,7 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("saving %s: %w", path, err)
 	}
-	if err := renameio.WriteFile(path, data, perm); err != nil {
+	if err := writeAtomic(path, data, perm); err != nil {
 		return fmt.Errorf("saving %s: %w (the previous version is unchanged)", path, err)
 	}
 	return nil
