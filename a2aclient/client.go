@@ -272,6 +272,9 @@ func ParseReply(data []byte) (*Response, error) {
 		Task    *a2a.Task    `json:"task"`
 	}
 	if err := json.Unmarshal(data, &env); err != nil {
+		if !json.Valid(data) {
+			return nil, fmt.Errorf("the reply is not JSON: %v", err)
+		}
 		return nil, fmt.Errorf("the reply is not a valid A2A response: %v", err)
 	}
 	r := &Response{Raw: json.RawMessage(validUTF8(data)), Message: env.Message, Task: env.Task}

@@ -76,7 +76,7 @@ func CardURL(arg string) (string, error) {
 		return "", fmt.Errorf("%w: %q must not carry credentials", ErrBadArgument, arg)
 	}
 	if err := httpx.CheckURL(u); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %w", ErrBadArgument, err)
 	}
 	u.Fragment = ""
 	switch {

@@ -48,6 +48,10 @@ type Config struct {
 	Providers []Registration `json:"providers"`
 }
 
+// ErrInvalidInput wraps errors about a URL or value the User gave
+// (issuer, jwks_uri, Provider URL, audience): a usage error.
+var ErrInvalidInput = errors.New("invalid input")
+
 // ErrNotInitialised means `pact init` has not been run for the profile.
 var ErrNotInitialised = errors.New("profile not initialised")
 
@@ -104,12 +108,15 @@ func DefaultJWKSURI(issuer string) string {
 func CheckIssuer(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("%q is not an absolute URL (for example https://pa.example.com)", raw)
+		return fmt.Errorf("%w: %q is not an absolute URL (for example https://pa.example.com)", ErrInvalidInput, raw)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%q must not have a query or fragment", raw)
+		return fmt.Errorf("%w: %q must not have a query or fragment", ErrInvalidInput, raw)
 	}
-	return httpx.CheckURL(u)
+	if err := httpx.CheckURL(u); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	return nil
 }
 
 // InitResult reports what Init did.
@@ -321,7 +328,7 @@ func (p *Profile) AddProvider(rawURL, audience string) (Registration, error) {
 		return Registration{}, err
 	}
 	if strings.TrimSpace(audience) == "" {
-		return Registration{}, errors.New("--audience is required: it is the value the Provider assigned to this personal agent (§3.1)")
+		return Registration{}, fmt.Errorf("%w: --audience is required: it is the value the Provider assigned to this personal agent (§3.1)", ErrInvalidInput)
 	}
 	reg := Registration{URL: u, Audience: audience}
 	err = p.update(func(c *Config) error {
@@ -357,10 +364,10 @@ func (p *Profile) RemoveProvider(rawURL string) error {
 func normaliseProviderURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%q is not an absolute Provider URL (for example https://provider.example.com)", raw)
+		return "", fmt.Errorf("%w: %q is not an absolute Provider URL (for example https://provider.example.com)", ErrInvalidInput, raw)
 	}
 	if err := httpx.CheckURL(u); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
 	u.RawQuery, u.Fragment = "", ""

@@ -45,11 +45,9 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 			if f.Problems == nil {
 				f.Problems = []string{}
 			}
-			if p, err := a.prof(); err == nil {
-				if c, err := p.Load(); err == nil {
-					if reg, ok := c.Match(card.InterfaceURL); ok {
-						f.Provider = reg
-					}
+			if _, c, err := a.loadProfile(); err == nil {
+				if reg, ok := c.Match(card.InterfaceURL); ok {
+					f.Provider = reg
 				}
 			}
 			if a.json {

@@ -57,7 +57,7 @@ func classify(err error) (code int, reason string, status int) {
 	}
 	var ue usageError
 	switch {
-	case errors.As(err, &ue), errors.Is(err, discovery.ErrBadArgument), errors.Is(err, httpx.ErrInsecureURL):
+	case errors.As(err, &ue), errors.Is(err, discovery.ErrBadArgument), errors.Is(err, profile.ErrInvalidInput):
 		return exitUsage, "USAGE", 0
 	case errors.Is(err, discovery.ErrNotFound):
 		return exitNotFound, "NOT_FOUND", 404
@@ -76,6 +76,21 @@ func classify(err error) (code int, reason string, status int) {
 	}
 	if code, reason, ok := classifyDelegation(err); ok {
 		return code, reason, 0
+	}
+	var (
+		re *httpx.RedirectError
+		ne *httpx.NetError
+		tl *httpx.ErrBodyTooLarge
+	)
+	switch {
+	case errors.As(err, &re):
+		return exitFailure, "REDIRECT", 0
+	case errors.As(err, &ne):
+		return exitFailure, "NETWORK", 0
+	case errors.As(err, &tl):
+		return exitFailure, "TOO_LARGE", 0
+	case errors.Is(err, httpx.ErrInsecureURL):
+		return exitFailure, "INSECURE_URL", 0
 	}
 	return exitFailure, "ERROR", 0
 }

@@ -116,11 +116,7 @@ func newWhoamiCmd(a *app) *cobra.Command {
 		Short: "Show this profile's identity, keys' storage and registered Providers",
 		Args:  exactArgs(0, "whoami takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			c, err := p.Load()
+			p, c, err := a.loadProfile()
 			if err != nil {
 				return err
 			}
@@ -148,11 +144,7 @@ func newKeyCmd(a *app) *cobra.Command {
 		Short: "List signing keys (all are published in the JWKS)",
 		Args:  exactArgs(0, "key list takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			c, err := p.Load()
+			_, c, err := a.loadProfile()
 			if err != nil {
 				return err
 			}
@@ -225,11 +217,7 @@ func newKeyCmd(a *app) *cobra.Command {
 }
 
 func (a *app) completeKIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	p, err := a.prof()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	c, err := p.Load()
+	_, c, err := a.loadProfile()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

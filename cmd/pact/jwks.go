@@ -20,11 +20,7 @@ func newJWKSCmd(a *app) *cobra.Command {
 		Short: "Print the public JWKS (never a private member)",
 		Args:  exactArgs(0, "jwks takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			c, err := p.Load()
+			_, c, err := a.loadProfile()
 			if err != nil {
 				return err
 			}
@@ -43,11 +39,7 @@ func newJWKSCmd(a *app) *cobra.Command {
 Keys are read again on every request, so a rotation is served at once.`,
 		Args: exactArgs(0, "jwks serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			c, err := p.Load()
+			p, c, err := a.loadProfile()
 			if err != nil {
 				return err
 			}

@@ -38,11 +38,7 @@ segments; the longest match wins) is reached with this audience.`,
 		Short: "List Provider registrations",
 		Args:  exactArgs(0, "provider list takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			c, err := p.Load()
+			_, c, err := a.loadProfile()
 			if err != nil {
 				return err
 			}

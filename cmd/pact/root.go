@@ -65,6 +65,20 @@ func (a *app) prof() (*profile.Profile, error) {
 	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec}, nil
 }
 
+// loadProfile returns the selected profile and its configuration; it fails
+// with profile.ErrNotInitialised before `pact init`.
+func (a *app) loadProfile() (*profile.Profile, *profile.Config, error) {
+	p, err := a.prof()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := p.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, c, nil
+}
+
 // httpClient is the hardened client, tracing to stderr under --debug.
 func (a *app) httpClient() *http.Client {
 	a.once.http.Do(func() {
