@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/profile"
 )
 
 func newDemoCmd(a *app) *cobra.Command {
@@ -29,12 +31,26 @@ a built-in script unless --browser asks for your real browser.`,
 	cmd.Flags().BoolVar(&realBrowser, "browser", false, "open the login links in your browser instead of the built-in scripted User")
 	var addr string
 	var interval time.Duration
+	var allow []string
 	serve := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
 		Short: "Run only the demo Provider, for trying pact chat against it by hand",
 		Args:  exactArgs(0, "demo serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := demoprovider.Config{Addr: addr, HTTPClient: a.httpClient(), PollInterval: interval}
+			if len(allow) > 0 {
+				cfg.Policy = demoprovider.AllowList
+				for _, entry := range allow {
+					issuer, jwksURI, _ := strings.Cut(entry, "=")
+					if jwksURI == "" {
+						jwksURI = profile.DefaultJWKSURI(issuer)
+					}
+					if err := profile.CheckIssuer(issuer); err != nil {
+						return usageError{fmt.Errorf("--allow: %w", err)}
+					}
+					cfg.Registered = append(cfg.Registered, demoprovider.Registration{Issuer: issuer, JWKSURI: jwksURI})
+				}
+			}
 			srv, err := demoprovider.Start(cmd.Context(), cfg)
 			if err != nil {
 				return fmt.Errorf("starting the demo Provider: %w", err)
@@ -77,6 +93,7 @@ a built-in script unless --browser asks for your real browser.`,
 	}
 	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "Provider listen address (brand sites take free loopback ports)")
 	serve.Flags().DurationVar(&interval, "poll-interval", 0, "device-flow polling interval the Provider asks for (default 5s)")
+	serve.Flags().StringArrayVar(&allow, "allow", nil, "accept only these personal agents: ISSUER[=JWKS_URI] (repeatable; default: any issuer that serves OIDC discovery)")
 	cmd.AddCommand(serve)
 	return cmd
 }

@@ -86,6 +86,15 @@ func setupScript(env *testscript.Env) error {
 	ln.Close()
 	env.Setenv("JWKS_ADDR", addr)
 	env.Setenv("ISSUER", "http://"+addr)
+	// Free addresses for stories that run `pact demo serve` themselves.
+	for _, name := range []string{"DEMO_ADDR1", "DEMO_ADDR2"} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		env.Setenv(name, l.Addr().String())
+		l.Close()
+	}
 	// A closed port, for "Provider stopped" stories.
 	ln, _ = net.Listen("tcp", "127.0.0.1:0")
 	env.Setenv("DEAD", "http://"+ln.Addr().String())
