@@ -87,6 +87,20 @@ func (e *ClosedError) Error() string {
 }
 func (e *ClosedError) Unwrap() error { return e.Err }
 
+// StaleContextError is an INVALID_PARAMS answer to a message that continued
+// a stored context: most often the Provider no longer knows it (§4.2: an
+// unknown context gets INVALID_PARAMS). It unwraps to the *a2aclient.Error.
+type StaleContextError struct {
+	ContextID string
+	Err       error
+}
+
+func (e *StaleContextError) Error() string {
+	return e.Err.Error() + "\nIf the Provider no longer knows conversation " + e.ContextID +
+		" (it restarted, or the conversation expired), start a new one with --new."
+}
+func (e *StaleContextError) Unwrap() error { return e.Err }
+
 // Session is an open conversation with one Brand.
 type Session struct {
 	Card     *discovery.Card
@@ -313,6 +327,9 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 			s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
 			s.contextID = ""
 			return nil, &ClosedError{ContextID: closed, Err: err}
+		}
+		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) {
+			return nil, &StaleContextError{ContextID: s.contextID, Err: err}
 		}
 		return nil, err
 	}

@@ -212,3 +212,16 @@ func TestSection2_1_AcceptsSDKScopeArrays(t *testing.T) {
 		t.Fatalf("%+v %v", c, err)
 	}
 }
+
+func TestParse_NotAnObject(t *testing.T) {
+	for _, body := range []string{`[]`, `"card"`, `42`, `null`} {
+		_, err := Parse([]byte(body))
+		if err == nil {
+			t.Errorf("%s accepted", body)
+			continue
+		}
+		if strings.Contains(err.Error(), "map[") {
+			t.Errorf("%s: error names a Go type: %v", body, err)
+		}
+	}
+}

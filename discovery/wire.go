@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -13,6 +14,10 @@ import (
 func normaliseCard(data []byte) ([]byte, error) {
 	var card map[string]json.RawMessage
 	if err := json.Unmarshal(data, &card); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("the card is a JSON %s, not an object", te.Value)
+		}
 		return nil, err
 	}
 	if err := normaliseRequirements(card); err != nil {

@@ -162,6 +162,10 @@ func Describe(err error) error {
 	if errors.As(err, &re) {
 		return re
 	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return &NetError{Err: fmt.Errorf("%w: %w", ErrNoSuchHost, err), Msg: "no such host: " + dnsErr.Name + " does not exist (check the spelling)"}
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return &NetError{Err: err, Msg: "timed out: the server is too slow or stalled"}
@@ -172,6 +176,10 @@ func Describe(err error) error {
 	}
 	return err
 }
+
+// ErrNoSuchHost is wrapped by Describe's error when a host name does not
+// resolve.
+var ErrNoSuchHost = errors.New("no such host")
 
 // NetError is a transport failure with a readable explanation.
 type NetError struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -175,5 +176,13 @@ func TestRedact_TruncatedSecretValue(t *testing.T) {
 	}
 	if got := Redact(`{"d":"privatescalar","kty":"EC"}`); strings.Contains(got, "privatescalar") {
 		t.Fatalf("private JWK member leaked: %s", got)
+	}
+}
+
+func TestDescribe_NoSuchHost(t *testing.T) {
+	err := Describe(&url.Error{Op: "Get", URL: "https://nosuch.invalid/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "nosuch.invalid", IsNotFound: true}}})
+	if !errors.Is(err, ErrNoSuchHost) || !strings.Contains(err.Error(), "nosuch.invalid does not exist") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -123,6 +123,8 @@ func CheckIssuer(raw string) error {
 type InitResult struct {
 	Config  *Config
 	Created bool // a new key was made
+	// PreviousIssuer is the issuer before this run, when it changed.
+	PreviousIssuer string
 }
 
 // Init creates the profile: a signing key (alg ES256 or RS256) stored in the
@@ -179,10 +181,14 @@ func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, er
 		}
 		return &InitResult{Config: &c, Created: created}, nil
 	}
+	prev := ""
+	if c.Issuer != issuer {
+		prev = c.Issuer
+	}
 	if err := p.save(&c, issuer, jwksURI); err != nil {
 		return nil, err
 	}
-	return &InitResult{Config: &c, Created: created}, nil
+	return &InitResult{Config: &c, Created: created, PreviousIssuer: prev}, nil
 }
 
 func (p *Profile) save(c *Config, issuer, jwksURI string) error {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -64,11 +65,18 @@ type Item struct {
 	Verified   bool              `json:"verified"`
 }
 
-// Item returns the list view of e. For a rejected entry the fields come
-// from the unverified claims shown and Verified is false.
+// Item returns the list view of e. For a verified entry the fields come
+// from the signed JWS payload, never from the claims copy in the file; for
+// a rejected entry from the unverified claims shown, and Verified is false.
 func (e *Entry) Item() Item {
 	var c Claims
-	_ = json.Unmarshal(e.Claims, &c)
+	claims := e.Claims
+	if e.Verified {
+		if p, err := jwsPayload(e.JWS); err == nil {
+			claims = p
+		}
+	}
+	_ = json.Unmarshal(claims, &c)
 	it := Item{ID: e.ID, Brand: c.Brand, GrantID: c.GrantID, User: c.User, ScopesUsed: c.ScopesUsed, Actions: c.Actions, TS: c.TS, Verified: e.Verified}
 	if it.ScopesUsed == nil {
 		it.ScopesUsed = []string{}
@@ -184,9 +192,30 @@ func (a *Archive) read(area, id string) (*Entry, error) {
 	if e.ID != id || (Receipt{JWS: e.JWS}).ID() != id {
 		return nil, fmt.Errorf("receipts: %s does not hold receipt %s", a.path(area, id), ShortID(id))
 	}
-	// Only the verified area can hold verified entries.
+	// Only the verified area can hold verified entries, and only when the
+	// claims kept beside the JWS are still the signed ones (a file edited
+	// by hand is shown as not verified; `verify` reports it).
 	e.Verified = e.Verified && area == verifiedDir
+	if e.Verified {
+		p, err := jwsPayload(e.JWS)
+		if err != nil || !sameJSON(p, e.Claims) {
+			e.Verified = false
+			e.Problems = append(e.Problems, "the claims in the archive file differ from the signed payload (edited after archiving)")
+			if err == nil {
+				e.Claims = p // show what was signed, not the edit
+			}
+		}
+	}
 	return &e, nil
+}
+
+// sameJSON reports whether a and b hold the same JSON value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // List returns every archived receipt, verified and rejected, oldest first
@@ -262,6 +291,10 @@ type Check struct {
 	ID       string   `json:"id"`
 	Verified bool     `json:"verified"`
 	Problems []string `json:"problems"`
+	// KeySource says which key checked the signature: "jwks_uri" (fetched
+	// again) or "archive" (kept at archive time: --offline, or jwks_uri
+	// could not be reached).
+	KeySource string `json:"keySource,omitempty"`
 }
 
 // VerifyAll verifies every receipt in the verified area again and returns
@@ -333,19 +366,24 @@ func (a *Archive) check(ctx context.Context, e *Entry, online bool) Check {
 	}
 	rc := Receipt{JWS: e.JWS, Claims: e.Claims}
 	var res *Result
-	if online {
-		if a.Keys == nil {
-			c.Problems = []string{"no key source for online verification"}
-			return c
+	if online && a.Keys != nil {
+		var err error
+		res, err = Verify(ctx, a.Keys, rc, e.Expect)
+		var ve *delegation.VerifyError
+		if err == nil || errors.As(err, &ve) {
+			c.KeySource = "jwks_uri"
+		} else {
+			res = nil // jwks_uri unreachable: an outage is not a forgery
 		}
-		res, _ = Verify(ctx, a.Keys, rc, e.Expect)
-	} else {
+	}
+	if res == nil {
 		key, err := a.key(e.JWK)
 		if err != nil {
 			c.Problems = []string{err.Error()}
 			return c
 		}
 		res, _ = VerifyOffline(rc, key, e.Expect)
+		c.KeySource = "archive"
 	}
 	c.Verified = res.Verified()
 	if !c.Verified {

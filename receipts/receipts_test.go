@@ -378,10 +378,46 @@ func TestSection5_6_VerifyOfflineWithoutNetwork(t *testing.T) {
 			t.Errorf("%s: %v", c.ID, c.Problems)
 		}
 	}
+	// Online with jwks_uri unreachable: an outage is not a forgery; the
+	// archived key checks the signature, and the Check says so.
 	a.Keys = jwks.NewCache(http.DefaultClient)
 	checks, _ = a.VerifyAll(context.Background(), true)
+	for _, c := range checks {
+		if !c.Verified || c.KeySource != "archive" {
+			t.Errorf("%s: verified=%v keySource=%q %v", c.ID, c.Verified, c.KeySource, c.Problems)
+		}
+	}
+}
+
+// TestSection5_6_EditedArchiveFileNotShownAsVerified edits the claims copy
+// of an archived receipt: list and show must not present it as verified,
+// nor show the edited claims as if signed.
+func TestSection5_6_EditedArchiveFileNotShownAsVerified(t *testing.T) {
+	k := newKey(t, jose.ES256, "k1")
+	js := newJWKSServer(t, k)
+	a := newArchive(t)
+	res, _ := Verify(context.Background(), js.cache(), receipt(t, k, claims(nil)), expectFor(js))
+	a.Put(res)
+	p := filepath.Join(a.Dir, "verified", res.ID+".json")
+	var e map[string]any
+	data, _ := os.ReadFile(p)
+	json.Unmarshal(data, &e)
+	e["claims"].(map[string]any)["actions"] = []any{map[string]any{"tool": "refund_everything"}}
+	os.WriteFile(p, mustJSON(e), 0o600)
+	items, err := a.List("")
+	if err != nil || len(items) != 1 {
+		t.Fatal(items, err)
+	}
+	if items[0].Verified || strings.Contains(string(mustJSON(items[0].Actions)), "refund_everything") {
+		t.Fatalf("edited receipt listed as %+v", items[0])
+	}
+	got, _ := a.Get(res.ID)
+	if got.Verified {
+		t.Fatal("show presents an edited receipt as verified")
+	}
+	checks, _ := a.VerifyAll(context.Background(), false)
 	if checks[0].Verified {
-		t.Error("online verification with the JWKS server gone should fail")
+		t.Fatal("verify accepted an edited receipt")
 	}
 }
 

@@ -172,6 +172,7 @@ func Run(ctx context.Context, o Options) error {
 		return errors.New("the demo Provider did not ask for a step-up")
 	}
 	t.agent(su.Text)
+	t.receipt(r)
 	t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.MissingScopes, ", "))
 	t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
 	_, err = s.Login(ctx, su.MissingScopes, browser.visit(ctx))
@@ -227,14 +228,20 @@ func (t *tour) say(ctx context.Context, s *conversation.Session, text string) er
 		return err
 	}
 	t.agent(r.Text())
-	if r.Receipt != nil {
-		mark := t.st.Success.Render("✓ verified")
-		if !r.Receipt.Verified {
-			mark = t.st.Error.Render("✗ " + strings.Join(r.Receipt.Problems, "; "))
-		}
-		t.line("%s receipt %s %s", t.st.Faint.Render("└"), r.Receipt.ID, mark)
-	}
+	t.receipt(r)
 	return nil
+}
+
+// receipt prints the reply's receipt and whether it verified (§5.6).
+func (t *tour) receipt(r *conversation.Result) {
+	if r.Receipt == nil {
+		return
+	}
+	mark := t.st.Success.Render("✓ verified")
+	if !r.Receipt.Verified {
+		mark = t.st.Error.Render("✗ " + strings.Join(r.Receipt.Problems, "; "))
+	}
+	t.line("%s receipt %s %s", t.st.Faint.Render("└"), r.Receipt.ID, mark)
 }
 
 // send is Session.Send with a spinner while the agent answers.

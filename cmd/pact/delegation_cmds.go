@@ -71,8 +71,12 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 	var sp stopper = noSpinner{}
 	shown := func(auth *deviceflow.Authorization) {
 		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(s.Card.Name()))
+		w := 0
 		for _, id := range scopes {
-			a.io.Eprintf("  %s  %s\n", st.Accent.Render(id), d.Scopes[id])
+			w = max(w, len(id))
+		}
+		for _, id := range scopes {
+			a.io.Eprintf("  %s  %s\n", st.Accent.Render(fmt.Sprintf("%-*s", w, id)), d.Scopes[id])
 		}
 		a.io.Eprintf("Provider: %s\n", originOf(s.Card.InterfaceURL))
 		a.io.Eprintf("Code:     %s\n", st.Bold.Render(auth.UserCode))
@@ -315,23 +319,28 @@ func newReceiptsCmd(a *app) *cobra.Command {
 					filter = u
 				}
 			}
-			items, err := opts.Receipts.List(filter)
-			if err != nil {
-				return err
-			}
+			// Damaged archive files are reported, not allowed to hide the
+			// readable receipts (List returns both).
+			items, damaged := opts.Receipts.List(filter)
 			if filter != brand && len(items) == 0 {
-				items, err = opts.Receipts.List(strings.TrimRight(brand, "/"))
-				if err != nil {
-					return err
-				}
+				items, damaged = opts.Receipts.List(strings.TrimRight(brand, "/"))
 			}
 			if items == nil {
 				items = []receipts.Item{}
 			}
-			if a.json {
-				return a.printJSON(items)
+			if damaged != nil {
+				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Warning.Render("warning:"), damaged)
 			}
-			if len(items) == 0 {
+			if a.json {
+				if err := a.printJSON(items); err != nil {
+					return err
+				}
+				if damaged != nil {
+					return silentError{code: exitFailure}
+				}
+				return nil
+			}
+			if len(items) == 0 && damaged == nil {
 				a.io.Eprintf("No receipts yet. Receipts arrive with replies sent under a delegation (pact login).\n")
 				return nil
 			}
@@ -344,6 +353,9 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				rows = append(rows, []string{receipts.ShortID(it.ID), it.TS, it.Brand, strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
 			}
 			a.io.Table(a.io.Out, rows)
+			if damaged != nil {
+				return silentError{code: exitFailure}
+			}
 			return nil
 		},
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 
@@ -21,6 +22,9 @@ const (
 	exitConsent  = 4 // step-up pending, access_denied, expired_token
 	exitNotFound = 5 // no card, unknown Brand, TASK_NOT_FOUND
 	exitReceipts = 6 // receipts verify: a receipt failed
+	// exitCancelled is the shell's code for a command ended by Ctrl+C
+	// (128 + SIGINT).
+	exitCancelled = 130
 )
 
 // codedError carries an explicit exit code and --json reason.
@@ -43,6 +47,9 @@ func classify(err error) (code int, reason string, status int) {
 	var ce *codedError
 	if errors.As(err, &ce) {
 		return ce.code, ce.reason, 0
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitCancelled, "CANCELLED", 0
 	}
 	var ae *a2aclient.Error
 	if errors.As(err, &ae) {
@@ -85,6 +92,8 @@ func classify(err error) (code int, reason string, status int) {
 	switch {
 	case errors.As(err, &re):
 		return exitFailure, "REDIRECT", 0
+	case errors.Is(err, httpx.ErrNoSuchHost):
+		return exitNotFound, "NO_SUCH_HOST", 0
 	case errors.As(err, &ne):
 		return exitFailure, "NETWORK", 0
 	case errors.As(err, &tl):
@@ -112,6 +121,11 @@ func (a *app) report(err error) int {
 			enc := json.NewEncoder(a.io.Out)
 			enc.SetIndent("", "  ")
 			enc.Encode(body)
+		}
+		if a.jq != nil {
+			// The expression may have filtered the envelope away: people
+			// still see what went wrong.
+			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
 		}
 		return code
 	}

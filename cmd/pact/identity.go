@@ -97,6 +97,10 @@ registration a Provider needs: issuer and jwks_uri.`,
 			} else {
 				a.io.Eprintf("%s kept the existing key %s (use --force to replace it)\n", st.Success.Render("✓"), id.KID)
 			}
+			if res.PreviousIssuer != "" {
+				a.io.Eprintf("%s the issuer changed from %s to %s: Providers match it exactly, so register again with each of them\n",
+					st.Warning.Render("!"), res.PreviousIssuer, id.Issuer)
+			}
 			a.printIdentity(id, p.Secrets.Where())
 			a.io.Eprintf("\nGive the Provider your issuer and jwks_uri; it assigns you an audience. Then:\n  pact jwks serve            # publish your keys at the jwks_uri\n  pact provider add URL --audience AUDIENCE\n")
 			return nil

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/jwks"
 )
 
@@ -43,9 +45,19 @@ Keys are read again on every request, so a rotation is served at once.`,
 			if err != nil {
 				return err
 			}
+			// By default, listen where the jwks_uri points when that is a
+			// loopback address: that is where Providers will look.
+			published := loopbackHostPort(c.JWKSURI)
+			if !cmd.Flags().Changed("addr") && published != "" {
+				addr = published
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("cannot listen on %s: %w (use --addr HOST:PORT)", addr, err)
+				return fmt.Errorf("cannot listen on %s: %w (another `pact jwks serve`? use --addr HOST:PORT)", addr, err)
+			}
+			if published != "" && portOf(published) != portOf(ln.Addr().String()) && !a.json {
+				a.io.Eprintf("%s your jwks_uri is %s, but this serves %s: Providers will not find your keys here (see `pact init --jwks-uri`)\n",
+					a.io.ErrStyles().Warning.Render("warning:"), c.JWKSURI, ln.Addr())
 			}
 			h := jwks.Handler(c.Issuer, c.JWKSURI, func() (jose.JSONWebKeySet, error) {
 				cur, err := p.Load()
@@ -76,7 +88,26 @@ Keys are read again on every request, so a rotation is served at once.`,
 			return nil
 		},
 	}
-	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "address to listen on")
+	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "address to listen on (default: the jwks_uri's own address when it is on loopback)")
 	cmd.AddCommand(serve)
 	return cmd
+}
+
+// loopbackHostPort returns "host:port" of an http URL on a loopback host
+// (the port made explicit), or "" for anything else.
+func loopbackHostPort(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || !httpx.IsLoopback(u.Hostname()) {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+func portOf(hostport string) string {
+	_, port, _ := net.SplitHostPort(hostport)
+	return port
 }

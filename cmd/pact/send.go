@@ -80,7 +80,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 	}
 	if su := res.StepUp(); su != nil {
 		if a.json || !a.io.Interactive() {
-			return res, &stepUpPending{res: res, su: su}
+			return res, &stepUpPending{res: res, su: su, brand: s.Card.URL}
 		}
 		if err := a.stepUp(ctx, s, su); err != nil {
 			return res, err
@@ -89,7 +89,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 		if err == nil && res.StepUp() != nil {
-			return res, &stepUpPending{res: res, su: res.StepUp()}
+			return res, &stepUpPending{res: res, su: res.StepUp(), brand: s.Card.URL}
 		}
 	}
 	return res, err
@@ -97,12 +97,13 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 
 // stepUpPending is a §5.5 step-up that could not be completed here (exit 4).
 type stepUpPending struct {
-	res *conversation.Result
-	su  *conversation.StepUp
+	res   *conversation.Result
+	su    *conversation.StepUp
+	brand string // as the User named it
 }
 
 func (e *stepUpPending) Error() string {
-	return "the Brand needs more permission (" + strings.Join(e.su.MissingScopes, ", ") + "): run `pact login BRAND --scope " +
+	return "the Brand needs more permission (" + strings.Join(e.su.MissingScopes, ", ") + "): run `pact login " + e.brand + " --scope " +
 		strings.Join(e.su.MissingScopes, " --scope ") + "` and send again"
 }
 
