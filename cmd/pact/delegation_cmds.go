@@ -419,13 +419,15 @@ receipt is checked. Exits 6 if any receipt fails.`,
 				return err
 			}
 			var checks []receipts.Check
+			sp := a.spinner("Verifying receipts")
 			if len(args) == 0 {
 				checks, err = opts.Receipts.VerifyAll(cmd.Context(), !offline)
-				if err != nil {
-					return err
-				}
 			} else {
 				checks = opts.Receipts.VerifyIDs(cmd.Context(), args, !offline)
+			}
+			sp.Stop()
+			if err != nil {
+				return err
 			}
 			ok, failed := 0, 0
 			for i := range checks {

@@ -112,6 +112,9 @@ func (a *app) report(err error) int {
 		return se.code
 	}
 	code, reason, status := classify(err)
+	if reason == "CANCELLED" {
+		err = errors.New("cancelled (interrupted); nothing more was done")
+	}
 	var je jqError
 	if a.json && !errors.As(err, &je) {
 		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
