@@ -19,50 +19,62 @@ type Ahead struct {
 	aud, sub string
 	MaxAge   time.Duration // 0 = DefaultMaxAge
 
-	mu      sync.Mutex
-	next    string
-	nextAt  time.Time
-	minting bool
+	mu       sync.Mutex
+	inflight bool        // a background mint is under way
+	ready    chan minted // holds at most the one token minted ahead
+}
+
+type minted struct {
+	tok string
+	at  time.Time
+	err error
 }
 
 // Ahead returns a minter of tokens for audience and sub.
 func (s *Signer) Ahead(audience, sub string) *Ahead {
-	return &Ahead{s: s, aud: audience, sub: sub}
+	return &Ahead{s: s, aud: audience, sub: sub, ready: make(chan minted, 1)}
 }
 
 // Token returns a token nobody else received, minted at most MaxAge ago,
-// and starts minting the next one.
+// and starts minting the next one. When a token is being minted ahead it
+// waits for that one rather than signing a second.
 func (a *Ahead) Token() (string, error) {
 	maxAge := a.MaxAge
 	if maxAge == 0 {
 		maxAge = DefaultMaxAge
 	}
 	a.mu.Lock()
-	tok, at := a.next, a.nextAt
-	a.next = ""
-	fresh := tok != "" && a.s.now().Sub(at) < maxAge
-	a.refillLocked()
+	pending := a.inflight || len(a.ready) > 0
 	a.mu.Unlock()
-	if fresh {
-		return tok, nil
+	if !pending {
+		a.refill()
+		return a.s.Mint(a.aud, a.sub)
 	}
-	return a.s.Mint(a.aud, a.sub)
+	m := <-a.ready
+	a.refill()
+	if m.err != nil || a.s.now().Sub(m.at) >= maxAge {
+		return a.s.Mint(a.aud, a.sub)
+	}
+	return m.tok, nil
 }
 
-// refillLocked starts minting the next token unless one is under way.
-func (a *Ahead) refillLocked() {
-	if a.minting {
+// refill starts minting the next token unless one is ready or under way.
+// Every receive from ready is followed by a refill, so a caller waiting on
+// ready is always served.
+func (a *Ahead) refill() {
+	a.mu.Lock()
+	if a.inflight || len(a.ready) > 0 {
+		a.mu.Unlock()
 		return
 	}
-	a.minting = true
+	a.inflight = true
+	a.mu.Unlock()
 	go func() {
 		at := a.s.now()
 		tok, err := a.s.Mint(a.aud, a.sub)
 		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.minting = false
-		if err == nil && a.next == "" {
-			a.next, a.nextAt = tok, at
-		}
+		a.inflight = false
+		a.ready <- minted{tok: tok, at: at, err: err} // never blocks: empty, and only this goroutine fills it
+		a.mu.Unlock()
 	}()
 }

@@ -62,13 +62,7 @@ func TestSection3_2_AheadDropsStaleTokens(t *testing.T) {
 	a := s.Ahead("aud", "sub")
 	a.Token() // starts minting one ahead
 	deadline := time.Now().Add(2 * time.Second)
-	for {
-		a.mu.Lock()
-		ready := a.next != ""
-		a.mu.Unlock()
-		if ready || time.Now().After(deadline) {
-			break
-		}
+	for len(a.ready) == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	mu.Lock()
