@@ -165,7 +165,7 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		}
 		// The message may have reached the Brand: a retry of the same text reuses its id.
 		b.unsent = &outgoing{text: text, id: id}
-		return tui.Reply{}, err
+		return tui.Reply{}, inChat(err)
 	}
 	b.unsent = nil
 	b.last = text
@@ -364,4 +364,18 @@ func (b *Backend) Scopes() []tui.Scope {
 		return nil
 	}
 	return b.describe(d.ScopeIDs())
+}
+
+// inChat rewords the CLI's advice for the chat, where the same actions
+// are slash commands.
+func inChat(err error) error {
+	var stale *conversation.StaleContextError
+	if errors.As(err, &stale) {
+		return fmt.Errorf("%v\nIf the Provider no longer knows this conversation (it restarted, or the conversation expired), start a new one with /new.", stale.Err)
+	}
+	var login *delegation.LoginRequiredError
+	if errors.As(err, &login) {
+		return fmt.Errorf("the delegation for this Brand is no longer usable (%s); log in again with /login %s", login.Reason, strings.Join(login.Scopes, " "))
+	}
+	return err
 }

@@ -401,8 +401,11 @@ func (as *authServer) writeToken(w http.ResponseWriter, b *brandDef, g *grant, s
 	})
 }
 
-// approve records the User's consent on a device authorization and adds
-// the approved scopes to the one grant for (user, PA, Brand) (§5.3).
+// approve records the User's consent on a device authorization in the one
+// grant for (user, PA, Brand) (§5.3): the scopes this consent asked about
+// become exactly what the User left checked (an unchecked scope is taken
+// back), and scopes approved earlier and not asked about now are kept, so
+// a step-up adds to the grant.
 func (as *authServer) approve(d *deviceAuth, userID string, scopes []string) {
 	as.mu.Lock()
 	defer as.mu.Unlock()
@@ -417,11 +420,18 @@ func (as *authServer) approve(d *deviceAuth, userID string, scopes []string) {
 		as.grants[k] = g
 		as.grantsByID[g.id] = g
 	}
-	for _, sc := range scopes {
-		if !slices.Contains(g.scopes, sc) {
-			g.scopes = append(g.scopes, sc)
+	kept := g.scopes[:0:0]
+	for _, sc := range g.scopes {
+		if !slices.Contains(d.scopes, sc) {
+			kept = append(kept, sc)
 		}
 	}
+	for _, sc := range scopes {
+		if !slices.Contains(kept, sc) {
+			kept = append(kept, sc)
+		}
+	}
+	g.scopes = kept
 }
 
 func (as *authServer) deny(d *deviceAuth, userID string) {

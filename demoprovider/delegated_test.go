@@ -265,6 +265,23 @@ func TestSection5_3_LiveSessionSkipsLoginAndGrantAccumulates(t *testing.T) {
 	}
 }
 
+// TestSection5_3_UncheckingTakesAScopeBack: a consent that asks again for a
+// scope of the grant, with the User unchecking it, takes it out of the
+// grant; the token carries what the User approved this time (§5.3: the
+// personal agent MUST read scope).
+func TestSection5_3_UncheckingTakesAScopeBack(t *testing.T) {
+	e := start(t, nil)
+	b := e.example()
+	jane := ScriptedUser{Username: "jane", Password: "jane-demo-pass"}
+	if got := e.login(b, "u1", "orders:read orders:cancel", jane)["scope"]; got != "orders:read orders:cancel" {
+		t.Fatalf("first consent: %v", got)
+	}
+	jane.Approve = []string{"orders:read"}
+	if got := e.login(b, "u1", "orders:read orders:cancel", jane)["scope"]; got != "orders:read" {
+		t.Fatalf("after unchecking orders:cancel the token carries %v", got)
+	}
+}
+
 // delegatedSend sends with both tokens.
 func (e *env) delegatedSend(b Brand, sub, tok, messageID, contextID, text string) resp {
 	return sendRaw(e.t, b.InterfaceURL, e.jwt(sub), msgBody(messageID, contextID, text), "X-A2A-User-Delegation", "Bearer "+tok)

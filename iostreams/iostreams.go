@@ -194,7 +194,7 @@ func (s *IO) start(label string, deadline time.Time) *Spinner {
 		for i := 0; ; i++ {
 			clock := fmt.Sprintf("%.0fs", time.Since(start).Seconds())
 			if !sp.deadline.IsZero() {
-				clock = "expires in " + time.Until(sp.deadline).Round(time.Second).String()
+				clock = "· expires in " + time.Until(sp.deadline).Round(time.Second).String()
 			}
 			fmt.Fprintf(s.ErrOut, "\r%s %s %s\x1b[K", st.Accent.Render(frames[i%len(frames)]), sp.label, st.Faint.Render(clock))
 			select {

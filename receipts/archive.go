@@ -255,13 +255,16 @@ func (a *Archive) List(brand string) ([]Item, error) {
 // ErrNotFound means no archived receipt has that id or prefix.
 var ErrNotFound = errors.New("no receipt with that id")
 
+// ErrBadID means an id is too short or matches several receipts.
+var ErrBadID = errors.New("receipt id")
+
 // Get returns the entry whose id is id or starts with id (at least 4
 // characters; a prefix matching several receipts is an error). A receipt
 // both verified and rejected is returned as verified.
 func (a *Archive) Get(id string) (*Entry, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if len(id) < 4 {
-		return nil, fmt.Errorf("receipts: id %q is too short (give at least 4 characters)", id)
+		return nil, fmt.Errorf("%w %q is too short (give at least 4 characters)", ErrBadID, id)
 	}
 	var matches []struct{ area, id string }
 	seen := map[string]bool{}
@@ -283,7 +286,7 @@ func (a *Archive) Get(id string) (*Entry, error) {
 	case 1:
 		return a.read(matches[0].area, matches[0].id)
 	}
-	return nil, fmt.Errorf("receipts: id %q matches %d receipts; give more characters", id, len(matches))
+	return nil, fmt.Errorf("%w %q matches %d receipts; give more characters", ErrBadID, id, len(matches))
 }
 
 // Check is the outcome of verifying one archived receipt again.
@@ -292,9 +295,11 @@ type Check struct {
 	Verified bool     `json:"verified"`
 	Problems []string `json:"problems"`
 	// KeySource says which key checked the signature: "jwks_uri" (fetched
-	// again) or "archive" (kept at archive time: --offline, or jwks_uri
-	// could not be reached).
+	// again) or "archive" (the key kept at archive time, --offline).
 	KeySource string `json:"keySource,omitempty"`
+	// Unchecked is set when the receipt could not be checked at all (its
+	// jwks_uri did not answer): an outage, not a forgery.
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 // VerifyAll verifies every receipt in the verified area again and returns
@@ -366,17 +371,30 @@ func (a *Archive) check(ctx context.Context, e *Entry, online bool) Check {
 	}
 	rc := Receipt{JWS: e.JWS, Claims: e.Claims}
 	var res *Result
-	if online && a.Keys != nil {
+	if online {
+		if a.Keys == nil {
+			c.Problems, c.Unchecked = []string{"no key source for online verification"}, true
+			return c
+		}
 		var err error
 		res, err = Verify(ctx, a.Keys, rc, e.Expect)
 		var ve *delegation.VerifyError
-		if err == nil || errors.As(err, &ve) {
-			c.KeySource = "jwks_uri"
-		} else {
-			res = nil // jwks_uri unreachable: an outage is not a forgery
+		if err != nil && !errors.As(err, &ve) {
+			// An outage is not a forgery, and the key in the archive file
+			// is no authority online: say it was not checked.
+			c.Unchecked = true
+			c.Problems = []string{"not checked: " + err.Error() + " (`pact receipts verify --offline` checks with the key kept at archive time)"}
+			return c
 		}
-	}
-	if res == nil {
+		c.KeySource = "jwks_uri"
+		if err != nil {
+			for i, p := range res.Problems {
+				if strings.Contains(p, "unknown kid") {
+					res.Problems[i] = p + " (if the Brand retired its key since, `pact receipts verify --offline` checks with the key kept at archive time)"
+				}
+			}
+		}
+	} else {
 		key, err := a.key(e.JWK)
 		if err != nil {
 			c.Problems = []string{err.Error()}

@@ -123,9 +123,22 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 			missing = append(missing, sc)
 		}
 	}
-	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), strings.Join(g.Scopes, " "), g.ExpiresAt.Local().Format(time.Kitchen))
+	askedSet := map[string]bool{}
+	for _, sc := range asked {
+		askedSet[sc] = true
+	}
+	var earlier []string
+	for _, sc := range g.Scopes {
+		if !askedSet[sc] {
+			earlier = append(earlier, sc)
+		}
+	}
+	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), strings.Join(g.Scopes, " "), g.ExpiresAt.Local().Format("15:04 MST"))
 	if len(missing) > 0 {
 		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), strings.Join(missing, " "))
+	}
+	if len(earlier) > 0 {
+		a.io.Eprintf("%s also in this grant, approved earlier: %s\n", st.Faint.Render("·"), strings.Join(earlier, " "))
 	}
 }
 
@@ -232,13 +245,21 @@ func newLogoutCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cardURL, err := discovery.CardURL(args[0])
+			// The grant is found offline by card URL or interface URL; if
+			// neither matches, the card is fetched to learn its interface
+			// URL (the brand may have been named another way at login).
+			arg := strings.TrimRight(args[0], "/")
+			cardURL, cerr := discovery.CardURL(args[0])
+			n, err := conversation.ForgetBrand(opts, cardURL, arg)
 			if err != nil {
 				return err
 			}
-			n, err := conversation.ForgetBrand(opts, cardURL, strings.TrimRight(args[0], "/"))
-			if err != nil {
-				return err
+			if n == 0 && cerr == nil {
+				if card, ferr := discovery.Fetch(cmd.Context(), a.httpClient(), cardURL); ferr == nil {
+					if n, err = conversation.ForgetBrand(opts, card.URL, card.InterfaceURL); err != nil {
+						return err
+					}
+				}
 			}
 			if n == 0 {
 				return &codedError{code: exitFailure, reason: "NO_GRANT", err: fmt.Errorf("no delegation is stored for %s (see `pact grants`)", args[0])}
@@ -341,6 +362,10 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				return nil
 			}
 			if len(items) == 0 && damaged == nil {
+				if brand != "" {
+					a.io.Eprintf("No receipts for %s (see `pact receipts list` for all).\n", brand)
+					return nil
+				}
 				a.io.Eprintf("No receipts yet. Receipts arrive with replies sent under a delegation (pact login).\n")
 				return nil
 			}
@@ -373,7 +398,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			}
 			e, err := opts.Receipts.Get(args[0])
 			if err != nil {
-				return &codedError{code: exitNotFound, reason: "NOT_FOUND", err: err}
+				return receiptIDError(err)
 			}
 			if a.json {
 				return a.printJSON(e)
@@ -418,6 +443,11 @@ receipt is checked. Exits 6 if any receipt fails.`,
 			if err != nil {
 				return err
 			}
+			for _, id := range args {
+				if _, err := opts.Receipts.Get(id); err != nil {
+					return receiptIDError(err)
+				}
+			}
 			var checks []receipts.Check
 			sp := a.spinner("Verifying receipts")
 			if len(args) == 0 {
@@ -429,32 +459,43 @@ receipt is checked. Exits 6 if any receipt fails.`,
 			if err != nil {
 				return err
 			}
-			ok, failed := 0, 0
+			ok, failed, unchecked := 0, 0, 0
 			for i := range checks {
 				if checks[i].Problems == nil {
 					checks[i].Problems = []string{}
 				}
-				if checks[i].Verified {
+				switch {
+				case checks[i].Verified:
 					ok++
-				} else {
+				case checks[i].Unchecked:
+					unchecked++
+				default:
 					failed++
 				}
 			}
 			if a.json {
-				a.printJSON(map[string]any{"verified": ok, "failed": failed, "results": checks})
+				a.printJSON(map[string]any{"verified": ok, "failed": failed, "unchecked": unchecked, "results": checks})
 			} else {
 				st := a.io.ErrStyles()
 				for _, c := range checks {
-					if c.Verified {
+					switch {
+					case c.Verified && c.KeySource == "archive":
+						a.io.Printf("%s %s  %s\n", st.Success.Render("✓"), receipts.ShortID(c.ID), st.Faint.Render("(with the key kept at archive time)"))
+					case c.Verified:
 						a.io.Printf("%s %s\n", st.Success.Render("✓"), receipts.ShortID(c.ID))
-					} else {
+					case c.Unchecked:
+						a.io.Printf("%s %s  %s\n", st.Warning.Render("?"), receipts.ShortID(c.ID), strings.Join(c.Problems, "; "))
+					default:
 						a.io.Printf("%s %s  %s\n", st.Error.Render("✗"), receipts.ShortID(c.ID), strings.Join(c.Problems, "; "))
 					}
 				}
-				a.io.Eprintf("%d verified, %d failed\n", ok, failed)
+				a.io.Eprintf("%d verified, %d failed, %d not checked\n", ok, failed, unchecked)
 			}
-			if failed > 0 {
+			switch {
+			case failed > 0:
 				return silentError{code: exitReceipts}
+			case unchecked > 0:
+				return silentError{code: exitFailure}
 			}
 			return nil
 		},
@@ -463,6 +504,18 @@ receipt is checked. Exits 6 if any receipt fails.`,
 	verify.Flags().BoolVar(&offline, "offline", false, "use the keys kept in the archive; do not fetch jwks_uri")
 	cmd.AddCommand(list, show, verify)
 	return cmd
+}
+
+// receiptIDError maps an archive lookup failure to its exit code: an
+// unknown id is not found (5), an ambiguous or short one a usage error (2).
+func receiptIDError(err error) error {
+	switch {
+	case errors.Is(err, receipts.ErrNotFound):
+		return &codedError{code: exitNotFound, reason: "NOT_FOUND", err: err}
+	case errors.Is(err, receipts.ErrBadID):
+		return usageError{err}
+	}
+	return err
 }
 
 func actionNames(actions []json.RawMessage) string {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
@@ -120,10 +122,15 @@ func (a *app) report(err error) int {
 		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
-		if a.jq == nil || a.writeJQ(a.io.Out, body, a.io.IsStdoutTTY()) != nil {
+		var filtered bytes.Buffer
+		if a.jq == nil || a.writeJQ(&filtered, body, a.io.IsStdoutTTY()) != nil {
 			enc := json.NewEncoder(a.io.Out)
 			enc.SetIndent("", "  ")
 			enc.Encode(body)
+		} else if strings.TrimSpace(filtered.String()) != "null" {
+			// An expression written for the success shape yields null
+			// on the error envelope: print nothing rather than "null".
+			a.io.Out.Write(filtered.Bytes())
 		}
 		if a.jq != nil {
 			// The expression may have filtered the envelope away: people

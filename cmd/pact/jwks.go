@@ -48,8 +48,11 @@ Keys are read again on every request, so a rotation is served at once.`,
 			// By default, listen where the jwks_uri points when that is a
 			// loopback address: that is where Providers will look.
 			published := loopbackHostPort(c.JWKSURI)
-			if !cmd.Flags().Changed("addr") && published != "" {
+			if addr == "" {
 				addr = published
+			}
+			if addr == "" {
+				addr = "127.0.0.1:8787"
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -88,7 +91,7 @@ Keys are read again on every request, so a rotation is served at once.`,
 			return nil
 		},
 	}
-	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8787", "address to listen on (default: the jwks_uri's own address when it is on loopback)")
+	serve.Flags().StringVar(&addr, "addr", "", "address to listen on (default: the jwks_uri's address when it is on loopback, else 127.0.0.1:8787)")
 	cmd.AddCommand(serve)
 	return cmd
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func newProviderCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (issuer → audience, §3.1)"}
+	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (Provider URL → assigned audience, §3.1)"}
 	var audience string
 	add := &cobra.Command{
 		Use:   "add URL --audience AUD",
