@@ -409,19 +409,36 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				status = st.Error.Render("FAILED: " + strings.Join(e.Problems, "; "))
 			}
 			a.io.Printf("%s %s\n", st.Bold.Render("receipt "+receipts.ShortID(e.ID)), status)
-			var claims map[string]any
-			json.Unmarshal(e.Claims, &claims)
-			keys := make([]string, 0, len(claims))
-			for k := range claims {
-				keys = append(keys, k)
+			var c receipts.Claims
+			json.Unmarshal(e.Claims, &c)
+			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
+			row("brand", c.Brand)
+			row("user", c.User+" (the Brand's id for you)")
+			row("grant", c.GrantID)
+			row("scopes used", strings.Join(c.ScopesUsed, " "))
+			for i, raw := range c.Actions {
+				var act struct {
+					Tool     string `json:"tool"`
+					ArgsHash string `json:"argsHash"`
+				}
+				json.Unmarshal(raw, &act)
+				label := ""
+				if i == 0 {
+					label = "actions"
+				}
+				text := act.Tool
+				if act.ArgsHash != "" {
+					text += st.Faint.Render(" (arguments hash " + act.ArgsHash + ")")
+				}
+				row(label, text)
 			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				v, _ := json.Marshal(claims[k])
-				a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", k)), v)
+			if ts, err := time.Parse(time.RFC3339, c.TS); err == nil {
+				row("time", ts.Local().Format("2006-01-02 15:04:05 MST"))
+			} else {
+				row("time", c.TS)
 			}
 			if e.JWKThumbprint != "" {
-				a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-11s", "signed by")), e.JWKThumbprint)
+				row("signed by", "key "+e.JWKThumbprint+" (kept in the archive; `pact receipts verify` checks it again)")
 			}
 			return nil
 		},
