@@ -37,6 +37,9 @@ type Summary struct {
 	ContextID     string    `json:"contextId"`
 	LastMessageAt time.Time `json:"lastMessageAt"`
 	State         string    `json:"state"`
+	// Current marks, in List, the conversation that `pact send` and
+	// `pact chat` continue with its Brand.
+	Current bool `json:"current"`
 }
 
 // Record is a conversation with its messages.
@@ -107,8 +110,13 @@ func (s *Store) List() ([]Summary, error) {
 	if _, err := store.ReadJSON(s.indexPath(), &idx); err != nil {
 		return nil, err
 	}
+	current := map[string]bool{}
+	for _, key := range idx.Current {
+		current[key] = true
+	}
 	out := make([]Summary, 0, len(idx.Conversations))
-	for _, sum := range idx.Conversations {
+	for key, sum := range idx.Conversations {
+		sum.Current = current[key] && sum.State == StateOpen
 		out = append(out, sum)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -151,6 +159,7 @@ func (s *Store) Append(sum Summary, turns ...Turn) error {
 			}
 		}
 		rec.Summary = sum
+		rec.Summary.Current = false
 		return nil
 	})
 	if err != nil {
@@ -163,6 +172,7 @@ func (s *Store) Append(sum Summary, turns ...Turn) error {
 		if idx.Conversations == nil {
 			idx.Conversations = map[string]Summary{}
 		}
+		sum.Current = false
 		idx.Current[sum.Brand] = key
 		idx.Conversations[key] = sum
 		return nil

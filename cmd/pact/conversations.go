@@ -1,7 +1,6 @@
 package main
 
 import (
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +33,11 @@ func newConversationsCmd(a *app) *cobra.Command {
 				if name == "" {
 					name = c.Brand
 				}
-				rows = append(rows, []string{name, c.ContextID, c.LastMessageAt.Local().Format(time.DateTime), c.State})
+				state := c.State
+				if c.Current {
+					state += " (continued by send/chat)"
+				}
+				rows = append(rows, []string{name, c.ContextID, c.LastMessageAt.Local().Format("2006-01-02 15:04 MST"), state})
 			}
 			a.io.Table(a.io.Out, rows)
 			return nil
