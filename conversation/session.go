@@ -49,7 +49,9 @@ type Options struct {
 	Keys *jwks.Cache
 	// Receipts archives verified and rejected receipts; nil = not kept.
 	Receipts *receipts.Archive
-	Now      func() time.Time
+	// Cards keeps Agent Cards while they are fresh; nil = fetch every time.
+	Cards *discovery.Cache
+	Now   func() time.Time
 	// Clock drives device-flow polling; nil = real time.
 	Clock deviceflow.Clock
 }
@@ -67,6 +69,7 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 		Grants:   delegation.FileStore{Path: filepath.Join(dir, "grants.json")},
 		Keys:     keys,
 		Receipts: &receipts.Archive{Dir: filepath.Join(dir, "receipts"), Keys: keys},
+		Cards:    &discovery.Cache{Dir: filepath.Join(p.Dirs.Data, "cache", "cards")},
 	}
 }
 
@@ -111,8 +114,12 @@ type Session struct {
 	opts      Options
 	contextID string
 	issuer    string
-	pa        *signer.Ahead       // PA JWTs for this Provider, one minted ahead
-	mgr       *delegation.Manager // nil without Options.Grants
+	pa        *signer.Ahead // PA JWTs for this Provider, one minted ahead
+	// cardCached is set when Card came from Options.Cards.
+	cardCached bool
+	// unanswered holds the messageIds sent without a reply yet.
+	unanswered map[string]bool
+	mgr        *delegation.Manager // nil without Options.Grants
 }
 
 // Open resolves brand (a brand argument, see discovery.CardURL), fetches and
@@ -128,11 +135,25 @@ func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	card, err := discovery.Fetch(ctx, opts.HTTP, cardURL)
+	var card *discovery.Card
+	cached := false
+	if opts.Cards != nil {
+		card, cached, err = opts.Cards.Fetch(ctx, opts.HTTP, cardURL)
+	} else {
+		card, err = discovery.Fetch(ctx, opts.HTTP, cardURL)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return OpenCard(ctx, opts, cfg, card)
+	s, err := OpenCard(ctx, opts, cfg, card)
+	if err != nil {
+		if cached {
+			opts.Cards.Forget(cardURL) // perhaps the card changed: fetch it next time
+		}
+		return nil, err
+	}
+	s.cardCached = cached
+	return s, nil
 }
 
 // OpenCard is Open for a card already fetched.
@@ -152,7 +173,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 		return nil, err
 	}
 	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts, issuer: cfg.Issuer,
-		pa: sig.Ahead(reg.Audience, sub)}
+		pa: sig.Ahead(reg.Audience, sub), unanswered: map[string]bool{}}
 	if opts.Grants != nil {
 		s.mgr = &delegation.Manager{
 			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
@@ -295,31 +316,23 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 		Message:      msg,
 		PAToken:      func(context.Context) (string, error) { return s.pa.Token() },
 	}
-	var (
-		resp  *a2aclient.Response
-		grant *delegation.Grant
-		err   error
-	)
 	sentAt := s.now()
-	if s.mgr != nil {
-		if _, gerr := s.mgr.Grant(s.Card.InterfaceURL); gerr == nil {
-			err = s.mgr.Send(ctx, s.Card.InterfaceURL, func(token string, g *delegation.Grant) error {
-				grant = g
-				req.Delegation = func(context.Context) (string, error) { return token, nil }
-				var serr error
-				resp, serr = s.opts.Client.Send(ctx, req)
-				if a2aclient.IsReason(serr, a2aclient.ReasonInvalidToken) {
-					return fmt.Errorf("%w: %w", delegation.ErrInvalidToken, serr)
-				}
-				return serr
-			})
-		} else if errors.Is(gerr, delegation.ErrNoGrant) {
-			resp, err = s.opts.Client.Send(ctx, req)
-		} else {
-			return nil, gerr
+	resend := s.unanswered[messageID]
+	s.unanswered[messageID] = true
+	resp, grant, err := s.deliver(ctx, req)
+	// A message sent again under the messageId of one still being processed
+	// (the User gave up waiting and retried) gets INVALID_PARAMS until the
+	// first reply is stored (§4.3): wait for it, a bounded number of times.
+	for wait := 500 * time.Millisecond; resend && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) && wait <= 4*time.Second; wait *= 2 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
 		}
-	} else {
-		resp, err = s.opts.Client.Send(ctx, req)
+		resp, grant, err = s.deliver(ctx, req)
+	}
+	if err == nil {
+		delete(s.unanswered, messageID)
 	}
 	if err != nil {
 		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonUnsupportedOperation) {
@@ -327,6 +340,11 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 			s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
 			s.contextID = ""
 			return nil, &ClosedError{ContextID: closed, Err: err}
+		}
+		if s.cardCached && a2aclient.IsReason(err, a2aclient.ReasonNotFound) {
+			// The interface URL of a kept card is gone: the card may have
+			// changed. The next run fetches it again.
+			s.opts.Cards.Forget(s.Card.URL)
 		}
 		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) {
 			return nil, &StaleContextError{ContextID: s.contextID, Err: err}
@@ -364,6 +382,37 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 		return res, fmt.Errorf("the reply arrived but saving the conversation failed: %w", err)
 	}
 	return res, nil
+}
+
+// deliver sends req once through the A2A client (its own retries
+// included), with the delegation token when the User has delegated to this
+// Brand (refreshed once on invalid_token, §5.5). It returns the grant used.
+func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclient.Response, *delegation.Grant, error) {
+	if s.mgr == nil {
+		resp, err := s.opts.Client.Send(ctx, req)
+		return resp, nil, err
+	}
+	if _, err := s.mgr.Grant(s.Card.InterfaceURL); errors.Is(err, delegation.ErrNoGrant) {
+		resp, err := s.opts.Client.Send(ctx, req)
+		return resp, nil, err
+	} else if err != nil {
+		return nil, nil, err
+	}
+	var (
+		resp  *a2aclient.Response
+		grant *delegation.Grant
+	)
+	err := s.mgr.Send(ctx, s.Card.InterfaceURL, func(token string, g *delegation.Grant) error {
+		grant = g
+		req.Delegation = func(context.Context) (string, error) { return token, nil }
+		var err error
+		resp, err = s.opts.Client.Send(ctx, req)
+		if a2aclient.IsReason(err, a2aclient.ReasonInvalidToken) {
+			return fmt.Errorf("%w: %w", delegation.ErrInvalidToken, err)
+		}
+		return err
+	})
+	return resp, grant, err
 }
 
 func (s *Session) now() time.Time {

@@ -115,5 +115,7 @@ func (p cardProducer) CardJSON(context.Context) ([]byte, error) { return p.s.car
 // serveCard serves the public card (§2.1, no authentication) through the
 // SDK's card handler.
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, b *brandDef) {
+	// Cards change rarely: let personal agents keep one for five minutes.
+	w.Header().Set("Cache-Control", "public, max-age=300")
 	a2asrv.NewAgentCardHandler(cardProducer{s, b}).ServeHTTP(w, r)
 }

@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -135,32 +136,38 @@ func (c *Card) Name() string {
 // with Parse. Errors wrap ErrNotFound (404), ErrInvalidCard, or describe the
 // transport failure (timeouts, redirects, size).
 func Fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, error) {
+	card, _, err := fetch(ctx, client, cardURL)
+	return card, err
+}
+
+// fetch is Fetch, also returning how long the response may be reused.
+func fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadArgument, err)
+		return nil, 0, fmt.Errorf("%w: %v", ErrBadArgument, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetching the Agent Card: %w", httpx.Describe(err))
+		return nil, 0, fmt.Errorf("fetching the Agent Card: %w", httpx.Describe(err))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, fmt.Errorf("%w at %s (HTTP %d): check the brand's domain or card URL", ErrNotFound, resp.Request.URL, resp.StatusCode)
+		return nil, 0, fmt.Errorf("%w at %s (HTTP %d): check the brand's domain or card URL", ErrNotFound, resp.Request.URL, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("fetching the Agent Card at %s: HTTP %d", resp.Request.URL, resp.StatusCode)
+		return nil, 0, fmt.Errorf("fetching the Agent Card at %s: HTTP %d", resp.Request.URL, resp.StatusCode)
 	}
 	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
 	if err != nil {
-		return nil, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
+		return nil, 0, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
 	}
 	card, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
+		return nil, 0, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
 	}
 	card.URL, card.FinalURL = cardURL, resp.Request.URL.String()
-	return card, nil
+	return card, freshness(resp.Header), nil
 }
 
 // Parse decodes a card and applies the §2.1 checks: an HTTP+JSON 1.0
