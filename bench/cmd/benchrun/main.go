@@ -204,7 +204,7 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	va, pl := ns["BenchmarkVerifyAll10000"], ns["BenchmarkPlainGoJoseLoop10000"]
-	rows = append(rows, row{name: "4. receipts verified/s: archive VerifyAll vs go-jose loop", value: fmt.Sprintf("%.0f/s vs %.0f/s", 10000/(va/1e9), 10000/(pl/1e9)), ratio: va / pl, target: 2})
+	rows = append(rows, row{name: "4. receipts verified/s: archive VerifyAll vs go-jose loop", value: fmt.Sprintf("%.0f/s vs %.0f/s", 10000/(va/1e9), 10000/(pl/1e9)), ratio: va / pl, target: 1.5}) // issue: within 1.5× of the plain loop
 
 	// 5. TUI keystroke frame.
 	ns, err = gobench("./tui", "^BenchmarkKeystroke$", "1s")
@@ -213,10 +213,10 @@ func run() ([]row, error) {
 	}
 	for _, n := range []string{"100", "1000", "10000"} {
 		v := ns["BenchmarkKeystroke/"+n]
-		rows = append(rows, row{name: "5. TUI keystroke frame, " + n + " messages (ms)", value: fmt.Sprintf("%.3f ms", v/1e6), measured: v / 1e6, target: 16})
+		rows = append(rows, row{name: "5. TUI keystroke frame, " + n + " messages (ms)", value: fmt.Sprintf("%.3f ms", v/1e6), measured: v / 1e6, target: 2}) // issue: under 2 ms
 	}
 	if a, b := ns["BenchmarkKeystroke/10000"], ns["BenchmarkKeystroke/100"]; b > 0 {
-		rows = append(rows, row{name: "5'. TUI keystroke, 10,000 vs 100 messages", value: fmt.Sprintf("%.3f ms vs %.3f ms", a/1e6, b/1e6), ratio: a / b})
+		rows = append(rows, row{name: "5'. TUI keystroke, 10,000 vs 100 messages", value: fmt.Sprintf("%.3f ms vs %.3f ms", a/1e6, b/1e6), ratio: a / b, target: 2}) // issue: flat within 2×
 	}
 
 	// 6. peak RSS of pact chat (line mode) over many turns.
