@@ -116,11 +116,16 @@ func (e *env) must(args ...string) result {
 }
 
 // snapshot hashes every file under PACT_HOME except lock files (flock
-// targets, created empty on first use).
+// targets, created empty on first use) and the card cache (public
+// documents kept while fresh, not state).
 func (e *env) snapshot() map[string][32]byte {
 	e.t.Helper()
 	m := map[string][32]byte{}
+	cache := filepath.Join(e.home, "data", "cache")
 	err := filepath.WalkDir(e.home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p == cache {
+			return filepath.SkipDir
+		}
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
 			return err
 		}
