@@ -371,7 +371,7 @@ func (b *Backend) Scopes() []tui.Scope {
 func inChat(err error) error {
 	var stale *conversation.StaleContextError
 	if errors.As(err, &stale) {
-		return fmt.Errorf("%v\nIf the Provider no longer knows this conversation (it restarted, or the conversation expired), start a new one with /new.", stale.Err)
+		return fmt.Errorf("%v\nIf the Provider no longer knows this conversation (it restarted, or the conversation expired), start a new one with /new", stale.Err)
 	}
 	var login *delegation.LoginRequiredError
 	if errors.As(err, &login) {
