@@ -45,12 +45,13 @@ func (s *Session) Login(ctx context.Context, scopes []string, shown func(*device
 	if len(scopes) == 0 {
 		return nil, fmt.Errorf("name at least one scope; this Brand offers: %v", d.ScopeIDs())
 	}
-	md, err := deviceflow.FetchMetadata(ctx, s.opts.HTTP, d.OAuth2MetadataURL)
+	// Authorize refuses scope ids the card does not list before any request.
+	flow := s.flow()
+	auth, err := flow.Authorize(ctx, d.DeviceAuthorizationURL, scopes, d.Scopes)
 	if err != nil {
 		return nil, err
 	}
-	flow := s.flow()
-	auth, err := flow.Authorize(ctx, d.DeviceAuthorizationURL, scopes, d.Scopes)
+	md, err := deviceflow.FetchMetadata(ctx, s.opts.HTTP, d.OAuth2MetadataURL)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -182,6 +183,10 @@ func (c *Client) httpClient() *http.Client {
 	return c.HTTP
 }
 
+// ErrScopeNotOnCard is returned by Authorize, before any request, for a
+// scope id the Brand's card does not list.
+var ErrScopeNotOnCard = errors.New("scope not on the Brand's card")
+
 // Authorize starts a device authorization (RFC 8628 §3.1, PACT §5.3) at
 // deviceAuthorizationURL for scopes. cardScopes is the card's scope map
 // (id → description); a scope id not on the card is refused before any
@@ -213,7 +218,13 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("deviceflow: scope %s not on the brand's card (PACT §5.2: request only ids the card lists)", strings.Join(unknown, ", "))
+		offered := make([]string, 0, len(cardScopes))
+		for id := range cardScopes {
+			offered = append(offered, id)
+		}
+		sort.Strings(offered)
+		return nil, fmt.Errorf("%w: %s (PACT §5.2: request only ids the card lists; this Brand offers %s)",
+			ErrScopeNotOnCard, strings.Join(unknown, ", "), strings.Join(offered, ", "))
 	}
 	form := url.Values{"client_id": {c.ClientID}, "scope": {strings.Join(uniq, " ")}}
 	start := c.clock().Now()

@@ -39,7 +39,7 @@ func classifyDelegation(err error) (int, string, bool) {
 		return exitFailure, "NO_GRANT", true
 	case errors.Is(err, conversation.ErrNoDelegation):
 		return exitFailure, "NO_DELEGATION", true
-	case errors.Is(err, deviceflow.ErrInvalidScope):
+	case errors.Is(err, deviceflow.ErrInvalidScope), errors.Is(err, deviceflow.ErrScopeNotOnCard):
 		return exitUsage, "INVALID_SCOPE", true
 	case errors.As(err, &oe):
 		return exitFailure, strings.ToUpper(oe.Code), true
@@ -62,11 +62,6 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 	d := s.Card.Delegation
 	if d == nil {
 		return nil, conversation.ErrNoDelegation
-	}
-	for _, id := range scopes {
-		if _, ok := d.Scopes[id]; !ok {
-			return nil, usageError{fmt.Errorf("%s does not define the scope %q; it offers: %s", s.Card.Name(), id, strings.Join(d.ScopeIDs(), ", "))}
-		}
 	}
 	var sp stopper = noSpinner{}
 	shown := func(auth *deviceflow.Authorization) {
