@@ -323,7 +323,7 @@ func (c *chat) key(k tea.KeyMsg) tea.Cmd {
 			p.cancel()
 			c.pending = nil
 			c.notice("Stopped waiting for the reply. The Brand may still have received the message; " +
-				"press Enter to send it again (pact reuses its message id, so it is not acted on twice, §4.3).")
+				"press Enter to send it again with the same message id, which a Provider answers from its stored reply (§4.3).")
 			if c.ta.Value() == "" {
 				c.ta.SetValue(p.text)
 				c.layout()
