@@ -90,6 +90,23 @@ func CardURL(arg string) (string, error) {
 	return u.String(), nil
 }
 
+// InvalidCardError is a card that was fetched but cannot be used: too
+// large, not JSON, or failing the §2.1 checks. Raw holds the card as
+// received when it is a JSON object (for `pact card --json`). It matches
+// ErrInvalidCard.
+type InvalidCardError struct {
+	URL, FinalURL string
+	Raw           json.RawMessage
+	Reason        string
+}
+
+func (e *InvalidCardError) Error() string {
+	return fmt.Sprintf("%v at %s: %s", ErrInvalidCard, e.FinalURL, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidCard) true.
+func (e *InvalidCardError) Is(target error) bool { return target == ErrInvalidCard }
+
 // Delegation is the §5.1 delegated-authority scheme of a card.
 type Delegation struct {
 	Scheme                 string            `json:"-"`
@@ -158,13 +175,18 @@ func fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, tim
 	case resp.StatusCode != http.StatusOK:
 		return nil, 0, fmt.Errorf("fetching the Agent Card at %s: HTTP %d", resp.Request.URL, resp.StatusCode)
 	}
+	final := resp.Request.URL.String()
 	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
+		return nil, 0, &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
 	}
 	card, err := Parse(data)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w at %s: %v", ErrInvalidCard, resp.Request.URL, err)
+		e := &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
+		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
+			e.Raw = json.RawMessage(data)
+		}
+		return nil, 0, e
 	}
 	card.URL, card.FinalURL = cardURL, resp.Request.URL.String()
 	return card, freshness(resp.Header), nil

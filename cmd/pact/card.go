@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,6 +39,16 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 				return err
 			}
 			card, err := discovery.Fetch(cmd.Context(), a.httpClient(), cardURL)
+			var bad *discovery.InvalidCardError
+			if errors.As(err, &bad) && bad.Raw != nil && a.json {
+				// A card that fails the checks is still shown, with why.
+				a.printJSON(struct {
+					Card json.RawMessage `json:"card"`
+					Pact cardFindings    `json:"pact"`
+				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}}})
+				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Error.Render("error:"), err)
+				return silentError{code: exitFailure}
+			}
 			if err != nil {
 				return err
 			}
