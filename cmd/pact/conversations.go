@@ -36,7 +36,7 @@ func newConversationsCmd(a *app) *cobra.Command {
 				if c.Current {
 					state += " (continued by send/chat)"
 				}
-				rows = append(rows, []string{name, c.ContextID, c.LastMessageAt.Local().Format("2006-01-02 15:04 MST"), state})
+				rows = append(rows, []string{name, c.ContextID, c.LastMessageAt.Local().Format(humanTime), state})
 			}
 			a.io.Table(a.io.Out, rows)
 			return nil

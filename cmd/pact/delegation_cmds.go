@@ -305,7 +305,7 @@ func newGrantsCmd(a *app) *cobra.Command {
 			}
 			rows := [][]string{{"BRAND", "SCOPES", "EXPIRES", "GRANT"}}
 			for _, g := range out {
-				exp := g.ExpiresAt.Local().Format(time.DateTime)
+				exp := g.ExpiresAt.Local().Format(humanTime)
 				if g.Refreshable {
 					exp += " (refreshable)"
 				}
@@ -370,7 +370,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				if !it.Verified {
 					v = "NO"
 				}
-				rows = append(rows, []string{receipts.ShortID(it.ID), it.TS, it.Brand, strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
+				rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), it.Brand, strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
 			}
 			a.io.Table(a.io.Out, rows)
 			if damaged != nil {

@@ -165,7 +165,7 @@ func newKeyCmd(a *app) *cobra.Command {
 				if k.Active {
 					active = "yes"
 				}
-				rows = append(rows, []string{k.KID, k.Alg, active, k.Created.Format(time.RFC3339)})
+				rows = append(rows, []string{k.KID, k.Alg, active, k.Created.Local().Format(humanTime)})
 			}
 			a.io.Table(a.io.Out, rows)
 			return nil

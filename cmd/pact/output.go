@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // printJSON writes v as indented JSON on stdout (the --json output). With
@@ -39,4 +40,18 @@ func marshalCompact(v any) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// humanTime is how every table shows a time: local, to the minute, with the
+// zone.
+const humanTime = "2006-01-02 15:04 MST"
+
+// localRFC3339 shows an RFC 3339 time (a receipt's ts) as humanTime, or as
+// given when it does not parse.
+func localRFC3339(ts string) string {
+	t, err := time.Parse(time.RFC3339, ts)
+	if err != nil {
+		return ts
+	}
+	return t.Local().Format(humanTime)
 }
