@@ -12,7 +12,11 @@ func newConversationsCmd(a *app) *cobra.Command {
 		Short: "List stored conversations: brand, contextId, last message, open or closed",
 		Args:  exactArgs(0, "conversations takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			list, err := a.conversationStore().List()
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			list, err := opts.Store.List()
 			if err != nil {
 				return err
 			}
@@ -49,7 +53,11 @@ func (a *app) completeBrands(cmd *cobra.Command, args []string, toComplete strin
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	list, _ := a.conversationStore().List()
+	opts, err := a.sessionOptions()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, _ := opts.Store.List()
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range list {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -89,10 +88,6 @@ func (a *app) httpClient() *http.Client {
 		a.hc = httpx.NewClient(o)
 	})
 	return a.hc
-}
-
-func (a *app) conversationStore() *conversation.Store {
-	return conversation.NewStore(filepath.Join(a.dirs().ProfileDataDir(a.profile), "conversations"))
 }
 
 // sessionOptions are the parts of a conversation.Session for the profile.
