@@ -2,11 +2,7 @@ package discovery
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,22 +13,17 @@ import (
 // MaxCacheAge caps how long a card is reused, whatever the server says.
 const MaxCacheAge = time.Hour
 
-// Cache keeps fetched Agent Cards between runs, for as long as the card's
-// response allows (Cache-Control max-age, RFC 9111 §5.2.2.1, at most
-// MaxCacheAge), so that a message does not cost a card fetch every time.
-// Entries are keyed by the card URL asked for, so a Brand's redirect to its
-// Provider is followed again only when the card is fetched again. Cards are
-// public documents.
+// Cache keeps fetched Agent Cards between runs in the profile's database
+// (store.DB). A card is reused without asking while it is fresh (its
+// response's Cache-Control max-age, RFC 9111 §5.2.2.1, at most
+// MaxCacheAge). A stale card that came with an ETag or Last-Modified is
+// revalidated (If-None-Match / If-Modified-Since, RFC 9110 §13.1) and kept
+// when the server answers 304 Not Modified. Entries are keyed by the card
+// URL asked for, so a Brand's redirect to its Provider is followed again
+// only when the card is fetched again. Cards are public documents.
 type Cache struct {
-	Dir string           // one file per card URL
+	DB  *store.DB
 	Now func() time.Time // nil = time.Now
-}
-
-type cached struct {
-	URL      string    `json:"url"`
-	FinalURL string    `json:"finalUrl"`
-	Body     []byte    `json:"body"`
-	Expires  time.Time `json:"expires"`
 }
 
 func (c *Cache) now() time.Time {
@@ -42,40 +33,68 @@ func (c *Cache) now() time.Time {
 	return time.Now()
 }
 
-func (c *Cache) path(cardURL string) string {
-	h := sha256.Sum256([]byte(cardURL))
-	return filepath.Join(c.Dir, hex.EncodeToString(h[:12])+".json")
-}
-
-// Forget drops the cached copy of cardURL (after it led to a failure).
+// Forget drops the kept copy of cardURL (after it led to a failure).
 func (c *Cache) Forget(cardURL string) {
-	os.Remove(c.path(cardURL))
+	c.DB.ForgetCard(context.Background(), cardURL)
 }
 
-// Fetch returns the card at cardURL from the cache while it is fresh, and
-// otherwise fetches it (see the package Fetch) and keeps it for the time
-// the response allows. fromCache reports which. A damaged or stale entry is
-// simply fetched again.
+// Fetch returns the card at cardURL from the cache while it is fresh;
+// otherwise it revalidates the kept copy or fetches the card (see the
+// package Fetch) and keeps it for the time the response allows. fromCache
+// reports that the card's body came from the cache (fresh, or confirmed by
+// a 304). A damaged entry, or one whose database cannot be read, is simply
+// fetched again; failing to keep a card is not an error.
 func (c *Cache) Fetch(ctx context.Context, client *http.Client, cardURL string) (card *Card, fromCache bool, err error) {
-	var e cached
-	if ok, err := store.ReadJSON(c.path(cardURL), &e); err == nil && ok && e.URL == cardURL && c.now().Before(e.Expires) {
-		if card, err := Parse(e.Body); err == nil {
-			card.URL, card.FinalURL = cardURL, e.FinalURL
-			return card, true, nil
+	kept, ok, dbErr := c.DB.Card(ctx, cardURL)
+	var keptCard *Card
+	if dbErr == nil && ok && kept.URL == cardURL {
+		if parsed, err := Parse(kept.Body); err == nil {
+			parsed.URL, parsed.FinalURL = cardURL, kept.FinalURL
+			keptCard = parsed
+			if c.now().Before(kept.Expires) {
+				return keptCard, true, nil
+			}
 		}
 	}
-	card, maxAge, err := fetch(ctx, client, cardURL)
+	etag, lastMod := "", ""
+	if keptCard != nil {
+		etag, lastMod = kept.ETag, kept.LastModified
+	}
+	card, h, notModified, err := fetchIf(ctx, client, cardURL, etag, lastMod)
 	if err != nil {
 		return nil, false, err
 	}
-	if maxAge > 0 {
-		if maxAge > MaxCacheAge {
-			maxAge = MaxCacheAge
-		}
-		store.WriteJSON(c.path(cardURL), cached{URL: cardURL, FinalURL: card.FinalURL, Body: card.Raw,
-			Expires: c.now().Add(maxAge)}, 0o600)
+	if notModified {
+		c.DB.ExtendCard(ctx, cardURL, c.now().Add(c.maxAge(h)))
+		return keptCard, true, nil
+	}
+	maxAge := c.maxAge(h)
+	et, lm := h.Get("ETag"), h.Get("Last-Modified")
+	if dbErr == nil && (maxAge > 0 || et != "" || lm != "") && !noStore(h) {
+		now := c.now()
+		c.DB.PutCard(ctx, store.CachedCard{URL: cardURL, FinalURL: card.FinalURL, Body: card.Raw,
+			Expires: now.Add(maxAge), ETag: et, LastModified: lm, FetchedAt: now})
 	}
 	return card, false, nil
+}
+
+// maxAge is the freshness a response grants, capped at MaxCacheAge.
+func (c *Cache) maxAge(h http.Header) time.Duration {
+	maxAge := freshness(h)
+	if maxAge > MaxCacheAge {
+		maxAge = MaxCacheAge
+	}
+	return maxAge
+}
+
+// noStore reports Cache-Control: no-store (the response must not be kept).
+func noStore(h http.Header) bool {
+	for _, d := range strings.Split(strings.ToLower(h.Get("Cache-Control")), ",") {
+		if strings.TrimSpace(d) == "no-store" {
+			return true
+		}
+	}
+	return false
 }
 
 // freshness is how long a response may be reused: its Cache-Control
