@@ -204,6 +204,7 @@ func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO current_conversations (brand, conversation_id) VALUES (?, ?)
 			ON CONFLICT (brand) DO UPDATE SET conversation_id = excluded.conversation_id`, conv.Brand, id)
+		inWriteHook()
 		return err
 	})
 }
