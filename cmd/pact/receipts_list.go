@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/receipts"
+)
+
+// receiptListOptions turns `receipts list` flags into archive options.
+func receiptListOptions(brand, scope, since, until string, limit int) (receipts.ListOptions, error) {
+	lo := receipts.ListOptions{Brand: brand, Scope: scope, Limit: limit}
+	if limit < 0 {
+		return lo, errors.New("--limit must be 0 (all) or more")
+	}
+	var err error
+	if lo.Since, err = parseListTime(since, false); err != nil {
+		return lo, fmt.Errorf("--since: %w", err)
+	}
+	if lo.Until, err = parseListTime(until, true); err != nil {
+		return lo, fmt.Errorf("--until: %w", err)
+	}
+	if !lo.Since.IsZero() && !lo.Until.IsZero() && lo.Until.Before(lo.Since) {
+		return lo, errors.New("--until is before --since")
+	}
+	return lo, nil
+}
+
+// parseListTime reads an RFC 3339 time or a date (YYYY-MM-DD, in UTC: its
+// start, or with endOfDay its last instant).
+func parseListTime(s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-11-30T18:00:00Z) nor a date (2026-11-30)", s)
+	}
+	if endOfDay {
+		d = d.Add(24*time.Hour - time.Nanosecond)
+	}
+	return d, nil
+}
+
+const damagedPrefix = "damaged archive row"
+
+// listReceipts prints the archive's receipts: --json as a JSON array
+// written one item at a time (the archive is read row by row, so memory
+// does not grow with it), else a table. A damaged row is listed with its
+// problems; the command then warns and exits 1 after the whole listing.
+func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo receipts.ListOptions, brandArg string) error {
+	if brandArg != "" {
+		// A domain names its card URL; receipts are found under the card
+		// URL, the interface URL or the brand claim.
+		if u, err := discovery.CardURL(brandArg); err == nil {
+			lo.Brand = u
+			n := 0
+			arch.ListFunc(ctx, receipts.ListOptions{Brand: u, Limit: 1}, func(receipts.Item) error { n++; return nil })
+			if n == 0 {
+				lo.Brand = strings.TrimRight(brandArg, "/")
+			}
+		}
+	}
+	damaged := 0
+	note := func(it receipts.Item) {
+		for _, p := range it.Problems {
+			if strings.HasPrefix(p, damagedPrefix) {
+				damaged++
+				return
+			}
+		}
+	}
+	var err error
+	switch {
+	case a.json && a.jq != nil:
+		items := []receipts.Item{}
+		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error { note(it); items = append(items, it); return nil })
+		if err == nil {
+			err = a.printJSON(items)
+		}
+	case a.json:
+		err = a.streamJSONArray(func(emit func(any) error) error {
+			return arch.ListFunc(ctx, lo, func(it receipts.Item) error { note(it); return emit(it) })
+		})
+	default:
+		rows := [][]string{{"ID", "TIME", "BRAND", "SCOPES USED", "ACTIONS", "VERIFIED"}}
+		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error {
+			note(it)
+			v := "yes"
+			if !it.Verified {
+				v = "NO"
+			}
+			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), it.Brand, strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(rows) == 1 {
+			if brandArg != "" || lo != (receipts.ListOptions{Brand: lo.Brand}) {
+				a.io.Eprintf("No receipts match (see `pact receipts list` for all).\n")
+				return nil
+			}
+			a.io.Eprintf("No receipts yet. Receipts arrive with replies sent under a delegation (pact login).\n")
+			return nil
+		}
+		a.io.Table(a.io.Out, rows)
+	}
+	if err != nil {
+		return err
+	}
+	if damaged > 0 {
+		a.io.Eprintf("%s %d archive rows are damaged; their items say how (problems). `pact receipts verify` checks every receipt.\n",
+			a.io.ErrStyles().Warning.Render("warning:"), damaged)
+		return silentError{code: exitFailure}
+	}
+	return nil
+}
+
+// streamJSONArray writes a JSON array on stdout, indented as printJSON
+// does, one element at a time as produce emits them.
+func (a *app) streamJSONArray(produce func(emit func(any) error) error) error {
+	w := bufio.NewWriterSize(a.io.Out, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("  ", "  ")
+	enc.SetEscapeHTML(false)
+	n := 0
+	err := produce(func(v any) error {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		b := bytes.TrimRight(buf.Bytes(), "\n")
+		if n == 0 {
+			w.WriteString("[\n  ")
+		} else {
+			w.WriteString(",\n  ")
+		}
+		n++
+		_, err := w.Write(b)
+		return err
+	})
+	if n == 0 {
+		w.WriteString("[]\n")
+	} else {
+		w.WriteString("\n]\n")
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
