@@ -58,7 +58,7 @@ type Entry struct {
 
 // Item is the `pact receipts list --json` shape (CLI contract). Problems
 // holds why a receipt is not verified (rejected at archive time, or its
-// archive row is damaged); it is absent for a verified receipt.
+// archive row is damaged); it is empty for a verified receipt.
 type Item struct {
 	ID         string            `json:"id"`
 	Brand      string            `json:"brand"`
@@ -68,7 +68,7 @@ type Item struct {
 	Actions    []json.RawMessage `json:"actions"`
 	TS         string            `json:"ts"`
 	Verified   bool              `json:"verified"`
-	Problems   []string          `json:"problems,omitempty"`
+	Problems   []string          `json:"problems"`
 }
 
 // Item returns the list view of e. For a verified entry the fields come
@@ -89,6 +89,9 @@ func (e *Entry) Item() Item {
 	}
 	if it.Actions == nil {
 		it.Actions = []json.RawMessage{}
+	}
+	if it.Problems == nil {
+		it.Problems = []string{}
 	}
 	return it
 }
@@ -245,6 +248,9 @@ func item(r store.Receipt) Item {
 	}
 	if it.Actions == nil {
 		it.Actions = []json.RawMessage{}
+	}
+	if it.Problems == nil {
+		it.Problems = []string{}
 	}
 	return it
 }

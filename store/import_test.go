@@ -7,9 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
-
 
 // copyTree copies the fixture folder src into dst.
 func copyTree(t *testing.T, src, dst string) {

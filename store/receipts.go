@@ -141,8 +141,11 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 	}
 	var where []string
 	var args []any
+	from := `receipts r`
 	if f.Brand != "" {
-		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_brands WHERE brand = ?)`)
+		// Driven by the brand index: only that Brand's rows are read.
+		from = `receipt_brands b CROSS JOIN receipts r ON r.id = b.receipt_id`
+		where = append(where, `b.brand = ?`)
 		args = append(args, f.Brand)
 	}
 	if f.Scope != "" {
@@ -165,9 +168,9 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 	if len(where) > 0 {
 		cond = ` WHERE ` + strings.Join(where, ` AND `)
 	}
-	q := `SELECT ` + cols + ` FROM receipts r` + cond + ` ORDER BY r.ts_ns, r.id`
+	q := `SELECT ` + cols + ` FROM ` + from + cond + ` ORDER BY r.ts_ns, r.id`
 	if f.Limit > 0 {
-		q = `SELECT ` + cols + ` FROM (SELECT r.* FROM receipts r` + cond + ` ORDER BY r.ts_ns DESC, r.id DESC LIMIT ?) r ORDER BY r.ts_ns, r.id`
+		q = `SELECT ` + cols + ` FROM (SELECT r.* FROM ` + from + cond + ` ORDER BY r.ts_ns DESC, r.id DESC LIMIT ?) r ORDER BY r.ts_ns, r.id`
 		args = append(args, f.Limit)
 	}
 	rows, err := c.QueryContext(ctx, q, args...)
@@ -185,6 +188,8 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			r.Problems = append(r.Problems, "damaged archive row: "+err.Error())
+		} else if problems == "[]" {
+			// the common case: nothing to decode
 		} else if err := json.Unmarshal([]byte(problems), &r.Problems); err != nil {
 			r.Problems = append(r.Problems, "damaged archive row: its problems are not a JSON array of strings")
 		}

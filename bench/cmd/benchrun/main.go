@@ -9,6 +9,11 @@
 //  4. receipt verification: archive VerifyAll vs a go-jose loop target ≤ 2×
 //  5. TUI keystroke frame at 100/1,000/10,000 messages          target ≤ 16 ms
 //  6. peak RSS of `pact chat` line mode over 1,000 turns        target ≤ 100 MiB
+//  7. turn append (store) at 10,000 vs 100 turns                target ≤ 1.1×
+//  8. `pact receipts list --json` over 100,000 receipts         target < 1 s, < 60 MB RSS
+//     and with --brand                                          target < 0.5 s
+//
+// -store runs rows 7 and 8 only (they need neither hyperfine nor curl).
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
 // Everything runs on 127.0.0.1. The PA JWT never reaches the output: curl
@@ -67,7 +72,8 @@ func (r row) ok() bool {
 
 var (
 	runs  = flag.Int("runs", 40, "hyperfine runs per command")
-	turns = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
+	turns     = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
+	storeOnly = flag.Bool("store", false, "run only the store rows (7 and 8)")
 )
 
 func main() {
@@ -119,6 +125,9 @@ func run() ([]row, error) {
 	pact := filepath.Join(tmp, "pact")
 	if err := sh(nil, "go", "build", "-o", pact, "./cmd/pact"); err != nil {
 		return nil, err
+	}
+	if *storeOnly {
+		return storeRows(tmp, pact)
 	}
 	home := filepath.Join(tmp, "home")
 	os.Setenv("PACT_HOME", home)
@@ -179,7 +188,7 @@ func run() ([]row, error) {
 	if err != nil {
 		return rows, err
 	}
-	rows = append(rows, row{name: "1. pact send (process) vs curl, pre-minted PA JWT", value: fmt.Sprintf("%.1f ms vs %.1f ms", res[0]*1e3, res[1]*1e3), ratio: res[0] / res[1], target: 1.5})
+	rows = append(rows, row{name: "1. pact send (process) vs curl, pre-minted PA JWT", value: fmt.Sprintf("%.1f ms vs %.1f ms", res[0]*1e3, res[1]*1e3), ratio: res[0] / res[1], target: 1.2}) // issue 11: within 1.2×
 
 	// 2. start-up.
 	res, err = hyperfine(tmp, *runs, cmd{"pact version", pact + " version"}, cmd{"curl --version", "curl --version"})
@@ -225,7 +234,8 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	rows = append(rows, row{name: fmt.Sprintf("6. peak RSS, pact chat line mode, %d turns (MiB)", *turns), value: fmt.Sprintf("%.1f MiB", float64(kb)/1024), measured: float64(kb) / 1024, target: 100})
-	return rows, nil
+	sr, err := storeRows(tmp, pact)
+	return append(rows, sr...), err
 }
 
 // curlHeaders mints a PA JWT for audience with the profile and signer
