@@ -71,7 +71,7 @@ func (r row) ok() bool {
 }
 
 var (
-	runs  = flag.Int("runs", 40, "hyperfine runs per command")
+	runs      = flag.Int("runs", 40, "hyperfine runs per command")
 	turns     = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
 	storeOnly = flag.Bool("store", false, "run only the store rows (7 and 8)")
 )
