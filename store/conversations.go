@@ -236,10 +236,13 @@ type Hit struct {
 // SearchTurns finds the stored turns containing every word of text (SQLite
 // FTS5, unicode61 tokens, case-insensitive; the words are matched as given,
 // never read as a query language), best match first, at most limit (0 =
-// 100).
+// 100). Turns appended since the last search are indexed first.
 func (db *DB) SearchTurns(ctx context.Context, text string, limit int) ([]Hit, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := db.indexTurns(ctx, c); err != nil {
 		return nil, err
 	}
 	q := ftsQuery(text)
@@ -279,4 +282,28 @@ func ftsQuery(text string) string {
 		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
 	}
 	return strings.Join(parts, " ")
+}
+
+// indexTurns adds the turns appended since the last search to the FTS5
+// index (meta "fts_upto" is the last turn id indexed), in one write
+// transaction; nothing is written when the index is up to date.
+func (db *DB) indexTurns(ctx context.Context, c *sql.DB) error {
+	const upto = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto'`
+	var done, last int64
+	if err := c.QueryRowContext(ctx, `SELECT (`+upto+`), coalesce((SELECT max(id) FROM turns), 0)`).Scan(&done, &last); err != nil {
+		return err
+	}
+	if last <= done {
+		return nil
+	}
+	return db.txOn(ctx, c, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, upto).Scan(&done); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns WHERE id > ? ORDER BY id`, done); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE meta SET value = (SELECT coalesce(max(id), 0) FROM turns) WHERE key = 'fts_upto'`)
+		return err
+	})
 }

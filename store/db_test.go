@@ -177,6 +177,15 @@ func TestSearchTurns_FTS5WordsNotSyntax(t *testing.T) {
 	if hits, _ := db.SearchTurns(ctx, "order A-88213", 0); len(hits) != 1 || hits[0].Turn.MessageID != "1" {
 		t.Fatalf("two words: %+v", hits)
 	}
+	// Turns appended after a search are found by the next one (the index
+	// catches up), and nothing is indexed twice.
+	db.AppendTurns(ctx, conv, Turn{MessageID: "4", Role: "agent", Text: "the order is cancelled"})
+	if hits, _ := db.SearchTurns(ctx, "cancelled", 0); len(hits) != 1 || hits[0].Turn.MessageID != "4" {
+		t.Fatalf("a turn appended after a search: %+v", hits)
+	}
+	if hits, _ := db.SearchTurns(ctx, "order", 0); len(hits) != 3 {
+		t.Fatalf("order after catching up: %d hits, want 3", len(hits))
+	}
 	for _, q := range []string{`"`, `NOT order`, `order*`, `a AND (`, "  "} {
 		if _, err := db.SearchTurns(ctx, q, 0); err != nil {
 			t.Errorf("search %q: %v", q, err)

@@ -107,6 +107,26 @@ CREATE TABLE pins (
 	key_thumbprint TEXT NOT NULL,
 	pinned_at TEXT NOT NULL
 );`,
+	// 4: a covering index for `pact receipts list`, so that listing reads
+	// the listing columns only, never the JWS, key and claims.
+	`CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts);
+DROP INDEX receipts_by_ts;`,
+	// 5: turns are indexed for search when a search comes (SearchTurns
+	// catches up from meta "fts_upto"), not in the transaction that appends
+	// them, so that an append costs the same however many turns there are.
+	`DROP TRIGGER turns_fts_insert;
+DROP TRIGGER turns_fts_delete;
+DROP TRIGGER turns_fts_update;
+INSERT OR REPLACE INTO meta (key, value) VALUES ('fts_upto', (SELECT coalesce(max(id), 0) FROM turns));
+CREATE TRIGGER turns_fts_delete AFTER DELETE ON turns
+WHEN old.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto') BEGIN
+	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER turns_fts_update AFTER UPDATE OF text ON turns
+WHEN old.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto') BEGIN
+	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
+END;`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

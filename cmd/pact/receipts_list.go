@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,9 +87,29 @@ func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo recei
 			err = a.printJSON(items)
 		}
 	case a.json:
-		err = a.streamJSONArray(func(emit func(any) error) error {
-			return arch.ListFunc(ctx, lo, func(it receipts.Item) error { note(it); return emit(it) })
+		w := bufio.NewWriterSize(a.io.Out, 64<<10)
+		buf := make([]byte, 0, 1024)
+		n := 0
+		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error {
+			note(it)
+			if n == 0 {
+				buf = append(buf[:0], "[\n  "...)
+			} else {
+				buf = append(buf[:0], ",\n  "...)
+			}
+			n++
+			buf = appendItemJSON(buf, &it)
+			_, err := w.Write(buf)
+			return err
 		})
+		if n == 0 {
+			w.WriteString("[]\n")
+		} else {
+			w.WriteString("\n]\n")
+		}
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
 	default:
 		rows := [][]string{{"ID", "TIME", "BRAND", "SCOPES USED", "ACTIONS", "VERIFIED"}}
 		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error {
@@ -125,39 +143,4 @@ func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo recei
 		return silentError{code: exitFailure}
 	}
 	return nil
-}
-
-// streamJSONArray writes a JSON array on stdout, indented as printJSON
-// does, one element at a time as produce emits them.
-func (a *app) streamJSONArray(produce func(emit func(any) error) error) error {
-	w := bufio.NewWriterSize(a.io.Out, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("  ", "  ")
-	enc.SetEscapeHTML(false)
-	n := 0
-	err := produce(func(v any) error {
-		buf.Reset()
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		b := bytes.TrimRight(buf.Bytes(), "\n")
-		if n == 0 {
-			w.WriteString("[\n  ")
-		} else {
-			w.WriteString(",\n  ")
-		}
-		n++
-		_, err := w.Write(b)
-		return err
-	})
-	if n == 0 {
-		w.WriteString("[]\n")
-	} else {
-		w.WriteString("\n]\n")
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	return err
 }
