@@ -13,7 +13,8 @@
 //  8. `pact receipts list --json` over 100,000 receipts         target < 1 s, < 60 MB RSS
 //     and with --brand                                          target < 0.5 s
 //
-// -store runs rows 7 and 8 only (they need neither hyperfine nor curl).
+// -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
+// -send runs row 1 only.
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
 // Everything runs on 127.0.0.1. The PA JWT never reaches the output: curl
@@ -74,6 +75,7 @@ var (
 	runs      = flag.Int("runs", 40, "hyperfine runs per command")
 	turns     = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
 	storeOnly = flag.Bool("store", false, "run only the store rows (7 and 8)")
+	sendOnly  = flag.Bool("send", false, "run only row 1 (pact send vs curl)")
 )
 
 func main() {
@@ -189,6 +191,9 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	rows = append(rows, row{name: "1. pact send (process) vs curl, pre-minted PA JWT", value: fmt.Sprintf("%.1f ms vs %.1f ms", res[0]*1e3, res[1]*1e3), ratio: res[0] / res[1], target: 1.2}) // issue 11: within 1.2×
+	if *sendOnly {
+		return rows, nil
+	}
 
 	// 2. start-up.
 	res, err = hyperfine(tmp, *runs, cmd{"pact version", pact + " version"}, cmd{"curl --version", "curl --version"})
