@@ -319,3 +319,40 @@ func BenchmarkAppendTurn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSendStoreCost is what the database costs one `pact send`
+// process: open the profile's database (a new handle, as a new process
+// does: connection, pragmas, schema check), read the card cache, the
+// grant and the current conversation, and append the two turns. (The
+// handles are left open, as a process exit leaves them; run it with a
+// small -benchtime.)
+func BenchmarkSendStoreCost(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), DBFileName)
+	db, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.PutCard(ctx, CachedCard{URL: "card", FinalURL: "card", Body: []byte(`{"name":"x"}`), Expires: time.Now().Add(time.Hour)})
+	db.PutGrant(ctx, "iface", "card", []byte(`{"grantId":"g"}`))
+	db.Close()
+	i := 0
+	for b.Loop() {
+		i++
+		db, err := Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.Card(ctx, "card")
+		db.Grant(ctx, "iface")
+		db.CurrentConversation(ctx, "card")
+		conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
+		if err := db.AppendTurns(ctx, conv,
+			Turn{MessageID: fmt.Sprintf("u%d", i), Role: "user", Text: "status of A-88213?", At: time.Now()},
+			Turn{MessageID: fmt.Sprintf("a%d", i), Role: "agent", Text: "It ships tomorrow.", At: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+		// Not closed: a process exits without closing (closing the last
+		// connection would checkpoint, which a send does not do).
+	}
+}

@@ -13,8 +13,11 @@
 //  8. `pact receipts list --json` over 100,000 receipts         target < 1 s, < 60 MB RSS
 //     and with --brand                                          target < 0.5 s
 //
+//  9. `pact chat` line mode: turns 2,501–3,000 vs turns 1–500 of one
+//     conversation, as processes                               target ≤ 1.25×
+//
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
-// -send runs row 1 only.
+// -send runs row 1 only; -chat row 9 only.
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
 // Everything runs on 127.0.0.1. The PA JWT never reaches the output: curl
@@ -76,6 +79,7 @@ var (
 	turns     = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
 	storeOnly = flag.Bool("store", false, "run only the store rows (7 and 8)")
 	sendOnly  = flag.Bool("send", false, "run only row 1 (pact send vs curl)")
+	chatOnly  = flag.Bool("chat", false, "run only row 9 (chat line mode, late vs early turns)")
 )
 
 func main() {
@@ -175,6 +179,9 @@ func run() ([]row, error) {
 	if err := sh(nil, pact, "send", brand.CardURL, "hello"); err != nil {
 		return nil, err
 	}
+	if *chatOnly {
+		return chatTurnRows(pact, brand.CardURL)
+	}
 
 	// 1. pact send vs curl with a pre-minted PA JWT.
 	hdr, err := curlHeaders(tmp, prov.Audience())
@@ -240,7 +247,12 @@ func run() ([]row, error) {
 	}
 	rows = append(rows, row{name: fmt.Sprintf("6. peak RSS, pact chat line mode, %d turns (MiB)", *turns), value: fmt.Sprintf("%.1f MiB", float64(kb)/1024), measured: float64(kb) / 1024, target: 100})
 	sr, err := storeRows(tmp, pact)
-	return append(rows, sr...), err
+	rows = append(rows, sr...)
+	if err != nil {
+		return rows, err
+	}
+	cr, err := chatTurnRows(pact, brand.CardURL)
+	return append(rows, cr...), err
 }
 
 // curlHeaders mints a PA JWT for audience with the profile and signer

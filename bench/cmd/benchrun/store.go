@@ -129,3 +129,43 @@ func timed(env []string, name string, args ...string) (float64, int, []byte, err
 	ss, _ := strconv.ParseFloat(e[3], 64)
 	return h*3600 + mm*60 + ss, kb, stdout.Bytes(), nil
 }
+
+// chatTurnRows is row 9: one conversation fed to `pact chat` (line mode)
+// in three processes: turns 1–500, 501–2,500, 2,501–3,000. The first and
+// the last do the same work but for the conversation's length.
+func chatTurnRows(pact, brand string) ([]row, error) {
+	feed := func(from, to int, fresh bool) (float64, error) {
+		var in bytes.Buffer
+		for i := from; i <= to; i++ {
+			fmt.Fprintf(&in, "turn %d: status of A-88213?\n", i)
+		}
+		args := []string{"chat", brand}
+		if fresh {
+			args = append(args, "--new")
+		}
+		c := exec.Command(pact, args...)
+		c.Stdin = &in
+		var stdout, stderr bytes.Buffer
+		c.Stdout, c.Stderr = &stdout, &stderr
+		start := time.Now()
+		if err := c.Run(); err != nil {
+			return 0, fmt.Errorf("pact chat: %v\n%s", err, tail(stderr.String()))
+		}
+		if got := bytes.Count(stdout.Bytes(), []byte("\n")); got < to-from+1 {
+			return 0, fmt.Errorf("pact chat printed %d lines for %d turns", got, to-from+1)
+		}
+		return time.Since(start).Seconds(), nil
+	}
+	early, err := feed(1, 500, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := feed(501, 2500, false); err != nil {
+		return nil, err
+	}
+	late, err := feed(2501, 3000, false)
+	if err != nil {
+		return nil, err
+	}
+	return []row{{name: "9. pact chat line mode, turns 2,501–3,000 vs 1–500", value: fmt.Sprintf("%.2f s vs %.2f s", late, early), ratio: late / early, target: 1.25}}, nil
+}
