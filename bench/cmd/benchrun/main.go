@@ -4,12 +4,19 @@
 //
 //  1. `pact send` as a whole process vs curl sending the same message:send
 //     with a PA JWT minted here (profile/signer packages)      target ≤ 1.5×
+//
 //  2. start-up: `pact version` vs `curl --version`              target ≤ 3×
+//
 //  3. in-process: a2aclient round trip vs plain net/http        target < 1.25×
+//
 //  4. receipt verification: archive VerifyAll vs a go-jose loop target ≤ 2×
+//
 //  5. TUI keystroke frame at 100/1,000/10,000 messages          target ≤ 16 ms
+//
 //  6. peak RSS of `pact chat` line mode over 1,000 turns        target ≤ 100 MiB
+//
 //  7. turn append (store) at 10,000 vs 100 turns                target ≤ 1.1×
+//
 //  8. `pact receipts list --json` over 100,000 receipts         target < 1 s, < 60 MB RSS
 //     and with --brand                                          target < 0.5 s
 //
