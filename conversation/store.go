@@ -2,8 +2,6 @@ package conversation
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -56,13 +54,6 @@ type Store struct{ db *store.DB }
 
 // NewStore returns the conversation store in db (the profile's database).
 func NewStore(db *store.DB) *Store { return &Store{db: db} }
-
-// Key is a short stable name of a conversation: a hash of (interface URL,
-// contextId), since contextIds are opaque Provider strings.
-func Key(interfaceURL, contextID string) string {
-	h := sha256.Sum256([]byte(interfaceURL + "\x00" + contextID))
-	return hex.EncodeToString(h[:12])
-}
 
 func toSummary(c store.Conversation) Summary {
 	return Summary{Brand: c.Brand, BrandName: c.BrandName, InterfaceURL: c.InterfaceURL, ContextID: c.ContextID,

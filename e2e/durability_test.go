@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -64,12 +63,14 @@ func (d *demoEnv) loadAll(t *testing.T) map[string][]conversation.Turn {
 	return out
 }
 
-// 20 `pact send` processes at once to one Brand, sharing one profile: every
-// one succeeds, every message and reply is stored exactly once, and the
-// store and `pact conversations --json` still load.
+// 20 `pact send` processes at once into one conversation, sharing one
+// profile: every one succeeds, every message and reply is stored exactly
+// once in that conversation, and the database passes its integrity check
+// and `pact conversations --json` still loads.
 func TestDurability_TwentyConcurrentSends(t *testing.T) {
 	t.Parallel()
 	d := newDemoEnv(t, demoprovider.Config{}, nil)
+	base := parseSend(t, d.run("send", d.brand.SiteURL, "hello", "--json"))
 	const n = 20
 	results := make([]result, n)
 	var wg sync.WaitGroup
@@ -105,15 +106,16 @@ func TestDurability_TwentyConcurrentSends(t *testing.T) {
 			t.Errorf("send %d (%s): stored %d user and %d agent turns, want 1 and 1", i, o.MessageID, user, agent)
 		}
 	}
-	total := 0
-	for _, turns := range all {
-		total += len(turns)
+	for i, o := range outs {
+		if o.ContextID != base.ContextID {
+			t.Errorf("send %d went to context %s, not the conversation %s", i, o.ContextID, base.ContextID)
+		}
 	}
-	if total != 2*n {
-		t.Errorf("%d turns stored in %d conversations, want %d", total, len(all), 2*n)
+	if len(all) != 1 || len(all[base.ContextID]) != 2+2*n {
+		t.Errorf("%d conversations, %d turns in %s; want 1 and %d", len(all), len(all[base.ContextID]), base.ContextID, 2+2*n)
 	}
-	if runs := d.prov.AgentRuns(); runs != n {
-		t.Errorf("agent ran %d times for %d messages", runs, n)
+	if runs := d.prov.AgentRuns(); runs != n+1 {
+		t.Errorf("agent ran %d times for %d messages", runs, n+1)
 	}
 }
 
@@ -121,11 +123,8 @@ func TestDurability_TwentyConcurrentSends(t *testing.T) {
 // PACT_STORE_TEST_HOLD_MS set it says on stderr when it is inside the
 // write transaction that stores a send, and holds it open that long.
 var hookBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pact-e2e-hook")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "pact")
+	// Beside the binary TestMain built, so that TestMain removes it too.
+	bin := filepath.Join(filepath.Dir(pactBin), "pact-store-testhook")
 	out, err := exec.Command("go", "build", "-tags", "pact_store_testhook", "-o", bin, "github.com/pact-cli/pact/cmd/pact").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("building pact with the store test hook: %v\n%s", err, out)
