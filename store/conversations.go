@@ -202,8 +202,10 @@ func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn)
 				}
 			}
 		}
+		// Written only when it changes (a page less in the WAL per send).
 		_, err = tx.ExecContext(ctx, `INSERT INTO current_conversations (brand, conversation_id) VALUES (?, ?)
-			ON CONFLICT (brand) DO UPDATE SET conversation_id = excluded.conversation_id`, conv.Brand, id)
+			ON CONFLICT (brand) DO UPDATE SET conversation_id = excluded.conversation_id
+			WHERE conversation_id != excluded.conversation_id`, conv.Brand, id)
 		inWriteHook()
 		return err
 	})
