@@ -134,6 +134,9 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	}
 	if err := migrate(ctx, sdb, len(Migrations)); err != nil {
 		sdb.Close()
+		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
+			return nil, fmt.Errorf("store: %s is damaged (%v); pact will not overwrite it: move it aside to start this profile's history afresh, or restore it from a backup", db.path, err)
+		}
 		return nil, fmt.Errorf("store: %s: %w", db.path, err)
 	}
 	if db.importer != nil {

@@ -114,6 +114,19 @@ func TestMigrations_FromEveryEarlierVersion(t *testing.T) {
 	}
 }
 
+func TestOpen_DamagedFileIsRefusedAndKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DBFileName)
+	garbage := []byte(strings.Repeat("this is not a database ", 400))
+	os.WriteFile(path, garbage, 0o600)
+	_, err := Open(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), "move it aside") {
+		t.Fatalf("opening a damaged file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(garbage) {
+		t.Fatal("the damaged file was changed")
+	}
+}
+
 func TestMigrations_RefuseANewerDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DBFileName)
 	c, _ := sql.Open("sqlite", dsn(path))
