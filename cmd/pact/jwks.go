@@ -92,7 +92,7 @@ Keys are read again on every request, so a rotation is served at once.`,
 		},
 	}
 	serve.Flags().StringVar(&addr, "addr", "", "address to listen on (default: the jwks_uri's address when it is on loopback, else 127.0.0.1:8787)")
-	cmd.AddCommand(serve)
+	cmd.AddCommand(serve, newJWKSExportCmd(a))
 	return cmd
 }
 
