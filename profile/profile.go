@@ -275,7 +275,8 @@ func (p *Profile) Retire(kid string) error {
 				continue
 			}
 			if k.Active {
-				return fmt.Errorf("%w: key %s is the active key and signs every PA JWT; run `pact key rotate`, publish, then `pact key activate -- NEWKID` first", ErrActiveKey, kid)
+				return fmt.Errorf("%w: key %s is the active key and signs every PA JWT; run `%s`, publish, then `%s` first",
+					ErrActiveKey, kid, Command(p.Name, "key rotate"), Command(p.Name, "key activate -- NEWKID"))
 			}
 			c.Keys = append(c.Keys[:i], c.Keys[i+1:]...)
 			return p.Secrets.Delete(p.keySecret(kid))
