@@ -243,6 +243,9 @@ func TestKeyring_ProfileRemembersItsKeyring(t *testing.T) {
 		t.Fatalf("whoami without PACT_KEYRING: %+v, %v", id, err)
 	}
 	parseSend(t, p.run("send", p.card, "hello without PACT_KEYRING", "--json"))
+	if r := p.run("keyring", "move", "--to", "file"); r.code != 2 || !strings.Contains(r.stderr, "already keeps its secrets") {
+		t.Fatalf("moving to the keyring it already uses: exit %d\n%s", r.code, r.stderr)
+	}
 
 	p.extra = append(p.extra, "PACT_KEYRING=os")
 	r := p.run("whoami", "--json")
