@@ -244,7 +244,7 @@ func (r *runner) identity(ctx context.Context) {
 	for _, k := range c.Staged() {
 		if err := live.Has(k); err != nil {
 			r.add(Check{ID: CheckStagedKey, Subject: k.KID, Status: Warn,
-				Summary: "the staged key is not published yet: " + err.Error(), Fix: upload})
+				Summary: "the staged key is not live yet (" + err.Error() + "): do not activate it before it is", Fix: upload})
 			continue
 		}
 		r.add(Check{ID: CheckStagedKey, Subject: k.KID, Status: OK,

@@ -197,8 +197,14 @@ func Fetch(ctx context.Context, client *http.Client, c *profile.Config) *Live {
 	return l
 }
 
-// ErrNotLive means a key is not (or not the same) in the live JWKS.
+// ErrNotLive means a key is not (or not the same) in the live JWKS; Has's
+// errors match it.
 var ErrNotLive = errors.New("key not published at the jwks_uri")
+
+type notLiveError struct{ msg string }
+
+func (e *notLiveError) Error() string        { return e.msg }
+func (e *notLiveError) Is(target error) bool { return target == ErrNotLive }
 
 // Has reports whether the live JWKS carries k with the same public key
 // (same RFC 7638 thumbprint); the error says what is wrong (ErrNotLive, or
@@ -218,11 +224,11 @@ func (l *Live) Has(k profile.KeyInfo) error {
 		}
 		got, err := lk.Thumbprint(crypto.SHA256)
 		if err != nil || !bytes.Equal(got, want) {
-			return fmt.Errorf("%w: %s serves a different public key under kid %s", ErrNotLive, l.JWKSURI, k.KID)
+			return &notLiveError{fmt.Sprintf("%s serves a different public key under kid %s", l.JWKSURI, k.KID)}
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: %s does not serve kid %s yet", ErrNotLive, l.JWKSURI, k.KID)
+	return &notLiveError{fmt.Sprintf("%s does not serve kid %s yet", l.JWKSURI, k.KID)}
 }
 
 // IsJSON reports whether a Content-Type is application/json or +json.
