@@ -161,8 +161,8 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	reg, ok := cfg.Match(card.InterfaceURL)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s (interface %s) is served by a Provider this profile is not registered with.\n"+
-			"Register once per Provider, with the audience it assigned you:\n  pact provider add %s --audience AUDIENCE",
-			ErrNotRegistered, card.Name(), card.InterfaceURL, SuggestProviderURL(card))
+			"Register once per Provider, with the audience it assigned you:\n  %s",
+			ErrNotRegistered, card.Name(), card.InterfaceURL, profile.Command(opts.Profile.Name, "provider add "+SuggestProviderURL(card)+" --audience AUDIENCE"))
 	}
 	sig, err := opts.Profile.Signer(cfg)
 	if err != nil {
@@ -235,6 +235,9 @@ type Result struct {
 	MessageID    string          `json:"messageId"` // the id sent
 	Reply        json.RawMessage `json:"reply"`     // the A2A response body as received
 	Receipt      *ReceiptStatus  `json:"receipt,omitempty"`
+	// DeadGrant is set when the message went identity-only because the
+	// Brand's delegation grant is dead (see DelegationStatus).
+	DeadGrant *DelegationStatus `json:"deadGrant,omitempty"`
 
 	Message  *a2a.Message `json:"-"`
 	Task     *a2a.Task    `json:"-"`
@@ -320,6 +323,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	resend := s.unanswered[messageID]
 	s.unanswered[messageID] = true
 	resp, grant, err := s.deliver(ctx, req)
+	dead := s.deadNote()
 	// A message sent again under the messageId of one still being processed
 	// (the User gave up waiting and retried) gets INVALID_PARAMS until the
 	// first reply is stored (§4.3): wait for it, a bounded number of times.
@@ -354,6 +358,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	res := &Result{
 		Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
 		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
+		DeadGrant: dead,
 	}
 	agent := Turn{Role: "agent", At: s.now(), Text: res.Text()}
 	if resp.Message != nil {
@@ -392,7 +397,9 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		resp, err := s.opts.Client.Send(ctx, req)
 		return resp, nil, err
 	}
-	if _, err := s.mgr.Grant(s.Card.InterfaceURL); errors.Is(err, delegation.ErrNoGrant) {
+	if g, err := s.mgr.Grant(s.Card.InterfaceURL); errors.Is(err, delegation.ErrNoGrant) || (err == nil && g.Dead) {
+		// No grant, or a dead one: identity only (a dead grant's token
+		// would only be refused again).
 		resp, err := s.opts.Client.Send(ctx, req)
 		return resp, nil, err
 	} else if err != nil {

@@ -81,10 +81,9 @@ a built-in script unless --browser asks for your real browser.`,
 					a.io.Eprintf("  brand %-12s %s\n", b.Name, st.Accent.Render(b.SiteURL))
 				}
 				a.io.Eprintf("\nIn another terminal:\n")
-				a.io.Eprintf("  pact init --issuer http://127.0.0.1:8787\n")
-				a.io.Eprintf("  pact jwks serve &\n")
-				a.io.Eprintf("  pact provider add %s --audience %s\n", srv.URL(), srv.Audience())
-				a.io.Eprintf("  pact chat %s\n", brands[0].SiteURL)
+				for _, line := range a.demoServeHints(srv.URL(), srv.Audience(), brands[0].SiteURL) {
+					a.io.Eprintf("  %s\n", line)
+				}
 				a.io.Eprintf("\n%s\n", st.Faint.Render("Demo users for the Brand login: jane / jane-demo-pass, omar / omar-demo-pass. Ctrl+C to stop."))
 			}
 			<-cmd.Context().Done()
