@@ -47,6 +47,7 @@ type keptSignature struct {
 	Signer      string   `json:"signer"`
 	Thumbprints []string `json:"thumbprints"`
 	Signed      bool     `json:"signed"`
+	Alg         string   `json:"alg"`
 }
 
 func (c *Cache) now() time.Time {

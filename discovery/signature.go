@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/gowebpki/jcs"
@@ -46,6 +47,8 @@ type Signature struct {
 	Thumbprints []string `json:"-"`
 	// Signed is true when the card carries any signature.
 	Signed bool `json:"-"`
+	// Alg is the alg of the first signature that verified.
+	Alg string `json:"-"`
 }
 
 // Thumbprint is the RFC 7638 thumbprint of the first key that verified the
@@ -55,6 +58,14 @@ func (s *Signature) Thumbprint() string {
 		return ""
 	}
 	return s.Thumbprints[0]
+}
+
+// KeyAlg is the algorithm of the verifying signature ("" when none).
+func (s *Signature) KeyAlg() string {
+	if s == nil {
+		return ""
+	}
+	return s.Alg
 }
 
 // Label is the human summary: "signed by DOMAIN ✓" or "unsigned".
@@ -182,13 +193,13 @@ func Verify(ctx context.Context, client *http.Client, cardURL string, raw []byte
 	}
 	keys := map[string][]json.RawMessage{} // jku → keys, fetched once per card
 	for i, sraw := range sigs {
-		kid, jku, tp, err := verifyOne(ctx, client, origin, payload, sraw, keys)
+		kid, jku, tp, alg, err := verifyOne(ctx, client, origin, payload, sraw, keys)
 		if err != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("signature %d: %v", i+1, err))
 			continue
 		}
 		if !res.Verified {
-			res.Verified, res.KID, res.KeyURL = true, kid, jku
+			res.Verified, res.KID, res.KeyURL, res.Alg = true, printable(kid), jku, alg
 			res.Signer = strings.TrimPrefix(strings.TrimPrefix(origin, "https://"), "http://")
 		}
 		res.Thumbprints = append(res.Thumbprints, tp)
@@ -201,7 +212,23 @@ func Verify(ctx context.Context, client *http.Client, cardURL string, raw []byte
 
 // verifyOne checks one signature and returns the kid, key URL and RFC 7638
 // thumbprint of the key that verified it.
-func verifyOne(ctx context.Context, client *http.Client, origin string, payload, sraw []byte, cache map[string][]json.RawMessage) (kid, jku, thumb string, err error) {
+func verifyOne(ctx context.Context, client *http.Client, origin string, payload, sraw []byte, cache map[string][]json.RawMessage) (kid, jku, thumb, alg string, err error) {
+	kid, jku, thumb, err = verifySig(ctx, client, origin, payload, sraw, cache, &alg)
+	return kid, jku, thumb, alg, err
+}
+
+// printable replaces runes that are not printable (terminal controls) with
+// U+FFFD: a kid is text from the other side.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+func verifySig(ctx context.Context, client *http.Client, origin string, payload, sraw []byte, cache map[string][]json.RawMessage, alg *string) (kid, jku, thumb string, err error) {
 	var sig cardSignature
 	if err := json.Unmarshal(sraw, &sig); err != nil {
 		return "", "", "", fmt.Errorf("not a JWS object: %v", err)
@@ -214,6 +241,7 @@ func verifyOne(ctx context.Context, client *http.Client, origin string, payload,
 	if err := json.Unmarshal(hdrBytes, &h); err != nil {
 		return "", "", "", fmt.Errorf("the protected header is not a JSON object: %v", err)
 	}
+	*alg = h.Alg
 	switch h.Alg {
 	case "ES256", "RS256", "EdDSA":
 	case "":
