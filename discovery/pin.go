@@ -46,7 +46,7 @@ func (e *CardChangedError) Is(target error) bool { return target == ErrCardChang
 func (e *CardChangedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the Agent Card of %s changed since you accepted it on %s (%s); nothing was sent.\n",
-		e.Old.Brand, e.Old.PinnedAt.Local().Format("2006-01-02 15:04 MST"), strings.Join(e.Changes, ", "))
+		e.Brand, e.Old.PinnedAt.Local().Format("2006-01-02 15:04 MST"), strings.Join(e.Changes, ", "))
 	b.WriteString(e.Table())
 	fmt.Fprintf(&b, "If the Brand really changed this, accept it with:\n  pact card %s --trust", e.Brand)
 	return b.String()
