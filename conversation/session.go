@@ -55,7 +55,7 @@ type Options struct {
 	// checked before anything is sent (discovery.CheckPin); nil = no
 	// pinning (tests only).
 	Pins discovery.Pins
-	Now   func() time.Time
+	Now  func() time.Time
 	// Clock drives device-flow polling; nil = real time.
 	Clock deviceflow.Clock
 }
