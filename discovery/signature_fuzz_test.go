@@ -9,7 +9,9 @@ import (
 
 type noNetwork struct{}
 
-func (noNetwork) RoundTrip(*http.Request) (*http.Response, error) { return nil, errors.New("no network in fuzzing") }
+func (noNetwork) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no network in fuzzing")
+}
 
 // FuzzA2A_8_4_Verify: any card bytes are either verified, reported unsigned
 // or refused with a reason; never a panic, and never "verified" without a
