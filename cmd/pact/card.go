@@ -147,9 +147,10 @@ func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, tr
 		if err != nil {
 			return "", err
 		}
-		if had && !a.json {
-			a.io.Eprintf("%s accepted the card of %s as it is now; it was:\n%s", a.io.ErrStyles().Success.Render("✓"), card.URL,
-				(&discovery.CardChangedError{Old: old, New: discovery.PinOf(card, time.Now())}).Table())
+		cur := discovery.PinOf(card, time.Now())
+		if had && !a.json && (old.ProviderOrigin != cur.ProviderOrigin || old.InterfaceURL != cur.InterfaceURL || old.KeyThumbprint != cur.KeyThumbprint) {
+			a.io.Eprintf("%s accepted the card of %s as it is now; it was:\n%s", a.io.ErrStyles().Success.Render("✓"), arg,
+				(&discovery.CardChangedError{Old: old, New: cur}).Table())
 		}
 		return "accepted now (--trust)", nil
 	}
