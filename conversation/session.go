@@ -51,7 +51,11 @@ type Options struct {
 	Receipts *receipts.Archive
 	// Cards keeps Agent Cards while they are fresh; nil = fetch every time.
 	Cards *discovery.Cache
-	Now   func() time.Time
+	// Pins are the Brands' pinned Provider, interface and signing key,
+	// checked before anything is sent (discovery.CheckPin); nil = no
+	// pinning (tests only).
+	Pins discovery.Pins
+	Now  func() time.Time
 	// Clock drives device-flow polling; nil = real time.
 	Clock deviceflow.Clock
 }
@@ -70,6 +74,7 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 		Keys:     keys,
 		Receipts: &receipts.Archive{Dir: filepath.Join(dir, "receipts"), Keys: keys},
 		Cards:    &discovery.Cache{Dir: filepath.Join(p.Dirs.Data, "cache", "cards")},
+		Pins:     discovery.NewPins(p.Dirs),
 	}
 }
 
@@ -147,6 +152,10 @@ func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
 	}
 	s, err := OpenCard(ctx, opts, cfg, card)
 	if err != nil {
+		var changed *discovery.CardChangedError
+		if errors.As(err, &changed) {
+			changed.Brand = brand
+		}
 		if cached {
 			opts.Cards.Forget(cardURL) // perhaps the card changed: fetch it next time
 		}
@@ -156,8 +165,17 @@ func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
 	return s, nil
 }
 
-// OpenCard is Open for a card already fetched.
+// OpenCard is Open for a card already fetched. Before anything else it
+// checks the card against the Brand's pin (discovery.CheckPin): a card that
+// names another Provider, interface or signing key than the one the User
+// accepted gets a *discovery.CardChangedError, and no request reaches the
+// Provider.
 func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *discovery.Card) (*Session, error) {
+	if opts.Pins != nil {
+		if _, err := discovery.CheckPin(ctx, opts.Pins, card, "", opts.now()); err != nil {
+			return nil, err
+		}
+	}
 	reg, ok := cfg.Match(card.InterfaceURL)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s (interface %s) is served by a Provider this profile is not registered with.\n"+
@@ -422,9 +440,11 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 	return resp, grant, err
 }
 
-func (s *Session) now() time.Time {
-	if s.opts.Now != nil {
-		return s.opts.Now()
+func (s *Session) now() time.Time { return s.opts.now() }
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
 	}
 	return time.Now().UTC()
 }

@@ -75,6 +75,8 @@ func classify(err error) (code int, reason string, status int) {
 		return exitNotFound, "NOT_FOUND", 404
 	case errors.Is(err, discovery.ErrInvalidCard):
 		return exitFailure, "INVALID_CARD", 0
+	case errors.Is(err, discovery.ErrCardChanged):
+		return exitFailure, "CARD_CHANGED", 0
 	case errors.Is(err, profile.ErrNotInitialised):
 		return exitFailure, "NOT_INITIALISED", 0
 	case errors.Is(err, conversation.ErrNotRegistered):
@@ -126,7 +128,7 @@ func (a *app) report(err error) int {
 	}
 	var je jqError
 	if a.json && !errors.As(err, &je) {
-		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
+		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}, err)}
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
 		var filtered bytes.Buffer
