@@ -137,6 +137,7 @@ Start with:  pact demo`,
 		newInitCmd(a), newWhoamiCmd(a), newKeyCmd(a), newJWKSCmd(a), newProviderCmd(a),
 		newCardCmd(a), newSendCmd(a), newChatCmd(a), newConversationsCmd(a),
 		newDemoCmd(a), newVersionCmd(a),
+		newMCPCmd(a),
 	)
 	addDelegationCommands(a, root)
 	root.AddCommand(newGenCmd(a))
