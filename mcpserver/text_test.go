@@ -11,15 +11,15 @@ import (
 
 func TestSanitiseRemovesEscapesControlsAndBidi(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain text\nline two\tok":               "plain text\nline two\tok",
-		"\x1b[31mred\x1b[0m":                     "red",
+		"plain text\nline two\tok":                "plain text\nline two\tok",
+		"\x1b[31mred\x1b[0m":                      "red",
 		"\x1b]8;;http://evil\x07link\x1b]8;;\x07": "link",
-		"\x1b]0;title\x1b\\after":                "after",
-		"bell\x07 back\x08space\r":               "bell backspace",
-		"c1\u009b31mx":                           "c131mx",
-		"abc\u202edcba\u2066x\u2069":             "abcdcbax",
-		"bad \xff byte":                          "bad \uFFFD byte",
-		"café ✓":                                 "café ✓",
+		"\x1b]0;title\x1b\\after":                 "after",
+		"bell\x07 back\x08space\r":                "bell backspace",
+		"c1\u009b31mx":                            "c131mx",
+		"abc\u202edcba\u2066x\u2069":              "abcdcbax",
+		"bad \xff byte":                           "bad \uFFFD byte",
+		"café ✓":                                  "café ✓",
 	} {
 		if got := sanitize(in); got != want {
 			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
