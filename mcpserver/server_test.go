@@ -366,7 +366,7 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &entry); err != nil {
 		t.Fatal(err)
 	}
-	sig, err := jose.ParseSigned(entry.JWS, []jose.SignatureAlgorithm{jose.ES256, jose.RS256})
+	sig, err := jose.ParseSignedCompact(entry.JWS, []jose.SignatureAlgorithm{jose.ES256, jose.RS256})
 	if err != nil {
 		t.Fatal(err)
 	}

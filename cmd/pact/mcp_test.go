@@ -82,7 +82,9 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 	waitHTTP(t, "http://"+addr+"/.well-known/jwks.json")
 
 	var stderr syncBuffer
-	cmd := pactCmd(home, "mcp")
+	// --debug: the HTTP and MCP traces go to stderr, never stdout, and
+	// carry no secret (checked at the end).
+	cmd := pactCmd(home, "--debug", "mcp")
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -181,6 +183,9 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 		t.Fatalf("list_receipts: %+v", list)
 	}
 	cs.Close()
+	if !strings.Contains(stderr.String(), "[redacted]") {
+		t.Fatalf("no --debug trace on stderr:\n%s", stderr.String())
+	}
 	// No secret of the profile reached the log either.
 	data, err := os.ReadFile(filepath.Join(home, "data", "secrets.json"))
 	if err != nil {
@@ -188,6 +193,15 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 	}
 	var secrets map[string]string
 	json.Unmarshal(data, &secrets)
+	tokens := 0
+	for name := range secrets {
+		if strings.Contains(name, "/delegation/") {
+			tokens++
+		}
+	}
+	if tokens == 0 {
+		t.Fatalf("no delegation token in the keyring to look for: %v", len(secrets))
+	}
 	for name, v := range secrets {
 		if len(v) >= 8 && strings.Contains(stderr.String(), v) {
 			t.Fatalf("stderr carries the secret %s", name)
