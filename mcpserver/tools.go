@@ -451,16 +451,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 			}
 		}
 	}
-	filter := strings.TrimRight(in.Brand, "/")
-	if in.Brand != "" {
-		if u, err := discovery.CardURL(in.Brand); err == nil {
-			filter = u
-		}
-	}
-	items, damaged := arch.List(filter)
-	if filter != strings.TrimRight(in.Brand, "/") && len(items) == 0 {
-		items, damaged = arch.List(strings.TrimRight(in.Brand, "/"))
-	}
+	items, damaged := arch.ListBrand(in.Brand)
 	out := ReceiptList{Receipts: []ReceiptItem{}, Problems: []string{}}
 	if damaged != nil {
 		out.Problems = append(out.Problems, clean(damaged.Error()))

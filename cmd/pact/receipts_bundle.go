@@ -10,7 +10,6 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -64,16 +63,7 @@ Only verified receipts are exported. -o - writes to stdout.`,
 			ids := args
 			skipped := 0
 			if all {
-				filter := brand
-				if brand != "" {
-					if u, err := discovery.CardURL(brand); err == nil {
-						filter = u
-					}
-				}
-				items, damaged := arch.List(filter)
-				if filter != brand && len(items) == 0 {
-					items, damaged = arch.List(strings.TrimRight(brand, "/"))
-				}
+				items, damaged := arch.ListBrand(brand)
 				if damaged != nil {
 					a.io.Eprintf("%s %v\n", a.io.ErrStyles().Warning.Render("warning:"), damaged)
 				}
