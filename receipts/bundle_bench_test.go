@@ -38,7 +38,10 @@ func setupBundleBench(b *testing.B) {
 		var buf bytes.Buffer
 		at := time.Date(2026, 9, 30, 12, 0, 0, 0, time.UTC)
 		for i := range n {
-			payload, _ := json.Marshal(claims(func(c map[string]any) { c["n"] = i; c["ts"] = at.Add(time.Duration(i) * time.Second).Format(time.RFC3339) }))
+			payload, _ := json.Marshal(claims(func(c map[string]any) {
+				c["n"] = i
+				c["ts"] = at.Add(time.Duration(i) * time.Second).Format(time.RFC3339)
+			}))
 			obj, err := signer.Sign(payload)
 			if err != nil {
 				b.Fatal(err)
