@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -222,5 +224,99 @@ func waitHTTP(t *testing.T, url string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s did not answer: %v", url, err)
 		}
+	}
+}
+
+// Stdout is the protocol's: a client that writes requests gets JSON-RPC
+// messages on stdout and nothing else, even with --debug and a failing
+// tool; the server exits when the client closes stdin.
+func TestMCP_StdoutCarriesOnlyProtocolMessages(t *testing.T) {
+	home := t.TempDir()
+	if out, err := pactCmd(home, "init", "--issuer", "https://pa.example.com").CombinedOutput(); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	cmd := pactCmd(home, "--debug", "mcp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_agent_card","arguments":{"brand":"http://127.0.0.1:1"}}}`,
+	} {
+		if _, err := io.WriteString(stdin, m+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdoutPipe)
+		sc.Buffer(nil, 1<<22)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	ids := map[float64]bool{}
+	timeout := time.After(20 * time.Second)
+	for !ids[2] || !ids[3] {
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+			if !ok {
+				t.Fatalf("stdout closed after answers %v\nstderr:\n%s", ids, stderr.String())
+			}
+		case <-timeout:
+			t.Fatalf("no answer to every request: %v\nstderr:\n%s", ids, stderr.String())
+		}
+		var msg struct {
+			JSONRPC string   `json:"jsonrpc"`
+			ID      *float64 `json:"id"`
+			Result  struct {
+				IsError bool `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.JSONRPC != "2.0" {
+			t.Fatalf("stdout line is not a JSON-RPC message: %q", line)
+		}
+		if msg.ID != nil {
+			ids[*msg.ID] = true
+			if *msg.ID == 3 && !msg.Result.IsError {
+				t.Fatalf("an unreachable Brand is not a tool error: %s", line)
+			}
+		}
+	}
+	if !ids[1] || !ids[2] {
+		t.Fatalf("answers %v, want 1, 2 and 3", ids)
+	}
+	stdin.Close()
+	for line := range lines {
+		t.Fatalf("stdout after the last answer: %q", line)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("pact mcp: %v\nstderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("pact mcp did not exit when stdin closed")
+	}
+	if !strings.Contains(stderr.String(), "tools/list") {
+		t.Fatalf("--debug did not trace the MCP messages on stderr:\n%s", stderr.String())
 	}
 }
