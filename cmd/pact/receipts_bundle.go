@@ -18,6 +18,12 @@ import (
 // `verify --bundle FILE`, which needs no profile.
 func addReceiptBundleCommands(a *app, receiptsCmd, verify *cobra.Command) {
 	var bundle string
+	verify.Use = "verify [ID...|--all] [--offline] | verify --bundle FILE"
+	verify.Long += `
+
+With --bundle FILE, the receipts of a bundle (JSON Lines from ` + "`pact receipts export`" + `)
+are verified on their own, each with the key on its line, with no profile and no
+network: anyone can run it. Exits 6 if any line fails.`
 	verify.Flags().StringVar(&bundle, "bundle", "", "verify the receipts of a bundle file (JSON Lines from `pact receipts export`), with no profile")
 	inner := verify.RunE
 	verify.RunE = func(cmd *cobra.Command, args []string) error {
