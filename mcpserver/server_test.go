@@ -332,7 +332,7 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	}
 	newest := list.Receipts[2].ID
 	e.mustCall("list_receipts", map[string]any{"limit": 1}, &list)
-	if len(list.Receipts) != 1 || list.Receipts[0].ID != newest {
+	if len(list.Receipts) != 1 || list.Receipts[0].ID != newest || list.Total != 3 {
 		t.Fatalf("limit 1 = %+v, want the newest %s", list.Receipts, newest)
 	}
 	e.mustCall("list_receipts", map[string]any{"since": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, &list)

@@ -47,7 +47,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        "get_conversation",
 		Title:       "Read a stored conversation",
-		Description: "Return the stored turns of one conversation: the one send_message continues with brand, or the one with this context (contextId). limit keeps the last N turns. Local, read-only.",
+		Description: "Return the stored turns of one conversation: the one send_message continues with brand, or the one with this context (contextId). limit keeps the last N turns (default 100). Local, read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.getConversation)
 	mcp.AddTool(s.mcp, &mcp.Tool{
@@ -70,7 +70,7 @@ func (s *Server) addTools() {
 		Name:  "list_receipts",
 		Title: "List signed receipts",
 		Description: "List the signed receipts Brands gave for actions taken on the User's account (verified when archived): brand, scopes used, actions, time. " +
-			"brand keeps one Brand's, since (RFC 3339 time or YYYY-MM-DD) drops older ones, limit keeps the newest N. " +
+			"brand keeps one Brand's, since (RFC 3339 time or YYYY-MM-DD) drops older ones, limit keeps the newest N (default 100). " +
 			"Each receipt can be attached as the resource pact://receipts/{id}. Local, read-only.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, s.listReceipts)
@@ -334,11 +334,15 @@ func (s *Server) listConversations(ctx context.Context, _ *mcp.CallToolRequest, 
 	return textResult(lines...), out, nil
 }
 
+// defaultTurnLimit is how many turns get_conversation returns when the
+// call sets no limit.
+const defaultTurnLimit = 100
+
 // ConversationInput is get_conversation's input.
 type ConversationInput struct {
 	Brand   string `json:"brand,omitempty" jsonschema:"the Brand whose current conversation to read"`
 	Context string `json:"context,omitempty" jsonschema:"the contextId of the conversation to read"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"keep only the last N turns (0 = all)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"keep only the last N turns (default 100)"`
 }
 
 // ConversationOutput is one stored conversation with its turns.
@@ -386,8 +390,12 @@ func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, ConversationOutput{}, toolError(err)
 	}
-	if in.Limit > 0 && len(turns) > in.Limit {
-		turns = turns[len(turns)-in.Limit:]
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultTurnLimit
+	}
+	if len(turns) > limit {
+		turns = turns[len(turns)-limit:]
 	}
 	out := ConversationOutput{Summary: *sum, Turns: []conversation.Turn{}}
 	out.BrandName = clean(out.BrandName)
@@ -409,8 +417,12 @@ func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in
 type ReceiptsInput struct {
 	Brand string `json:"brand,omitempty" jsonschema:"only this Brand's receipts (a domain, an origin, a card URL or an interface URL)"`
 	Since string `json:"since,omitempty" jsonschema:"only receipts at or after this time (RFC 3339, or YYYY-MM-DD)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"keep only the newest N receipts (0 = all)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"keep only the newest N receipts (default 100)"`
 }
+
+// defaultReceiptLimit is how many receipts list_receipts returns when the
+// call sets no limit: a model's context is not the place for an archive.
+const defaultReceiptLimit = 100
 
 // ReceiptItem mirrors receipts.Item (`pact receipts list --json`).
 type ReceiptItem struct {
@@ -429,6 +441,8 @@ type ReceiptItem struct {
 // ReceiptList is list_receipts' result.
 type ReceiptList struct {
 	Receipts []ReceiptItem `json:"receipts"`
+	// Total is how many receipts matched before limit.
+	Total int `json:"total"`
 	// Problems names archive entries that could not be read (they are
 	// left out of receipts).
 	Problems []string `json:"problems"`
@@ -466,10 +480,18 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		}
 		kept = append(kept, it)
 	}
-	if in.Limit > 0 && len(kept) > in.Limit {
-		kept = kept[len(kept)-in.Limit:]
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultReceiptLimit
+	}
+	out.Total = len(kept)
+	if len(kept) > limit {
+		kept = kept[len(kept)-limit:]
 	}
 	lines := []string{}
+	if out.Total > len(kept) {
+		lines = append(lines, fmt.Sprintf("The newest %d of %d receipts (limit gives more):", len(kept), out.Total))
+	}
 	for _, it := range kept {
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
 			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, URI: receiptURI(it.ID)}
