@@ -191,9 +191,11 @@ func TestBundleRecipeWithAPlainJOSELibrary(t *testing.T) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
 	for sc.Scan() {
+		// As written in docs/json.md: no tags (encoding/json matches
+		// "jws" and "jwk" case-insensitively).
 		var line struct {
-			JWS string          `json:"jws"`
-			JWK jose.JSONWebKey `json:"jwk"`
+			JWS string
+			JWK jose.JSONWebKey
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatal(err)
