@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -239,3 +241,17 @@ func VerifyBundle(r io.Reader, each func(BundleCheck, *Result) error) error {
 }
 
 var errStopped = errors.New("stopped")
+
+// VerifiedEntry reads the verified receipt with this full id (64 hex
+// characters, as List gives it) without scanning the archive, for export.
+// ErrNotFound when it is not in the verified area.
+func (a *Archive) VerifiedEntry(id string) (*Entry, error) {
+	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return nil, fmt.Errorf("%w %q is not a full receipt id", ErrBadID, id)
+	}
+	e, err := a.read(verifiedDir, id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("receipts: %s: %w", ShortID(id), ErrNotFound)
+	}
+	return e, err
+}

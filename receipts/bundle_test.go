@@ -217,3 +217,23 @@ func TestBundleRecipeWithAPlainJOSELibrary(t *testing.T) {
 		t.Fatalf("%d lines", n)
 	}
 }
+
+func TestVerifiedEntryReadsByFullIDOnly(t *testing.T) {
+	k := newKey(t, jose.ES256, "k1")
+	js := newJWKSServer(t, k)
+	a := newArchive(t)
+	res, _ := Verify(t.Context(), js.cache(), receipt(t, k, claims(nil)), expectFor(js))
+	a.Put(res)
+	if e, err := a.VerifiedEntry(res.ID); err != nil || e.ID != res.ID || !e.Verified {
+		t.Fatalf("VerifiedEntry = %+v, %v", e, err)
+	}
+	if _, err := a.VerifiedEntry(res.ID[:12]); !errors.Is(err, ErrBadID) {
+		t.Fatalf("a prefix: %v", err)
+	}
+	if _, err := a.VerifiedEntry("../../etc/passwd"); !errors.Is(err, ErrBadID) {
+		t.Fatalf("a path: %v", err)
+	}
+	if _, err := a.VerifiedEntry(strings.Repeat("0", 64)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown: %v", err)
+	}
+}

@@ -84,7 +84,11 @@ Only verified receipts are exported. -o - writes to stdout.`,
 			}
 			var recs []receipts.BundleRecord
 			for _, id := range ids {
-				e, err := arch.Get(id)
+				get := arch.Get // an ID or prefix the User gave
+				if all {
+					get = arch.VerifiedEntry // a full id from the listing: no scan
+				}
+				e, err := get(id)
 				if err != nil {
 					return receiptIDError(err)
 				}
