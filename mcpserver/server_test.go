@@ -33,7 +33,7 @@ type env struct {
 	opened chan string // links the server asked to open in a browser
 }
 
-func newEnv(t *testing.T, noBrowser bool) *env {
+func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 	t.Helper()
 	dir := t.TempDir()
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
@@ -49,7 +49,11 @@ func newEnv(t *testing.T, noBrowser bool) *env {
 	if _, err := p.Init(issuer, "", "ES256", false); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := demoprovider.Start(context.Background(), demoprovider.Config{PollInterval: time.Second})
+	cfg := demoprovider.Config{PollInterval: time.Second}
+	if len(cfgs) > 0 {
+		cfg = cfgs[0]
+	}
+	srv, err := demoprovider.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,5 +422,16 @@ func TestMCP_FailuresAreToolErrorsInTheCLIsWords(t *testing.T) {
 		if !br.Delegation {
 			e.toolError("start_login", map[string]any{"brand": br.SiteURL, "scopes": []string{"x"}}, "does not offer delegation")
 		}
+	}
+}
+
+func TestRFC8628_MCP_ExpiredLoginIsReported(t *testing.T) {
+	e := newEnv(t, true, demoprovider.Config{PollInterval: time.Second, DeviceCodeTTL: 2 * time.Second})
+	b := e.brands[0].SiteURL
+	var started LoginStarted
+	e.mustCall("start_login", map[string]any{"brand": b, "scopes": []string{"orders:read"}}, &started)
+	// The User never answers.
+	if st := e.waitLogin(b); st.Status != StatusExpired || st.Message == "" {
+		t.Fatalf("after expiry: %+v", st)
 	}
 }
