@@ -522,6 +522,7 @@ receipt is checked. Exits 6 if any receipt fails.`,
 	verify.Flags().BoolVar(&all, "all", false, "verify every archived receipt (the default when no ID is given)")
 	verify.Flags().BoolVar(&offline, "offline", false, "use the keys kept in the archive; do not fetch jwks_uri")
 	cmd.AddCommand(list, show, verify)
+	addReceiptBundleCommands(a, cmd, verify)
 	return cmd
 }
 

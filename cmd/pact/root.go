@@ -145,6 +145,7 @@ Start with:  pact demo`,
 		newInitCmd(a), newWhoamiCmd(a), newKeyCmd(a), newJWKSCmd(a), newProviderCmd(a),
 		newCardCmd(a), newSendCmd(a), newChatCmd(a), newConversationsCmd(a),
 		newDemoCmd(a), newVersionCmd(a),
+		newMCPCmd(a),
 	)
 	root.AddCommand(newDoctorCmd(a), newKeyringCmd(a))
 	addDelegationCommands(a, root)
