@@ -113,20 +113,26 @@ func cleanJSON(v any) any {
 	return v
 }
 
-// Signature is the state of an Agent Card's signature, as get_agent_card
-// reports it.
+// Signature is the state of an Agent Card's signature as get_agent_card
+// reports it: the `pact.signature` of `pact card --json` (A2A 1.0 §8.4, checked
+// by discovery when the card is fetched), plus the human label.
 type Signature struct {
 	Verified bool     `json:"verified"`
+	KID      string   `json:"kid"`
+	KeyURL   string   `json:"keyUrl"`
 	Problems []string `json:"problems"`
-	// KeyID is the kid of the key that verified the signature, when known.
-	KeyID string `json:"kid,omitempty"`
+	// Label is "signed by DOMAIN ✓" or "unsigned".
+	Label string `json:"label"`
 }
 
-// cardSignature reports whether card carries a valid signature. Agent Card
-// signature verification belongs to discovery (it is being added there);
-// until it is wired here, every card is reported as not checked. This is
-// the one function to point at discovery's result.
+// cardSignature is discovery's verdict on card's signatures. A card whose
+// signatures all fail never gets here (discovery refuses it); an unsigned
+// card is Verified false with no problems.
 func cardSignature(card *discovery.Card) Signature {
-	_ = card
-	return Signature{Verified: false, Problems: []string{"signature not checked"}}
+	sig := Signature{Problems: []string{}, Label: card.Signature.Label()}
+	if s := card.Signature; s != nil {
+		sig.Verified, sig.KID, sig.KeyURL = s.Verified, s.KID, s.KeyURL
+		sig.Problems = append(sig.Problems, s.Problems...)
+	}
+	return sig
 }
