@@ -75,9 +75,13 @@ type Client struct {
 	// ClientID is the personal agent's issuer URL, sent as client_id.
 	ClientID string
 	// PAToken mints a fresh personal-agent JWT (PACT §3.2) for the
-	// authorization server's audience. It is called once per request, so no
-	// JWT is ever reused across calls minutes apart.
-	PAToken func(ctx context.Context) (string, error)
+	// authorization server's audience, to be sent to endpoint. It is called
+	// once per request, so no JWT is ever reused across calls minutes
+	// apart, and it is told where the JWT goes so that it can refuse an
+	// endpoint outside the Provider's registration
+	// (profile.BoundMinter.Token, the endpoint-origin rule); such an error
+	// is returned unchanged (wrapped) and ends Poll at once.
+	PAToken func(ctx context.Context, endpoint string) (string, error)
 	// Clock is the time source for polling; nil means the real clock.
 	Clock Clock
 }
@@ -427,9 +431,9 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 	if c.PAToken == nil {
 		return 0, nil, errNilClient
 	}
-	jwt, err := c.PAToken(ctx)
+	jwt, err := c.PAToken(ctx, endpoint)
 	if err != nil {
-		return 0, nil, fmt.Errorf("deviceflow: %w: %v", errMint, err)
+		return 0, nil, fmt.Errorf("deviceflow: %w: %w", errMint, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {

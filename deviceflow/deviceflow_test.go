@@ -127,7 +127,7 @@ func newClient(clk Clock) (*Client, *int) {
 	return &Client{
 		ClientID: "https://pa.example.com",
 		Clock:    clk,
-		PAToken: func(context.Context) (string, error) {
+		PAToken: func(context.Context, string) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			n++

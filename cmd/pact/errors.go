@@ -70,6 +70,8 @@ func classify(err error) (code int, reason string, status int) {
 		return exitUsage, "USAGE", 0
 	case errors.Is(err, discovery.ErrNotFound):
 		return exitNotFound, "NOT_FOUND", 404
+	case errors.Is(err, profile.ErrUntrustedEndpoint):
+		return exitFailure, "UNTRUSTED_ENDPOINT", 0
 	case errors.Is(err, discovery.ErrInvalidCard):
 		return exitFailure, "INVALID_CARD", 0
 	case errors.Is(err, profile.ErrNotInitialised):
