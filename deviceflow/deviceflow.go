@@ -236,7 +236,7 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != http.StatusOK || hasOAuthError(body) {
 		return nil, responseError(status, body)
 	}
 	var raw struct {
@@ -367,7 +367,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			}
 			continue
 		}
-		if status == http.StatusOK {
+		if status == http.StatusOK && !hasOAuthError(body) {
 			return parseToken(body, auth.Scopes, "")
 		}
 		if status >= 500 || status == http.StatusTooManyRequests {
@@ -416,7 +416,7 @@ func (c *Client) Refresh(ctx context.Context, tokenURL string, refreshToken Secr
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != http.StatusOK || hasOAuthError(body) {
 		return nil, responseError(status, body, refreshToken)
 	}
 	return parseToken(body, nil, refreshToken)
@@ -488,6 +488,21 @@ func responseError(status int, body []byte, secrets ...Secret) error {
 		return &OAuthError{StatusCode: status, Code: code, Description: sanitize(oe.ErrorDescription, 300, secrets)}
 	}
 	return fmt.Errorf("deviceflow: authorization server answered HTTP %d without an OAuth error", status)
+}
+
+// hasOAuthError reports whether body is a JSON object with a non-empty
+// "error" member. Some authorization servers answer a pending poll with
+// HTTP 200 and {"error":"authorization_pending"}: the member is read
+// whatever the status (issue 9).
+func hasOAuthError(body []byte) bool {
+	var oe struct {
+		Error any `json:"error"`
+	}
+	if json.Unmarshal(body, &oe) != nil {
+		return false
+	}
+	s, isString := oe.Error.(string)
+	return oe.Error != nil && (!isString || s != "")
 }
 
 // registeredCodes are the OAuth error codes of RFC 6749 §5.2 and RFC 8628
