@@ -104,6 +104,10 @@ type Error struct {
 	Status          string        // error.status of the A2A envelope, if any
 	Message         string        // error.message, or pact's explanation
 	WWWAuthenticate string        // on 401
+	// ClockOffset is, on a 401, how far the local clock is behind the
+	// Provider's Date header (negative: ahead); 0 when unknown. Beyond
+	// httpx.MaxClockSkew the message blames the clock.
+	ClockOffset time.Duration
 	RetryAfter      time.Duration // on 429
 	Attempts        int
 	Err             error // the transport error, if any
@@ -115,6 +119,10 @@ func (e *Error) Error() string {
 	case ReasonNetwork:
 		fmt.Fprintf(&b, "could not reach the Provider: %v", e.Err)
 	case ReasonUnauthenticated:
+		if hint := httpx.ClockHint(e.ClockOffset); hint != "" {
+			b.WriteString("the Provider refused this personal agent's identity (HTTP 401): " + hint)
+			break
+		}
 		b.WriteString("the Provider refused this personal agent's identity (HTTP 401). Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
 	case ReasonInvalidToken:
 		b.WriteString("the Provider refused the delegation token (HTTP 401 invalid_token)")
@@ -359,6 +367,7 @@ func errorFromResponse(resp *http.Response, data []byte) *Error {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		e.WWWAuthenticate = resp.Header.Get("WWW-Authenticate")
+		e.ClockOffset, _ = httpx.ClockOffset(resp.Header, time.Now())
 		e.Reason = ReasonUnauthenticated
 		if strings.Contains(e.WWWAuthenticate, "invalid_token") {
 			e.Reason = ReasonInvalidToken

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/pact-cli/pact/httpx"
 )
 
 // Grant types used at the token endpoint (RFC 8628 §3.4, RFC 6749 §6).
@@ -134,6 +136,21 @@ var (
 	ErrInvalidGrant = errors.New("the grant is no longer valid (invalid_grant)")
 	ErrInvalidScope = errors.New("a requested scope is unknown to the authorization server (invalid_scope)")
 )
+
+// UnauthorizedError is a 401 on the personal-agent JWT whose cause is
+// likely the clock: the server's Date differs from the local clock by more
+// than httpx.MaxClockSkew. It matches ErrUnauthorized.
+type UnauthorizedError struct {
+	ClockOffset time.Duration // local clock behind the server's (negative: ahead)
+	Hint        string        // httpx.ClockHint(ClockOffset)
+}
+
+func (e *UnauthorizedError) Error() string {
+	return "deviceflow: the authorization server refused the personal-agent JWT (HTTP 401): " + e.Hint
+}
+
+// Is makes errors.Is(err, ErrUnauthorized) true.
+func (e *UnauthorizedError) Is(target error) bool { return target == ErrUnauthorized }
 
 // IsConsentError reports whether err means the User refused consent or let
 // the device code expire (CLI exit code 4).
@@ -359,7 +376,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if errors.Is(err, errMint) {
+			if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) {
 				return nil, err
 			}
 			if transient++; transient > maxTransient {
@@ -462,6 +479,15 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 	}
 	if len(body) > maxBody {
 		return 0, nil, fmt.Errorf("deviceflow: response from %s larger than %d bytes", endpoint, maxBody)
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		// The PA JWT was refused: when the server's clock is far from
+		// ours, say so rather than leave the User guessing.
+		if off, ok := httpx.ClockOffset(resp.Header, time.Now()); ok {
+			if hint := httpx.ClockHint(off); hint != "" {
+				return 0, nil, &UnauthorizedError{ClockOffset: off, Hint: hint}
+			}
+		}
 	}
 	return resp.StatusCode, body, nil
 }

@@ -587,3 +587,19 @@ func TestRFC8628_Section3_5_ErrorReadWhateverTheStatus(t *testing.T) {
 		t.Fatalf("refresh 200 invalid_grant: %v", err)
 	}
 }
+
+// Issue 9 (time), PACT §3.2: a 401 from the authorization server whose
+// Date is far from the local clock says whose clock is off, and by how
+// much; it is still ErrUnauthorized.
+func TestSection3_2_UnauthorizedWithSkewedDateNamesTheClock(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", time.Now().Add(-10*time.Minute).UTC().Format(http.TimeFormat))
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	c, _ := newClient(newFakeClock())
+	_, err := c.Authorize(context.Background(), srv.URL+"/device", []string{"orders:read"}, cardScopes)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "your clock is 600 s ahead of the Provider's") {
+		t.Fatalf("err = %v", err)
+	}
+}
