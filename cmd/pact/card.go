@@ -46,7 +46,7 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 					Card json.RawMessage `json:"card"`
 					Pact cardFindings    `json:"pact"`
 				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}}})
-				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Error.Render("error:"), err)
+				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 				return silentError{code: exitFailure}
 			}
 			if err != nil {
@@ -69,21 +69,21 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 			}
 			st := a.io.OutStyles()
 			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
-			a.io.Printf("%s\n", st.Bold.Render(card.Name()))
+			a.io.Printf("%s\n", st.Bold.Render(safe(card.Name())))
 			if card.Card.Description != "" {
-				a.io.Printf("%s\n", card.Card.Description)
+				a.io.Printf("%s\n", safe(card.Card.Description))
 			}
 			a.io.Printf("\n")
-			row("card", card.URL)
+			row("card", safe(card.URL))
 			if card.FinalURL != card.URL {
-				row("served from", card.FinalURL)
+				row("served from", safe(card.FinalURL))
 			}
-			row("interface", card.InterfaceURL+"  (HTTP+JSON 1.0)")
-			row("identity", "personal-agent JWT ("+card.PAScheme+")")
+			row("interface", safe(card.InterfaceURL)+"  (HTTP+JSON 1.0)")
+			row("identity", "personal-agent JWT ("+safe(card.PAScheme)+")")
 			if f.Provider != nil {
 				row("provider", f.Provider.URL+"  audience "+f.Provider.Audience)
 			} else {
-				row("provider", st.Warning.Render("not registered")+" — pact provider add "+conversation.SuggestProviderURL(card)+" --audience AUD")
+				row("provider", st.Warning.Render("not registered")+" — pact provider add "+safe(conversation.SuggestProviderURL(card))+" --audience AUD")
 			}
 			if d := card.Delegation; d != nil {
 				row("delegation", "device code (RFC 8628); scopes:")
@@ -92,7 +92,7 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 					w = max(w, len(id))
 				}
 				for _, id := range d.ScopeIDs() {
-					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(fmt.Sprintf("%-*s", w, id)), d.Scopes[id])
+					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(safe(fmt.Sprintf("%-*s", w, id))), safe(d.Scopes[id]))
 				}
 			} else {
 				row("delegation", "not offered (identity only)")
@@ -102,10 +102,10 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 				for _, s := range card.Card.Skills {
 					names = append(names, s.Name)
 				}
-				row("skills", strings.Join(names, ", "))
+				row("skills", safe(strings.Join(names, ", ")))
 			}
 			for _, p := range card.Problems {
-				row("problem", st.Warning.Render(p))
+				row("problem", st.Warning.Render(safe(p)))
 			}
 			return nil
 		},

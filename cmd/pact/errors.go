@@ -137,11 +137,11 @@ func (a *app) report(err error) int {
 		if a.jq != nil {
 			// The expression may have filtered the envelope away: people
 			// still see what went wrong.
-			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
+			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 		}
 		return code
 	}
 	st := a.io.ErrStyles()
-	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), err.Error())
+	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), safe(err.Error()))
 	return code
 }
