@@ -190,7 +190,8 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, last
 		}
-		retryable := e.Reason == ReasonNetwork || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
+		var refused *httpx.RedirectError // a refused redirect is a verdict, not a network hiccup
+		retryable := (e.Reason == ReasonNetwork && !errors.As(e.Err, &refused)) || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
 		if !retryable || attempt >= max {
 			return nil, last
 		}
