@@ -104,13 +104,14 @@ type Error struct {
 	Status          string        // error.status of the A2A envelope, if any
 	Message         string        // error.message, or pact's explanation
 	WWWAuthenticate string        // on 401
+	RetryAfter      time.Duration // on 429
+	Attempts        int
+	Err             error // the transport error, if any
+
 	// ClockOffset is, on a 401, how far the local clock is behind the
 	// Provider's Date header (negative: ahead); 0 when unknown. Beyond
 	// httpx.MaxClockSkew the message blames the clock.
 	ClockOffset time.Duration
-	RetryAfter      time.Duration // on 429
-	Attempts        int
-	Err             error // the transport error, if any
 }
 
 func (e *Error) Error() string {
