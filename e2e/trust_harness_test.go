@@ -103,6 +103,8 @@ type trustProvider struct {
 	JWKSExtra []string
 	// Pending is how many polls get HTTP 200 {"error":"authorization_pending"}.
 	Pending int
+	// TokenIss is the delegation token's iss ("" = the metadata's issuer).
+	TokenIss string
 	// TokenPad is the size of a filler claim making the token big.
 	TokenPad int
 	// ReceiptTS is the receipt's ts ("" = now).
@@ -217,6 +219,9 @@ func (p *trustProvider) serve(w http.ResponseWriter, r *http.Request) {
 		form, _ := parseForm(body)
 		claims := map[string]any{"iss": p.Issuer(), "sub": "jane-1", "aud": iface, "client_id": form["client_id"],
 			"scope": "orders:read", "grant_id": "g-1", "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()}
+		if p.TokenIss != "" {
+			claims["iss"] = p.TokenIss
+		}
 		if p.TokenPad > 0 {
 			claims["pad"] = strings.Repeat("x", p.TokenPad)
 		}

@@ -95,6 +95,21 @@ func TestRFC8414_Section3_3_IssuerOfAnotherPathRefused(t *testing.T) {
 	}
 }
 
+// Issue 9 rule 2, PACT §5.4: the delegation token's iss must equal the
+// issuer the metadata was bound to; a token from another path is refused
+// and no grant is kept.
+func TestSection5_4_DelegationTokenIssMustEqualBoundIssuer(t *testing.T) {
+	t.Parallel()
+	p := newTrustProvider(t)
+	p.TokenIss = p.URL() + "/a2a/b2/oauth"
+	e := trustEnv(t, p)
+	r := e.run("login", p.CardURL(), "--scope", "orders:read", "--json", "--no-browser")
+	wantError(t, r, 1, anyReason, 0, "iss mismatch", "/a2a/b2/oauth")
+	if g := e.must("grants", "--json"); strings.TrimSpace(g.stdout) != "[]" {
+		t.Errorf("a grant was kept: %s", g.stdout)
+	}
+}
+
 // Issue 9 rules 5, 6, 7, 8 and 4 in one real login: the JWKS also holds an
 // AKP (post-quantum) key, the token endpoint answers the first poll with
 // HTTP 200 authorization_pending, the delegation token is 16 KB, the Brand

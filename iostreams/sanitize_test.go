@@ -66,3 +66,15 @@ func FuzzSanitize(f *testing.F) {
 		checkSafe(t, s, Sanitize(s))
 	})
 }
+
+// Tables show remote text: every cell is sanitised.
+func TestTable_CellsAreSanitized(t *testing.T) {
+	io, _, out, _ := Test()
+	io.Table(out, [][]string{{"BRAND", "GRANT"}, {"Evil\x1b]0;t\x07", "g\u202e1"}})
+	if strings.ContainsAny(out.String(), "\x1b\x07\u202e") {
+		t.Fatalf("raw control in table: %q", out.String())
+	}
+	if !strings.Contains(out.String(), `Evil\x1b]0;t\x07`) {
+		t.Fatalf("table = %q", out.String())
+	}
+}
