@@ -87,7 +87,9 @@ func TestIssue9_RedirectsWithoutCredentialsOrSameOriginAreFollowed(t *testing.T)
 	resp.Body.Close()
 	mux := http.NewServeMux()
 	var srv *httptest.Server
-	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/new", http.StatusTemporaryRedirect) })
+	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/new", http.StatusTemporaryRedirect)
+	})
 	mux.HandleFunc("/new", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(r.Header.Get("Authorization"))) })
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
