@@ -276,6 +276,10 @@ type grantJSON struct {
 	GrantID      string    `json:"grantId"`
 	ExpiresAt    time.Time `json:"expiresAt"`
 	Refreshable  bool      `json:"refreshable"`
+	// Dead and DeadSince: refused and not refreshable; identity only
+	// until `pact login` (see delegation.Grant.MarkDead).
+	Dead      bool       `json:"dead"`
+	DeadSince *time.Time `json:"deadSince,omitempty"`
 }
 
 func newGrantsCmd(a *app) *cobra.Command {
@@ -294,7 +298,7 @@ func newGrantsCmd(a *app) *cobra.Command {
 			}
 			out := []grantJSON{}
 			for _, g := range list {
-				out = append(out, grantJSON{g.Brand, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable})
+				out = append(out, grantJSON{g.Brand, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Brand < out[j].Brand })
 			if a.json {
@@ -309,6 +313,9 @@ func newGrantsCmd(a *app) *cobra.Command {
 				exp := g.ExpiresAt.Local().Format(humanTime)
 				if g.Refreshable {
 					exp += " (refreshable)"
+				}
+				if g.Dead && g.DeadSince != nil {
+					exp = "dead since " + g.DeadSince.Local().Format(humanTime) + " (pact login again)"
 				}
 				rows = append(rows, []string{g.Brand, strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
