@@ -51,8 +51,11 @@ type Client struct {
 type Request struct {
 	InterfaceURL string       // from the Agent Card (§2.1)
 	Message      *a2a.Message // messageId set by the caller and kept across retries
-	// PAToken mints a fresh PA JWT; it is called once per attempt (§3.2).
-	PAToken func(ctx context.Context) (string, error)
+	// PAToken mints a fresh PA JWT to send to endpoint (the message:send
+	// URL); it is called once per attempt (§3.2). It may refuse the endpoint
+	// (profile.BoundMinter.Token, the endpoint-origin rule): Send then
+	// returns that error unchanged, not an *Error, and sends nothing.
+	PAToken func(ctx context.Context, endpoint string) (string, error)
 	// Delegation, when set, returns the delegation token sent in
 	// X-A2A-User-Delegation (§5.5). Called once per attempt.
 	Delegation func(ctx context.Context) (string, error)
@@ -80,6 +83,8 @@ const (
 	ReasonNetwork         = "NETWORK"            // no HTTP answer
 	ReasonBadReply        = "INVALID_REPLY"      // a 200 that is not a valid reply
 	ReasonUnknown         = "UNKNOWN_A2A_REASON" // an A2A error with no ErrorInfo
+
+	reasonMint = "pa-jwt" // internal: PAToken failed or refused the endpoint
 )
 
 // A2A error reasons of §6.
@@ -102,6 +107,11 @@ type Error struct {
 	RetryAfter      time.Duration // on 429
 	Attempts        int
 	Err             error // the transport error, if any
+
+	// ClockOffset is, on a 401, how far the local clock is behind the
+	// Provider's Date header (negative: ahead); 0 when unknown. Beyond
+	// httpx.MaxClockSkew the message blames the clock.
+	ClockOffset time.Duration
 }
 
 func (e *Error) Error() string {
@@ -110,6 +120,10 @@ func (e *Error) Error() string {
 	case ReasonNetwork:
 		fmt.Fprintf(&b, "could not reach the Provider: %v", e.Err)
 	case ReasonUnauthenticated:
+		if hint := httpx.ClockHint(e.ClockOffset); hint != "" {
+			b.WriteString("the Provider refused this personal agent's identity (HTTP 401): " + hint)
+			break
+		}
 		b.WriteString("the Provider refused this personal agent's identity (HTTP 401). Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
 	case ReasonInvalidToken:
 		b.WriteString("the Provider refused the delegation token (HTTP 401 invalid_token)")
@@ -169,12 +183,16 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 			resp.Attempts = attempt
 			return resp, nil
 		}
+		if e.Reason == reasonMint {
+			return nil, e.Err // not an answer from anyone: nothing was sent
+		}
 		e.Attempts = attempt
 		last = e
 		if ctx.Err() != nil {
 			return nil, last
 		}
-		retryable := e.Reason == ReasonNetwork || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
+		var refused *httpx.RedirectError // a refused redirect is a verdict, not a network hiccup
+		retryable := (e.Reason == ReasonNetwork && !errors.As(e.Err, &refused)) || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
 		if !retryable || attempt >= max {
 			return nil, last
 		}
@@ -220,9 +238,9 @@ func (c *Client) sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) once(ctx context.Context, url string, body []byte, req Request) (*Response, *Error) {
-	pa, err := req.PAToken(ctx)
+	pa, err := req.PAToken(ctx, url)
 	if err != nil {
-		return nil, &Error{Reason: ReasonNetwork, Message: "minting the PA JWT failed", Err: err}
+		return nil, &Error{Reason: reasonMint, Message: "minting the PA JWT failed", Err: err}
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -351,6 +369,7 @@ func errorFromResponse(resp *http.Response, data []byte) *Error {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		e.WWWAuthenticate = resp.Header.Get("WWW-Authenticate")
+		e.ClockOffset, _ = httpx.ClockOffset(resp.Header, time.Now())
 		e.Reason = ReasonUnauthenticated
 		if strings.Contains(e.WWWAuthenticate, "invalid_token") {
 			e.Reason = ReasonInvalidToken

@@ -73,7 +73,7 @@ func run(t *testing.T, handlers ...http.HandlerFunc) (*recorder, *Response, []ti
 	resp, err := c.Send(context.Background(), Request{
 		InterfaceURL: srv.URL + "/a2a/b1",
 		Message:      a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")),
-		PAToken:      func(context.Context) (string, error) { n++; return fmt.Sprintf("tok-%d", n), nil },
+		PAToken:      func(context.Context, string) (string, error) { n++; return fmt.Sprintf("tok-%d", n), nil },
 	})
 	return rec, resp, waits, err
 }

@@ -120,6 +120,9 @@ type Session struct {
 	contextID string
 	issuer    string
 	pa        *signer.Ahead // PA JWTs for this Provider, one minted ahead
+	// bound is the only way to a PA JWT: it refuses endpoints outside the
+	// Provider's registration (the endpoint-origin rule).
+	bound *profile.BoundMinter
 	// cardCached is set when Card came from Options.Cards.
 	cardCached bool
 	// unanswered holds the messageIds sent without a reply yet.
@@ -192,6 +195,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	}
 	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts, issuer: cfg.Issuer,
 		pa: sig.Ahead(reg.Audience, sub), unanswered: map[string]bool{}}
+	s.bound = cfg.Bind(*reg, s.pa)
 	if opts.Grants != nil {
 		s.mgr = &delegation.Manager{
 			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
@@ -335,7 +339,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	req := a2aclient.Request{
 		InterfaceURL: s.Card.InterfaceURL,
 		Message:      msg,
-		PAToken:      func(context.Context) (string, error) { return s.pa.Token() },
+		PAToken:      s.bound.Token,
 	}
 	sentAt := s.now()
 	resend := s.unanswered[messageID]

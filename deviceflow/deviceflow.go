@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/pact-cli/pact/httpx"
 )
 
 // Grant types used at the token endpoint (RFC 8628 §3.4, RFC 6749 §6).
@@ -75,9 +77,13 @@ type Client struct {
 	// ClientID is the personal agent's issuer URL, sent as client_id.
 	ClientID string
 	// PAToken mints a fresh personal-agent JWT (PACT §3.2) for the
-	// authorization server's audience. It is called once per request, so no
-	// JWT is ever reused across calls minutes apart.
-	PAToken func(ctx context.Context) (string, error)
+	// authorization server's audience, to be sent to endpoint. It is called
+	// once per request, so no JWT is ever reused across calls minutes
+	// apart, and it is told where the JWT goes so that it can refuse an
+	// endpoint outside the Provider's registration
+	// (profile.BoundMinter.Token, the endpoint-origin rule); such an error
+	// is returned unchanged (wrapped) and ends Poll at once.
+	PAToken func(ctx context.Context, endpoint string) (string, error)
 	// Clock is the time source for polling; nil means the real clock.
 	Clock Clock
 }
@@ -130,6 +136,21 @@ var (
 	ErrInvalidGrant = errors.New("the grant is no longer valid (invalid_grant)")
 	ErrInvalidScope = errors.New("a requested scope is unknown to the authorization server (invalid_scope)")
 )
+
+// UnauthorizedError is a 401 on the personal-agent JWT whose cause is
+// likely the clock: the server's Date differs from the local clock by more
+// than httpx.MaxClockSkew. It matches ErrUnauthorized.
+type UnauthorizedError struct {
+	ClockOffset time.Duration // local clock behind the server's (negative: ahead)
+	Hint        string        // httpx.ClockHint(ClockOffset)
+}
+
+func (e *UnauthorizedError) Error() string {
+	return "deviceflow: the authorization server refused the personal-agent JWT (HTTP 401): " + e.Hint
+}
+
+// Is makes errors.Is(err, ErrUnauthorized) true.
+func (e *UnauthorizedError) Is(target error) bool { return target == ErrUnauthorized }
 
 // IsConsentError reports whether err means the User refused consent or let
 // the device code expire (CLI exit code 4).
@@ -232,7 +253,7 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != http.StatusOK || hasOAuthError(body) {
 		return nil, responseError(status, body)
 	}
 	var raw struct {
@@ -355,7 +376,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if errors.Is(err, errMint) {
+			if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) {
 				return nil, err
 			}
 			if transient++; transient > maxTransient {
@@ -363,7 +384,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			}
 			continue
 		}
-		if status == http.StatusOK {
+		if status == http.StatusOK && !hasOAuthError(body) {
 			return parseToken(body, auth.Scopes, "")
 		}
 		if status >= 500 || status == http.StatusTooManyRequests {
@@ -412,7 +433,7 @@ func (c *Client) Refresh(ctx context.Context, tokenURL string, refreshToken Secr
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != http.StatusOK || hasOAuthError(body) {
 		return nil, responseError(status, body, refreshToken)
 	}
 	return parseToken(body, nil, refreshToken)
@@ -427,9 +448,9 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 	if c.PAToken == nil {
 		return 0, nil, errNilClient
 	}
-	jwt, err := c.PAToken(ctx)
+	jwt, err := c.PAToken(ctx, endpoint)
 	if err != nil {
-		return 0, nil, fmt.Errorf("deviceflow: %w: %v", errMint, err)
+		return 0, nil, fmt.Errorf("deviceflow: %w: %w", errMint, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -459,6 +480,15 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 	if len(body) > maxBody {
 		return 0, nil, fmt.Errorf("deviceflow: response from %s larger than %d bytes", endpoint, maxBody)
 	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		// The PA JWT was refused: when the server's clock is far from
+		// ours, say so rather than leave the User guessing.
+		if off, ok := httpx.ClockOffset(resp.Header, time.Now()); ok {
+			if hint := httpx.ClockHint(off); hint != "" {
+				return 0, nil, &UnauthorizedError{ClockOffset: off, Hint: hint}
+			}
+		}
+	}
 	return resp.StatusCode, body, nil
 }
 
@@ -484,6 +514,21 @@ func responseError(status int, body []byte, secrets ...Secret) error {
 		return &OAuthError{StatusCode: status, Code: code, Description: sanitize(oe.ErrorDescription, 300, secrets)}
 	}
 	return fmt.Errorf("deviceflow: authorization server answered HTTP %d without an OAuth error", status)
+}
+
+// hasOAuthError reports whether body is a JSON object with a non-empty
+// "error" member. Some authorization servers answer a pending poll with
+// HTTP 200 and {"error":"authorization_pending"}: the member is read
+// whatever the status (issue 9).
+func hasOAuthError(body []byte) bool {
+	var oe struct {
+		Error any `json:"error"`
+	}
+	if json.Unmarshal(body, &oe) != nil {
+		return false
+	}
+	s, isString := oe.Error.(string)
+	return oe.Error != nil && (!isString || s != "")
 }
 
 // registeredCodes are the OAuth error codes of RFC 6749 §5.2 and RFC 8628

@@ -223,7 +223,9 @@ func Parse(data []byte) (*Card, error) {
 	c := &Card{Raw: json.RawMessage(data), Card: &card}
 	var problems []string
 	for _, iface := range card.SupportedInterfaces {
-		if iface == nil || iface.ProtocolBinding != a2a.TransportProtocolHTTPJSON || iface.ProtocolVersion != "1.0" {
+		// Binding names are compared case-insensitively ("http+json" is
+		// HTTP+JSON; issue 9).
+		if iface == nil || !strings.EqualFold(string(iface.ProtocolBinding), string(a2a.TransportProtocolHTTPJSON)) || iface.ProtocolVersion != "1.0" {
 			continue
 		}
 		u, err := url.Parse(iface.URL)

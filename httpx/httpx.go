@@ -81,7 +81,10 @@ func NewClient(o Options) *http.Client {
 				return &RedirectError{URL: req.URL.String(), Reason: "redirect from https to http refused"}
 			}
 			if err := CheckURL(req.URL); err != nil {
-				return &RedirectError{URL: req.URL.String(), Reason: err.Error()}
+				return &RedirectError{URL: req.URL.Redacted(), Reason: err.Error()}
+			}
+			if err := checkCredentialRedirect(via[0], req); err != nil {
+				return err
 			}
 			return nil
 		},
@@ -99,10 +102,21 @@ func (e *RedirectError) Error() string { return fmt.Sprintf("redirect to %s: %s"
 // ErrInsecureURL is wrapped by CheckURL's errors.
 var ErrInsecureURL = errors.New("insecure URL")
 
+// ErrUserinfo is wrapped by CheckURL's error for a URL that carries a user
+// name or password (https://user:pass@host/…). It also matches
+// ErrInsecureURL.
+var ErrUserinfo = fmt.Errorf("%w: credentials in a URL", ErrInsecureURL)
+
 // CheckURL accepts https URLs, and http URLs whose host is a loopback host
-// (localhost, 127.0.0.0/8, [::1]). Anything else is refused with an error
-// wrapping ErrInsecureURL.
+// (localhost, 127.0.0.0/8, [::1]), without userinfo. Anything else is
+// refused with an error wrapping ErrInsecureURL (ErrUserinfo for a URL of
+// the form scheme://user:password@host: no URL from a card, metadata, a
+// redirect or the User may carry credentials). The password never appears
+// in the error.
 func CheckURL(u *url.URL) error {
+	if u.User != nil {
+		return fmt.Errorf("%w: %s carries a user name or password before the host; pact refuses credentials in URLs", ErrUserinfo, u.Redacted())
+	}
 	switch u.Scheme {
 	case "https":
 		if u.Host == "" {

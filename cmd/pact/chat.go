@@ -43,7 +43,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 	prompt := a.io.Interactive() && !a.json
 	st := a.io.ErrStyles()
 	if prompt {
-		a.io.Eprintf("%s %s\n", st.Bold.Render(s.Card.Name()), st.Faint.Render("· type a message, Ctrl+D to quit"))
+		a.io.Eprintf("%s %s\n", st.Bold.Render(safe(s.Card.Name())), st.Faint.Render("· type a message, Ctrl+D to quit"))
 		if turns, err := s.History(); err == nil {
 			for _, t := range turns {
 				a.printTurn(t)
@@ -75,8 +75,8 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			if a.json {
 				a.printJSONLine(pending.res)
 			} else {
-				a.io.Printf("%s\n", pending.res.Text())
-				a.io.Eprintf("%s\n", pending.Error())
+				a.io.Printf("%s\n", safe(pending.res.Text()))
+				a.io.Eprintf("%s\n", safe(pending.Error()))
 			}
 		case err != nil:
 			code := a.reportLine(err)
@@ -99,10 +99,10 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 func (a *app) printTurn(t conversation.Turn) {
 	st := a.io.ErrStyles()
 	if t.Role == "user" {
-		a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(t.Text))
+		a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(safe(t.Text)))
 		return
 	}
-	a.io.Eprintf("%s\n", st.Faint.Render(t.Text))
+	a.io.Eprintf("%s\n", st.Faint.Render(safe(t.Text)))
 }
 
 // reportLine reports one failed message in line mode and returns its code.
@@ -112,6 +112,6 @@ func (a *app) reportLine(err error) int {
 		a.printJSONLine(map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}})
 		return code
 	}
-	a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
+	a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 	return code
 }

@@ -73,6 +73,8 @@ func classify(err error) (code int, reason string, status int) {
 		return exitUsage, "USAGE", 0
 	case errors.Is(err, discovery.ErrNotFound):
 		return exitNotFound, "NOT_FOUND", 404
+	case errors.Is(err, profile.ErrUntrustedEndpoint):
+		return exitFailure, "UNTRUSTED_ENDPOINT", 0
 	case errors.Is(err, discovery.ErrInvalidCard):
 		return exitFailure, "INVALID_CARD", 0
 	case errors.Is(err, discovery.ErrCardChanged):
@@ -144,11 +146,11 @@ func (a *app) report(err error) int {
 		if a.jq != nil {
 			// The expression may have filtered the envelope away: people
 			// still see what went wrong.
-			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
+			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 		}
 		return code
 	}
 	st := a.io.ErrStyles()
-	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), err.Error())
+	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), safe(err.Error()))
 	return code
 }

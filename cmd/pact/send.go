@@ -64,14 +64,14 @@ func (a *app) spinner(label string) stopper {
 // --json report it), and step-up (interactive: consent, then send again in
 // the same context with a new messageId; otherwise exit 4 with the task).
 func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	sp := a.spinner("Waiting for " + s.Card.Name())
+	sp := a.spinner("Waiting for " + safe(s.Card.Name()))
 	res, err := s.Send(ctx, text)
 	sp.Stop()
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) && !a.json {
 		a.io.Eprintf("%s %s closed conversation %s. Starting a new conversation.\n",
-			a.io.ErrStyles().Warning.Render("!"), s.Card.Name(), closed.ContextID)
-		sp = a.spinner("Waiting for " + s.Card.Name())
+			a.io.ErrStyles().Warning.Render("!"), safe(s.Card.Name()), safe(closed.ContextID))
+		sp = a.spinner("Waiting for " + safe(s.Card.Name()))
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 	}
@@ -86,7 +86,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		if err := a.stepUp(ctx, s, su); err != nil {
 			return res, err
 		}
-		sp = a.spinner("Waiting for " + s.Card.Name())
+		sp = a.spinner("Waiting for " + safe(s.Card.Name()))
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 		if err == nil && res.StepUp() != nil {
@@ -110,7 +110,7 @@ func (e *stepUpPending) Error() string {
 
 func (a *app) printResult(res *conversation.Result) {
 	st := a.io.OutStyles()
-	text := res.Text()
+	text := safe(res.Text())
 	if a.io.IsStdoutTTY() {
 		a.io.Printf("%s\n", st.Agent.Render(text))
 	} else {
@@ -128,7 +128,7 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), res.Receipt.ID)
 		return
 	}
-	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), res.Receipt.ID, strings.Join(res.Receipt.Problems, "; "))
+	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), res.Receipt.ID, safe(strings.Join(res.Receipt.Problems, "; ")))
 }
 
 func newSendCmd(a *app) *cobra.Command {
@@ -165,8 +165,8 @@ With --json, stdout holds one object:
 				if a.json {
 					a.printJSON(pending.res)
 				} else {
-					a.io.Printf("%s\n", pending.res.Text())
-					a.io.Eprintf("%s\n", pending.Error())
+					a.io.Printf("%s\n", safe(pending.res.Text()))
+					a.io.Eprintf("%s\n", safe(pending.Error()))
 				}
 				return silentError{code: exitConsent}
 			}
