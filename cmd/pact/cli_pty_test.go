@@ -293,3 +293,35 @@ func TestLoginHeadlessPrintsOnlyTheLinkInPTY(t *testing.T) {
 		t.Errorf("claims to open the browser:\n%s", txt)
 	}
 }
+
+// `pact chat BRAND | cat` on a terminal: line mode, with a prompt on the
+// terminal (stderr) so the User knows input is expected; replies go to the
+// pipe; /new and /quit are handled by pact.
+func TestLineModePromptWithStdoutPipedInPTY(t *testing.T) {
+	e := newCLIEnv(t)
+	outPath := filepath.Join(t.TempDir(), "stdout")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	c := e.startTerm(func(cmd *exec.Cmd, tty *os.File) { cmd.Stdout = out }, "chat", e.brand, "--new")
+	at := c.waitFor("/help for commands", 0)
+	at = c.waitFor("you›", at)
+	c.typeKeys("hello\r")
+	at = c.waitFor("you›", at)
+	c.typeKeys("/new\r")
+	at = c.waitFor("The next message starts a new conversation", at)
+	c.waitFor("you›", at)
+	c.typeKeys("/quit\r")
+	if code := c.exit(10 * time.Second); code != 0 {
+		t.Fatalf("exit code %d, want 0; terminal:\n%s", code, c.text())
+	}
+	got, _ := os.ReadFile(outPath)
+	if !strings.Contains(string(got), "order number") || strings.Contains(string(got), "you›") {
+		t.Errorf("stdout = %q, want the reply and no prompt", got)
+	}
+	if strings.Contains(string(got), "/new") || strings.Contains(c.text(), "error:") {
+		t.Errorf("a command was sent or failed; stdout %q, terminal:\n%s", got, c.text())
+	}
+}

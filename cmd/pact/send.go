@@ -69,8 +69,8 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 	sp.Stop()
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) && !a.json {
-		a.io.Eprintf("%s %s closed conversation %s. Starting a new conversation.\n",
-			a.io.ErrStyles().Warning.Render("!"), s.Card.Name(), closed.ContextID)
+		a.io.Eprintf("%s %s ended the conversation. Starting a new conversation.\n",
+			a.io.ErrStyles().Warning.Render("!"), s.Card.Name())
 		sp = a.spinner("Waiting for " + s.Card.Name())
 		res, err = s.Send(ctx, text)
 		sp.Stop()
