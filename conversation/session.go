@@ -307,6 +307,18 @@ func (r *Result) Text() string {
 	return ""
 }
 
+// Parts are the reply's parts: the message's, or the task's status
+// message's; nil when there are none.
+func (r *Result) Parts() []*a2a.Part {
+	if r.Message != nil {
+		return r.Message.Parts
+	}
+	if r.Task != nil && r.Task.Status.Message != nil {
+		return r.Task.Status.Message.Parts
+	}
+	return nil
+}
+
 // StepUp is a §5.5 step-up request.
 type StepUp struct {
 	Text                    string

@@ -113,7 +113,9 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 				a.printReceiptNote(res)
 			}
 		default:
-			a.printResult(res)
+			if err := a.printResult(res, ""); err != nil {
+				last = silentError{code: a.reportLine(err)}
+			}
 		}
 	}
 	if err := in.Err(); err != nil {

@@ -5,8 +5,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -323,5 +326,77 @@ func TestLineModePromptWithStdoutPipedInPTY(t *testing.T) {
 	}
 	if strings.Contains(string(got), "/new") || strings.Contains(c.text(), "error:") {
 		t.Errorf("a command was sent or failed; stdout %q, terminal:\n%s", got, c.text())
+	}
+}
+
+// markdownProvider is a Provider on 127.0.0.1 whose agent answers every
+// message with the same Markdown text; it checks no PA JWT.
+func markdownProvider(t *testing.T, text string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	var base string
+	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+		card := map[string]any{
+			"name": "Markdown Co.", "description": "replies in Markdown", "version": "1.0.0",
+			"supportedInterfaces":  []any{map[string]any{"url": base + "/a2a/md", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}},
+			"capabilities":         map[string]any{},
+			"securitySchemes":      map[string]any{"paJwt": map[string]any{"httpAuthSecurityScheme": map[string]any{"scheme": "Bearer", "bearerFormat": "JWT"}}},
+			"securityRequirements": []any{map[string]any{"schemes": map[string]any{"paJwt": map[string]any{"list": []any{}}}}},
+			"defaultInputModes":    []any{"text/plain"}, "defaultOutputModes": []any{"text/plain"}, "skills": []any{},
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(card)
+	})
+	mux.HandleFunc("/a2a/md/message:send", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/a2a+json")
+		json.NewEncoder(w).Encode(map[string]any{"message": map[string]any{
+			"messageId": "r-1", "contextId": "ctx-1", "role": "ROLE_AGENT", "parts": []any{map[string]any{"text": text}}}})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base = srv.URL
+	return srv.URL
+}
+
+// `pact send` on a colour terminal renders the reply as Markdown; with
+// NO_COLOR, or when stdout is a pipe, the text is printed as received.
+func TestSendRendersMarkdownOnATerminalInPTY(t *testing.T) {
+	const md = "# Your order\n\nIt has **shipped** today.\n\n- headphones\n- charger"
+	url := markdownProvider(t, md)
+	home := t.TempDir()
+	base := []string{"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PATH=" + os.Getenv("PATH"),
+		"HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8"}
+	e := &cliEnv{t: t, env: append(base, "NO_COLOR=1")}
+	e.run("init", "--issuer", "http://127.0.0.1:1")
+	e.run("provider", "add", url, "--audience", "md")
+
+	// Colour on: Markdown rendered.
+	e.env = base
+	c := e.startTerm(nil, "send", url, "hi")
+	if code := c.exit(15 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, c.text())
+	}
+	c.mu.Lock()
+	raw := c.out.String()
+	c.mu.Unlock()
+	txt := c.text()
+	if !strings.Contains(raw, "\x1b[") || strings.Contains(txt, "**shipped**") || !strings.Contains(txt, "shipped") || !strings.Contains(txt, "Your order") {
+		t.Errorf("the reply was not rendered as Markdown:\n%q", raw)
+	}
+
+	// NO_COLOR: plain text, exactly as sent.
+	e.env = append(base, "NO_COLOR=1")
+	c = e.startTerm(nil, "send", url, "hi")
+	if code := c.exit(15 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, c.text())
+	}
+	if txt := strings.ReplaceAll(c.text(), "\r\n", "\n"); !strings.Contains(txt, md) {
+		t.Errorf("NO_COLOR output is not the plain text:\n%q", txt)
+	}
+
+	// A pipe: plain text.
+	out := e.run("send", url, "hi")
+	if !strings.Contains(out, md) || strings.Contains(out, "\x1b") {
+		t.Errorf("piped output = %q", out)
 	}
 }
