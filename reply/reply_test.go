@@ -58,7 +58,9 @@ func TestMarkdownOnAColourTerminal(t *testing.T) {
 // Remote text goes through Clean before any rendering.
 func TestCleanIsApplied(t *testing.T) {
 	p := []*a2a.Part{a2a.NewTextPart("hi\x1b]52;c;ZXZpbA==\x07"), {Content: a2a.Raw([]byte("x")), Filename: "a\x1b[2J.txt"}}
-	clean := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\x1b", "\\x1b"), "\x07", "\\x07") }
+	clean := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\x1b", "\\x1b"), "\x07", "\\x07")
+	}
 	for _, md := range []bool{false, true} {
 		if got := Render(p, Options{Markdown: md, Clean: clean}); strings.ContainsAny(got, "\x07") || strings.Contains(got, "\x1b]52") || strings.Contains(got, "\x1b[2J") {
 			t.Errorf("markdown=%v: raw control bytes reached the output: %q", md, got)
