@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -65,35 +66,48 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			}
 		}
 	}
-	in := bufio.NewScanner(a.io.In)
-	in.Buffer(make([]byte, 64<<10), 1<<20)
+	lines, readErr := readLines(a.io.In)
+	ctx := cmd.Context()
 	var last error
 	for {
 		if prompt {
 			a.io.Eprintf("%s ", st.Accent.Render("you›"))
 		}
-		if !in.Scan() {
+		var (
+			line string
+			ok   bool
+		)
+		// Ctrl+C ends the chat at once, also while waiting for a line.
+		select {
+		case <-ctx.Done():
+			if prompt {
+				a.io.Eprintf("\n")
+			}
+			return ctx.Err()
+		case line, ok = <-lines:
+		}
+		if !ok {
 			break
 		}
-		text := strings.TrimSpace(in.Text())
+		text := strings.TrimSpace(line)
 		if text == "" {
 			continue
 		}
-		if cmd.Context().Err() != nil {
-			break
-		}
 		if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
-			quit, err := a.lineCommand(cmd.Context(), s, text)
+			quit, err := a.lineCommand(ctx, s, text)
 			if err != nil {
 				last = silentError{code: a.reportLine(err)}
 			}
 			if quit {
-				break
+				return last // the rest of stdin is not read
 			}
 			continue
 		}
 		text = strings.TrimPrefix(text, "/") // "//text" sends "/text"
-		res, err := a.deliver(cmd.Context(), s, text)
+		res, err := a.deliver(ctx, s, text)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		var pending *stepUpPending
 		switch {
 		case errors.As(err, &pending):
@@ -118,10 +132,27 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			}
 		}
 	}
-	if err := in.Err(); err != nil {
+	if err := <-readErr; err != nil {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
 	return last
+}
+
+// readLines reads r line by line (up to 1 MiB a line) on its own goroutine:
+// the lines, then the read error (nil at the end of input) once lines is
+// closed.
+func readLines(r io.Reader) (<-chan string, <-chan error) {
+	lines, errc := make(chan string), make(chan error, 1)
+	go func() {
+		in := bufio.NewScanner(r)
+		in.Buffer(make([]byte, 64<<10), 1<<20)
+		for in.Scan() {
+			lines <- in.Text()
+		}
+		errc <- in.Err()
+		close(lines)
+	}()
+	return lines, errc
 }
 
 // lineHelp lists the line-mode commands.

@@ -400,3 +400,20 @@ func TestSendRendersMarkdownOnATerminalInPTY(t *testing.T) {
 		t.Errorf("piped output = %q", out)
 	}
 }
+
+// Ctrl+C in line mode ends the chat at once, also while pact waits for a
+// line (exit 130).
+func TestLineModeCtrlCWhileWaitingInPTY(t *testing.T) {
+	e := newCLIEnv(t)
+	out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	c := e.startTerm(func(cmd *exec.Cmd, tty *os.File) { cmd.Stdout = out }, "chat", e.brand, "--new")
+	c.waitFor("you›", 0)
+	c.typeKeys("\x03")
+	if code := c.exit(5 * time.Second); code != exitCancelled {
+		t.Fatalf("exit code %d after Ctrl+C, want %d; terminal:\n%s", code, exitCancelled, c.text())
+	}
+}
