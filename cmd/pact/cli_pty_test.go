@@ -262,7 +262,7 @@ func TestRFC8628_LoginBrowserFailingLaterInPTY(t *testing.T) {
 	e := newCLIEnv(t, "PACT_BROWSER="+slowBrowser(t, dir, "sleep 2; exit 7"))
 	c := e.startTerm(nil, "login", e.brand, "--scope", "orders:read")
 	at := c.waitFor("Waiting for your approval", 0)
-	at = c.waitFor("could not open the browser (slow-browser exited with status 7); open this link: http", at)
+	c.waitFor("could not open the browser (slow-browser exited with status 7); open this link: http", at)
 	c.typeKeys("\x03")
 	if code := c.exit(5 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d after Ctrl+C, want %d", code, exitCancelled)
