@@ -17,7 +17,6 @@ import (
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/google/renameio/v2"
 )
 
 // StyleEnv names the environment variable that picks the Markdown style:
@@ -127,7 +126,7 @@ type Saved struct {
 }
 
 // Save writes the inline file parts (bytes) to dir, creating it (0700),
-// each as a new file (0600, written atomically) named after the part's
+// each as a new file (0600, created exclusively) named after the part's
 // file name reduced to a safe base name (no folders, no leading dot); an
 // existing file is never overwritten: "name (2).ext" and so on. File parts
 // that are links are not downloaded. Errors name the file.
@@ -144,21 +143,20 @@ func Save(parts []*a2a.Part, dir string) ([]Saved, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return saved, fmt.Errorf("creating %s: %w", dir, err)
 		}
-		path, err := freePath(dir, safeName(p.Filename, i))
+		path, err := writeNew(dir, safeName(p.Filename, i), raw)
 		if err != nil {
 			return saved, err
-		}
-		if err := renameio.WriteFile(path, raw, 0o600); err != nil {
-			return saved, fmt.Errorf("saving %s: %w", path, err)
 		}
 		saved = append(saved, Saved{Name: displayName(p, i), Path: path, Size: int64(len(raw))})
 	}
 	return saved, nil
 }
 
-// freePath is dir/name, or dir/"name (n).ext" for the first n that does
-// not exist yet.
-func freePath(dir, name string) (string, error) {
+// writeNew writes data to a new file dir/name, or dir/"name (n).ext" for
+// the first n whose file does not exist yet (created exclusively, so an
+// existing file is never replaced), and returns its path. A failed write
+// leaves no partial file.
+func writeNew(dir, name string, data []byte) (string, error) {
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for n := 1; n < 1000; n++ {
@@ -167,11 +165,25 @@ func freePath(dir, name string) (string, error) {
 			candidate = fmt.Sprintf("%s (%d)%s", stem, n, ext)
 		}
 		path := filepath.Join(dir, candidate)
-		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-			return path, nil
-		} else if err != nil {
-			return "", err
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
 		}
+		if err != nil {
+			return "", fmt.Errorf("saving %s: %w", path, err)
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path)
+			return "", fmt.Errorf("saving %s: %w", path, err)
+		}
+		return path, nil
 	}
 	return "", fmt.Errorf("no free file name for %s in %s", name, dir)
 }
