@@ -417,3 +417,30 @@ func TestLineModeCtrlCWhileWaitingInPTY(t *testing.T) {
 		t.Fatalf("exit code %d after Ctrl+C, want %d; terminal:\n%s", code, exitCancelled, c.text())
 	}
 }
+
+// RFC 8628 §3.4: with the system opener (no PACT_BROWSER or BROWSER) being
+// an xdg-open that lets the User approve and then stays 20 s, the login
+// completes as soon as the User has approved: polling never waits for the
+// opener to exit.
+func TestRFC8628_LoginCompletesWhileSystemOpenerLingersInPTY(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o700)
+	xdg := "#!/bin/sh\necho $$ > '" + dir + "/browser.pid'\nscripted-browser \"$1\"\nexec sleep 20\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(xdg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t)
+	e.env = append(e.env, "PACT_BROWSER=", "BROWSER=", "DISPLAY=:0", "SSH_CONNECTION=", "SSH_TTY=", "PATH="+bin+":"+os.Getenv("PATH"))
+	c := e.startTerm(nil, "login", e.brand, "--scope", "orders:read")
+	at := c.waitFor("Opening the link in your browser (xdg-open)", 0)
+	pid := readPid(t, dir)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	c.waitFor("granted: orders:read", at)
+	if code := c.exit(10 * time.Second); code != 0 {
+		t.Fatalf("exit code %d, want 0; terminal:\n%s", code, c.text())
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the opener had already exited (%v): the test did not exercise a lingering opener", err)
+	}
+}
