@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -217,6 +218,7 @@ func TestOpenerStdinIsDevNull(t *testing.T) {
 // On SSH without a display the system opener is not run: nothing to claim,
 // the caller prints the link. An explicit PACT_BROWSER is still honoured.
 func TestHeadlessSessionRunsNoSystemOpener(t *testing.T) {
+	skipUnlessXDG(t)
 	noDisplayEnv(t)
 	bin := t.TempDir()
 	ran := filepath.Join(bin, "ran")
@@ -269,9 +271,18 @@ func TestHeadlessSessionRunsNoSystemOpener(t *testing.T) {
 }
 
 func TestNoOpenerFound(t *testing.T) {
+	skipUnlessXDG(t)
 	noDisplayEnv(t)
 	t.Setenv("PATH", t.TempDir())
 	if err := Open("https://brand.example/login", nil); !errors.Is(err, ErrNoOpener) {
 		t.Fatalf("err = %v, want ErrNoOpener", err)
+	}
+}
+
+// skipUnlessXDG skips tests of the xdg-open family and of headless
+// detection, which apply to Linux and the BSDs only.
+func skipUnlessXDG(t *testing.T) {
+	if runtime.GOOS == "darwin" {
+		t.Skip("macOS uses open(1) and has no headless rule")
 	}
 }
