@@ -11,7 +11,7 @@ import (
 )
 
 // ErrNoDelegation means the Brand's card offers no delegated authority (§5.1).
-var ErrNoDelegation = errors.New("this Brand does not offer delegation (its Agent Card has no §5.1 scheme)")
+var ErrNoDelegation = errors.New("this Brand does not let pact act on your account (its Agent Card offers no login)")
 
 // flow is the device-flow client for this Brand's Provider: client_id is
 // the issuer, and every call carries a fresh PA JWT for the Provider's

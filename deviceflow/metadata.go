@@ -82,22 +82,22 @@ func FetchMetadata(ctx context.Context, client *http.Client, metadataURL string)
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("deviceflow: fetching metadata %s: %w", metadataURL, err)
+		return nil, fmt.Errorf("could not fetch the Brand's login server settings (%s): %w", metadataURL, httpx.Describe(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("deviceflow: reading metadata %s: %w", metadataURL, err)
+		return nil, fmt.Errorf("could not read the Brand's login server settings (%s): %w", metadataURL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("deviceflow: metadata %s: HTTP %d", metadataURL, resp.StatusCode)
+		return nil, fmt.Errorf("the Brand's login server settings are not available at %s (status %d)", metadataURL, resp.StatusCode)
 	}
 	if len(body) > maxBody {
-		return nil, fmt.Errorf("deviceflow: metadata %s: body larger than %d bytes", metadataURL, maxBody)
+		return nil, fmt.Errorf("the Brand's login server settings at %s are larger than %d bytes", metadataURL, maxBody)
 	}
 	var md Metadata
 	if err := json.Unmarshal(body, &md); err != nil {
-		return nil, fmt.Errorf("deviceflow: metadata %s is not an RFC 8414 JSON object: %w", metadataURL, err)
+		return nil, fmt.Errorf("the Brand's login server settings at %s are not readable: %w", metadataURL, err)
 	}
 	var problems []string
 	if md.Issuer == "" {
@@ -123,7 +123,7 @@ func FetchMetadata(ctx context.Context, client *http.Client, metadataURL string)
 		}
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("deviceflow: metadata %s: %s", metadataURL, strings.Join(problems, "; "))
+		return nil, fmt.Errorf("the Brand's login server settings at %s are not usable: %s", metadataURL, strings.Join(problems, "; "))
 	}
 	return &md, nil
 }

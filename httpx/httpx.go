@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -188,6 +189,16 @@ func Describe(err error) error {
 	if errors.As(err, &oe) && oe.Op == "dial" {
 		return &NetError{Err: err, Msg: "could not connect: is the server running?"}
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrInsecureURL) {
+		// Any other transport failure: its cause, without the method and
+		// URL Go puts in front (kept in Detail).
+		msg := ue.Err.Error()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+			msg = "the connection was closed before an answer arrived"
+		}
+		return &NetError{Err: err, Msg: msg}
+	}
 	return err
 }
 
@@ -201,12 +212,16 @@ type NetError struct {
 	Err error
 }
 
-func (e *NetError) Error() string {
+// Error is the explanation in plain words; Detail adds the request.
+func (e *NetError) Error() string { return e.Msg }
+
+// Detail is the request and the transport error, for --json and --debug.
+func (e *NetError) Detail() string {
 	var ue *url.Error
 	if errors.As(e.Err, &ue) {
-		return fmt.Sprintf("%s %s: %s", ue.Op, ue.URL, e.Msg)
+		return fmt.Sprintf("%s %s: %v", ue.Op, ue.URL, ue.Err)
 	}
-	return e.Msg
+	return e.Err.Error()
 }
 func (e *NetError) Unwrap() error { return e.Err }
 

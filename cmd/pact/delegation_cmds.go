@@ -64,6 +64,8 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 		return nil, conversation.ErrNoDelegation
 	}
 	var sp stopper = noSpinner{}
+	finished := make(chan struct{})
+	defer close(finished)
 	shown := func(auth *deviceflow.Authorization) {
 		name := safe(s.Card.Name())
 		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(name))
@@ -78,11 +80,7 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 		a.io.Eprintf("Code:     %s\n", st.Bold.Render(safe(auth.UserCode)))
 		a.io.Eprintf("Link:     %s\n", safe(auth.VerificationURIComplete))
 		if !a.noBrows && (a.io.Interactive() || opener.Command() != nil) {
-			if err := opener.Open(auth.VerificationURIComplete, a.io.ErrOut); err != nil {
-				a.io.Eprintf("%s could not open a browser (%s); open the link yourself.\n", st.Warning.Render("!"), safe(err.Error()))
-			} else {
-				a.io.Eprintf("Opened the link in your browser. Log in with %s there; pact never sees your password.\n", name)
-			}
+			a.openLink(auth.VerificationURIComplete, name, finished)
 		} else {
 			a.io.Eprintf("Open the link in a browser and log in with %s; pact never sees your password.\n", name)
 		}
@@ -95,6 +93,38 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 	g, err := s.Login(ctx, scopes, shown)
 	sp.Stop()
 	return g, err
+}
+
+// openLink starts the browser on link without waiting for it (polling
+// starts at once) and says honestly what happened: opening, not opened;
+// on a headless session or when the browser cannot start, only the link.
+// A browser that fails later is reported until finished is closed.
+func (a *app) openLink(link, brand string, finished <-chan struct{}) {
+	st := a.io.ErrStyles()
+	p, err := opener.Start(link, a.io.ErrOut)
+	switch {
+	case errors.Is(err, opener.ErrHeadless):
+		a.io.Eprintf("No browser here (a remote session without a display): open the link on a device with a browser and log in with %s; pact never sees your password.\n", brand)
+		return
+	case err != nil:
+		a.io.Eprintf("%s could not open the browser (%v); open this link: %s\n", st.Warning.Render("!"), err, safe(link))
+		a.io.Eprintf("Log in with %s there; pact never sees your password.\n", brand)
+		return
+	}
+	a.io.Eprintf("Opening the link in your browser (%s). Log in with %s there; pact never sees your password.\n", p.Name, brand)
+	go func() {
+		select {
+		case <-p.Done():
+			if err := p.Err(); err != nil {
+				clear := ""
+				if a.io.IsStderrTTY() {
+					clear = "\r\x1b[K"
+				}
+				a.io.Eprintf("%s%s could not open the browser (%v); open this link: %s\n", clear, st.Warning.Render("!"), err, safe(link))
+			}
+		case <-finished:
+		}
+	}()
 }
 
 func originOf(u string) string {

@@ -130,7 +130,7 @@ func (a *app) report(err error) int {
 	}
 	var je jqError
 	if a.json && !errors.As(err, &je) {
-		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}, err)}
+		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}, err)}
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
 		var filtered bytes.Buffer
@@ -151,6 +151,6 @@ func (a *app) report(err error) int {
 		return code
 	}
 	st := a.io.ErrStyles()
-	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), safe(err.Error()))
+	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), a.humanError(err))
 	return code
 }
