@@ -3,6 +3,7 @@ package httpx
 import (
 	"bytes"
 	"fmt"
+	"github.com/pact-cli/pact/iostreams"
 	"io"
 	"net/http"
 	"net/url"
@@ -124,10 +125,12 @@ func (t *tracer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// emit writes one exchange to the trace. Bodies and headers are remote text
+// headed for a terminal (stderr), so they pass through iostreams.Sanitize.
 func (t *tracer) emit(s string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	io.WriteString(t.w, s)
+	io.WriteString(t.w, iostreams.Sanitize(s))
 }
 
 func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
