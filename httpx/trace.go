@@ -3,7 +3,6 @@ package httpx
 import (
 	"bytes"
 	"fmt"
-	"github.com/pact-cli/pact/iostreams"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pact-cli/pact/iostreams"
 )
 
 // traceBodyLimit is how much of each body the trace shows.
