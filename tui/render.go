@@ -6,13 +6,16 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/charmbracelet/lipgloss"
+	"image/color"
+
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// styles holds every style of the chat, built from one renderer so that the colour profile
-// is decided in one place. With NoColor the styles keep bold, faint and reverse but carry no
-// colour (https://no-color.org).
+// styles holds every style of the chat. The palette is fixed: the 16 ANSI colours, which
+// the terminal's own theme maps to something readable on its background, so no style needs
+// to know whether the background is dark. With NoColor the styles keep bold, faint and
+// reverse but carry no colour (https://no-color.org).
 type styles struct {
 	brand, dim, rule        lipgloss.Style
 	user, agent, sys, err   lipgloss.Style
@@ -22,14 +25,14 @@ type styles struct {
 	panelTitle, panelBorder lipgloss.Style
 }
 
-func newStyles(r *lipgloss.Renderer, noColor bool) styles {
-	col := func(c string) lipgloss.TerminalColor {
+func newStyles(noColor bool) styles {
+	col := func(c string) color.Color {
 		if noColor {
 			return lipgloss.NoColor{}
 		}
 		return lipgloss.Color(c)
 	}
-	s := r.NewStyle
+	s := lipgloss.NewStyle
 	return styles{
 		brand:       s().Bold(true),
 		dim:         s().Faint(true),
@@ -52,9 +55,15 @@ func newStyles(r *lipgloss.Renderer, noColor bool) styles {
 	}
 }
 
-// clean turns untrusted text (an agent's reply, an error from the network) into plain
-// printable text: escape sequences and control characters are removed, tabs become spaces
-// and line breaks are normalised to "\n". A Brand must not be able to drive the terminal.
+// clean turns untrusted text (an agent's reply, an error from the network, a name from a
+// card) into plain printable text: escape sequences, bare C0 and C1 control characters and
+// the bidi marks, embeddings, overrides and isolates (U+200E/F, U+202A–202E, U+2066–2069)
+// are removed, tabs become spaces and line breaks are normalised to "\n". A Brand must not
+// be able to drive the terminal.
+//
+// It is the ONE door for remote text into the chat: every string that came from the other
+// side passes through it before it is drawn (the integrator may point its body at
+// iostreams.Sanitize).
 func clean(s string) string {
 	s = ansi.Strip(s)
 	s = strings.ReplaceAll(s, "\r\n", "\n")
@@ -105,13 +114,21 @@ func fit(s string, width int) string {
 }
 
 // renderTurn draws one turn for the given width as lines, ending with a blank line.
-// brand is the name used for agent turns.
-func renderTurn(st *styles, t Turn, width int, brand string) []string {
+// brand is the name used for agent turns, whose text is drawn as Markdown with md.
+func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []string {
 	if width < 8 {
 		width = 8
 	}
 	const indent = "  "
-	body := wrap(clean(t.Text), width-len(indent))
+	var body []string
+	if t.Role == RoleAgent {
+		if text := clean(t.Text); text != "" || len(t.Parts) == 0 {
+			body = md.render(text, width-len(indent))
+		}
+		body = append(body, partLines(st, t.Parts, width-len(indent))...)
+	} else {
+		body = wrap(clean(t.Text), width-len(indent))
+	}
 	stamp := ""
 	if !t.At.IsZero() {
 		stamp = st.dim.Render(t.At.Format("15:04"))
@@ -142,7 +159,11 @@ func renderTurn(st *styles, t Turn, width int, brand string) []string {
 				lines = append(lines, "")
 				continue
 			}
-			lines = append(lines, indent+st.input.Render(l))
+			if t.Role == RoleAgent {
+				lines = append(lines, indent+l)
+			} else {
+				lines = append(lines, indent+st.input.Render(l))
+			}
 		}
 	case RoleSystem:
 		for i, l := range body {
@@ -219,18 +240,20 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 		parts = append(parts, "via "+clean(h.Provider))
 	}
 	if h.KID != "" {
-		parts = append(parts, "key "+shortKID(h.KID))
+		parts = append(parts, "key "+shortKID(clean(h.KID)))
 	}
 	if h.Sub != "" {
-		parts = append(parts, "sub "+shortSub(h.Sub))
+		parts = append(parts, "sub "+shortSub(clean(h.Sub)))
 	}
 	l2 := st.dim.Render(joinFit(parts, " · ", width))
 	var l3 string
-	if h.ExpiresAt.IsZero() {
+	if h.ExpiresAt.IsZero() && h.DelegationLost {
+		l3 = st.bad.Render("identity only") + st.dim.Render(" · the delegation stopped working (/login)")
+	} else if h.ExpiresAt.IsZero() {
 		l3 = st.dim.Render("identity only · no delegation")
 	} else {
 		d := h.ExpiresAt.Sub(now)
-		sc := strings.Join(h.Scopes, " ")
+		sc := clean(strings.Join(h.Scopes, " "))
 		if sc == "" {
 			sc = "no scopes"
 		}

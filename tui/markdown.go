@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
+	gstyles "charm.land/glamour/v2/styles"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// markdown draws agent replies as Markdown (glamour): the dark or light theme after the
+// terminal's background (dark until the terminal says otherwise), or the plain ASCII theme
+// with NoColor. One renderer is kept per width.
+type markdown struct {
+	noColor bool
+	light   bool
+	width   int
+	r       *glamour.TermRenderer
+}
+
+func newMarkdown(noColor bool) *markdown { return &markdown{noColor: noColor} }
+
+// setDark picks the theme for a dark (or light) background; it reports whether the theme
+// changed.
+func (m *markdown) setDark(dark bool) bool {
+	if m.noColor || m.light == !dark {
+		return false
+	}
+	m.light = !dark
+	m.r = nil
+	return true
+}
+
+func (m *markdown) config() gansi.StyleConfig {
+	var c gansi.StyleConfig
+	switch {
+	case m.noColor:
+		c = gstyles.NoTTYStyleConfig
+	case m.light:
+		c = gstyles.LightStyleConfig
+	default:
+		c = gstyles.DarkStyleConfig
+	}
+	// The chat indents and spaces turns itself.
+	zero := uint(0)
+	c.Document.Margin = &zero
+	c.Document.BlockPrefix, c.Document.BlockSuffix = "", ""
+	c.Document.Color = nil
+	return c
+}
+
+// render returns the lines of text (already sanitised) as Markdown wrapped to width cells,
+// or the plain wrapped text when it cannot be rendered.
+func (m *markdown) render(text string, width int) []string {
+	if m.r == nil || m.width != width {
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(m.config()), glamour.WithWordWrap(width))
+		if err != nil {
+			return wrap(text, width)
+		}
+		m.r, m.width = r, width
+	}
+	out, err := m.r.Render(text)
+	if err != nil {
+		return wrap(text, width)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = trimRightStyled(l)
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width {
+			lines[i] = ansi.Truncate(l, width, "")
+		}
+	}
+	if len(lines) == 0 {
+		return []string{""}
+	}
+	return lines
+}
+
+// trimRightStyled drops the trailing blanks glamour pads lines with; a line that is only
+// blanks and styles becomes "".
+func trimRightStyled(l string) string {
+	p := ansi.Strip(l)
+	t := strings.TrimRight(p, " ")
+	if t == "" {
+		return ""
+	}
+	if len(t) == len(p) {
+		return l
+	}
+	return ansi.Truncate(l, ansi.StringWidth(t), "") + "\x1b[m"
+}
