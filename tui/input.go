@@ -46,24 +46,34 @@ func maxInput(height int) int { return max(1, min(5, (height-8)/3)) }
 func (in *input) layout(w, h int) {
 	in.ta.MaxHeight = maxInput(h)
 	in.ta.SetWidth(max(w, 4))
+	in.follow()
 }
 
 func (in *input) height() int     { return in.ta.Height() }
 func (in *input) value() string   { return in.ta.Value() }
 func (in *input) view() string    { return in.ta.View() }
 func (in *input) reset()          { in.ta.Reset() }
-func (in *input) set(s string)    { in.ta.SetValue(s) }
-func (in *input) insert(s string) { in.ta.InsertString(s) }
+func (in *input) set(s string)    { in.ta.SetValue(s); in.follow() }
+func (in *input) insert(s string) { in.ta.InsertString(s); in.follow() }
 
 // paste inserts pasted text at the cursor, line ends normalised to "\n".
 func (in *input) paste(s string) {
-	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
-	in.ta.InsertString(s)
+	in.insert(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s))
 }
 
 // edit hands a key to the textarea (typing, cursor movement, deletion).
 func (in *input) edit(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(k)
+	in.follow()
 	return cmd
+}
+
+// follow scrolls the box to the cursor's line. The textarea scrolls its viewport before
+// the viewport holds the new content (it is filled by View), so a paste of many lines
+// left the view on the first lines while the cursor was on the last: refresh the content,
+// then ask again.
+func (in *input) follow() {
+	_ = in.ta.View()
+	in.ta.SetHeight(in.ta.Height())
 }

@@ -61,7 +61,7 @@ func TestBracketedPasteManyLines(t *testing.T) {
 	h := newHarness(t, f, testOptions(), 80, 24)
 	text := "line 1\nline 2\r\nline 3\nline 4"
 	h.send(tea.PasteMsg{Content: text})
-	if got := h.m.c.in.ta.Value(); got != "line 1\nline 2\nline 3\nline 4" {
+	if got := h.m.c.in.value(); got != "line 1\nline 2\nline 3\nline 4" {
 		t.Fatalf("input = %q", got)
 	}
 	if len(f.sentTexts()) != 0 {
@@ -69,6 +69,36 @@ func TestBracketedPasteManyLines(t *testing.T) {
 	}
 	if !strings.Contains(plain(h.view()), "> line 1") {
 		t.Errorf("first pasted line not visible:\n%s", plain(h.view()))
+	}
+}
+
+// Issue 10 (5): after a 20-line paste the box is as tall as it gets and shows the lines
+// around the cursor (the last), not the first five.
+func TestIssue10_5_PasteFollowsCursor(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	var lines []string
+	for i := 1; i <= 20; i++ {
+		lines = append(lines, fmt.Sprintf("pasted %02d", i))
+	}
+	h.send(tea.PasteMsg{Content: strings.Join(lines, "\n")})
+	in := plain(h.m.c.in.view())
+	if !strings.Contains(in, "pasted 20") || strings.Contains(in, "pasted 01") {
+		t.Fatalf("the input shows:\n%s\nwant the last lines, where the cursor is", in)
+	}
+	if got, want := h.m.c.in.height(), maxInput(24); got != want {
+		t.Errorf("input height %d, want %d", got, want)
+	}
+}
+
+// Issue 10 (5): the box grows for a long line that wraps, not only for newlines.
+func TestIssue10_5_InputGrowsForWrappedLines(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 40, 24)
+	h.typeText(strings.Repeat("word ", 20)) // 100 cells in a 38-cell box: 3 rows
+	if got := h.m.c.in.height(); got != 3 {
+		t.Fatalf("input height %d for 100 cells at width 40, want 3:\n%s", got, plain(h.view()))
+	}
+	if h.m.c.in.value() != strings.Repeat("word ", 20) {
+		t.Fatalf("input = %q", h.m.c.in.value())
 	}
 }
 

@@ -33,6 +33,7 @@ type ptyEnv struct {
 	t     *testing.T
 	env   []string
 	brand string
+	srv   *demoprovider.Server
 }
 
 func newPTYEnv(t *testing.T) *ptyEnv {
@@ -51,7 +52,7 @@ func newPTYEnv(t *testing.T) *ptyEnv {
 	addr := ln.Addr().String()
 	ln.Close()
 	home := t.TempDir()
-	e := &ptyEnv{t: t, brand: srv.Brands()[0].SiteURL, env: []string{
+	e := &ptyEnv{t: t, srv: srv, brand: srv.Brands()[0].SiteURL, env: []string{
 		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
 	}}
@@ -102,6 +103,13 @@ type screen struct {
 // pty can be opened.
 func (e *ptyEnv) start(args ...string) *screen {
 	e.t.Helper()
+	return e.startPTY(true, nil, args...)
+}
+
+// startPTY is start with a terminal that answers queries (answer) or stays silent, and
+// stderr on the pty or, when not nil, on errFile.
+func (e *ptyEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen {
+	e.t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		e.t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)
@@ -111,6 +119,9 @@ func (e *ptyEnv) start(args ...string) *screen {
 	}
 	cmd := e.command(context.Background(), args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if errFile != nil {
+		cmd.Stderr = errFile
+	}
 	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
@@ -128,7 +139,7 @@ func (e *ptyEnv) start(args ...string) *screen {
 			s.mu.Unlock()
 			// Answer, in order, the queries a terminal answers (termenv asks for the
 			// background colour, then the cursor position, and waits 5 s for replies).
-			for {
+			for answer {
 				next, k := -1, 0
 				for j, a := range terminalAnswers {
 					if i := strings.Index(out[scanned:], a[0]); i >= 0 && (next < 0 || i < next) {
@@ -236,7 +247,14 @@ func (s *screen) exit() int {
 // (echo and canonical input on) again.
 func (s *screen) checkRestored() {
 	s.t.Helper()
+	// The last bytes may still be on their way through the pty.
 	raw := s.raw()
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); raw = s.raw() {
+		if strings.LastIndex(raw, "\x1b[?1049l") > strings.LastIndex(raw, "\x1b[?1049h") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	enter, leave := strings.LastIndex(raw, "\x1b[?1049h"), strings.LastIndex(raw, "\x1b[?1049l")
 	if enter < 0 || leave < enter {
 		s.t.Errorf("the alternate screen was not left (enter at %d, leave at %d)", enter, leave)
