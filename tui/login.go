@@ -195,7 +195,7 @@ func (l *loginPanel) status(c *chat, now time.Time) string {
 		return c.spin.View() + c.st.status.Render(" asking "+c.brandName()+" for a login code")
 	}
 	if left := l.code.ExpiresAt.Sub(now); left > 0 {
-		return c.st.status.Render("Waiting for approval · code expires in " + countdown(left))
+		return c.st.status.Render("Code expires in " + countdown(left) + " · waiting for approval")
 	}
 	return c.st.bad.Render("The code has expired.") + c.st.status.Render(" Esc, then try again.")
 }

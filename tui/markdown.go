@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -36,7 +37,8 @@ func (m *markdown) config() gansi.StyleConfig {
 	var c gansi.StyleConfig
 	switch {
 	case m.noColor:
-		c = gstyles.NoTTYStyleConfig
+		c = gstyles.DarkStyleConfig
+		uncolor(reflect.ValueOf(&c).Elem())
 	case m.light:
 		c = gstyles.LightStyleConfig
 	default:
@@ -48,6 +50,36 @@ func (m *markdown) config() gansi.StyleConfig {
 	c.Document.BlockPrefix, c.Document.BlockSuffix = "", ""
 	c.Document.Color = nil
 	return c
+}
+
+// uncolor removes every colour of a style (fields Color and BackgroundColor, at any
+// depth), keeping bold, italic, underline and the layout: Markdown for NO_COLOR.
+func uncolor(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			uncolor(v.Elem())
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if !f.CanSet() {
+				continue
+			}
+			if n := t.Field(i).Name; (n == "Color" || n == "BackgroundColor") && f.Kind() == reflect.Pointer {
+				f.Set(reflect.Zero(f.Type()))
+				continue
+			}
+			if f.Kind() == reflect.Pointer && !f.IsNil() && f.Elem().Kind() == reflect.Struct {
+				// Shared with the package's config: copy before changing.
+				cp := reflect.New(f.Elem().Type())
+				cp.Elem().Set(f.Elem())
+				f.Set(cp)
+			}
+			uncolor(f)
+		}
+	}
 }
 
 // render returns the lines of text (already sanitised) as Markdown wrapped to width cells,
