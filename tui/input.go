@@ -64,8 +64,12 @@ func (in *input) paste(s string) {
 // edit hands a key to the textarea (typing, cursor movement, deletion).
 func (in *input) edit(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
+	lines, h := in.ta.LineCount(), in.ta.Height()
 	in.ta, cmd = in.ta.Update(k)
-	in.follow()
+	// Only a box that changed shape or scrolls can lose the cursor (keeps typing cheap).
+	if in.ta.LineCount() != lines || in.ta.Height() != h || h == in.ta.MaxHeight {
+		in.follow()
+	}
 	return cmd
 }
 

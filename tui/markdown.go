@@ -16,8 +16,7 @@ import (
 type markdown struct {
 	noColor bool
 	light   bool
-	width   int
-	r       *glamour.TermRenderer
+	rs      map[int]*glamour.TermRenderer // by width; a few widths at most (resizes)
 }
 
 func newMarkdown(noColor bool) *markdown { return &markdown{noColor: noColor} }
@@ -29,7 +28,7 @@ func (m *markdown) setDark(dark bool) bool {
 		return false
 	}
 	m.light = !dark
-	m.r = nil
+	m.rs = nil
 	return true
 }
 
@@ -85,14 +84,22 @@ func uncolor(v reflect.Value) {
 // render returns the lines of text (already sanitised) as Markdown wrapped to width cells,
 // or the plain wrapped text when it cannot be rendered.
 func (m *markdown) render(text string, width int) []string {
-	if m.r == nil || m.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStyles(m.config()), glamour.WithWordWrap(width))
+	r := m.rs[width]
+	if r == nil {
+		var err error
+		r, err = glamour.NewTermRenderer(glamour.WithStyles(m.config()), glamour.WithWordWrap(width))
 		if err != nil {
 			return wrap(text, width)
 		}
-		m.r, m.width = r, width
+		if len(m.rs) >= 4 {
+			m.rs = nil
+		}
+		if m.rs == nil {
+			m.rs = map[int]*glamour.TermRenderer{}
+		}
+		m.rs[width] = r
 	}
-	out, err := m.r.Render(text)
+	out, err := r.Render(text)
 	if err != nil {
 		return wrap(text, width)
 	}
