@@ -188,7 +188,7 @@ type Backend interface {
 	History() []Turn
 	// Send sends one message (§4.1) in the current context and returns what to show.
 	// Cancelling ctx (Esc) abandons the wait; the message may have reached the Brand.
-	// A Send that repeats the text of a cancelled Send (Ctrl+R after Esc) is a retry and
+	// A Send that repeats the text of a cancelled Send (Enter after Esc) is a retry and
 	// should reuse its messageId so the Provider answers it once (§4.3).
 	// The error wraps ErrContextClosed when the Provider closed the context (§4.2).
 	Send(ctx context.Context, text string) (Reply, error)

@@ -226,3 +226,25 @@ func TestGoldenNoColor(t *testing.T) {
 	}
 	requireGolden(t, screen)
 }
+
+// A reply with Markdown, data and files, as the chat draws it.
+func TestGoldenMarkdownAndParts(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{
+		{Role: RoleUser, Text: "Where are my orders?", At: t0},
+		{Role: RoleAgent, Text: "You have **two** orders:\n\n1. `A-88213` running shoes, *shipped*\n2. `B-100` socks\n\nSee [tracking](https://brand.example.com/t/A-88213).", At: t0, Parts: []Part{
+			{Kind: PartData, JSON: []byte(`{"orders":[{"id":"A-88213","status":"shipped"},{"id":"B-100","status":"processing"}]}`)},
+			{Kind: PartFile, Name: "invoice-A-88213.pdf", MediaType: "application/pdf", Data: make([]byte, 48213)},
+		}},
+	}
+	tm := startProgram(t, f, testOptions(), 80, 30)
+	waitFor(t, tm, "invoice")
+	screen := finalScreen(t, tm)
+	p := plain(screen)
+	for _, want := range []string{"You have two orders:", "A-88213  running shoes, shipped", `"status": "shipped"`, "invoice-A-88213.pdf (application/pdf, 48.2 kB) · /save saves it"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("screen lacks %q:\n%s", want, p)
+		}
+	}
+	requireGolden(t, screen)
+}

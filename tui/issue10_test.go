@@ -380,3 +380,24 @@ func TestNoBackendCallInsideUpdate(t *testing.T) {
 	}
 	var _ tea.Cmd = cmd
 }
+
+// Issue 10 (9): typing while the login panel is open is kept; Enter queues the message,
+// which is sent once the login is over.
+func TestIssue10_9_TypingDuringLoginIsKept(t *testing.T) {
+	release := make(chan []string, 1)
+	f := stepUpFake(release)
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("refund please")
+	h.key("enter")
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	h.typeText("hello, come on") // "o" and "c" inside words are letters
+	if got := h.m.c.in.value(); got != "hello, come on" {
+		t.Fatalf("input = %q", got)
+	}
+	h.key("enter")
+	if len(h.m.c.queue) != 1 {
+		t.Fatalf("queue = %q, want the typed message", h.m.c.queue)
+	}
+	release <- nil // nothing granted: the panel closes, the queue goes on
+	h.until("queued message sent", func() bool { return slices.Contains(f.sentTexts(), "hello, come on") })
+}

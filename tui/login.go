@@ -147,8 +147,10 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		c.notice(msg)
 		return tea.Batch(c.scheduleTick(), c.next()), true
-	case l.code == nil:
-		return nil, true
+	case l.code == nil || c.in.value() != "":
+		// Typing goes on in the input below the panel (Enter queues the message); once
+		// the input holds text, o and c are letters too.
+		return nil, false
 	case keyMatches(k, c.keys.Open):
 		if c.opts.OpenURL == nil {
 			c.flash = "No browser is set up here; open the link yourself."
@@ -177,10 +179,10 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		c.flash = "Asked your terminal to copy the code; if it cannot, select " + clean(code) + " yourself."
 		return tea.SetClipboard(clean(code)), true
 	}
-	return nil, true // the panel covers the input: other keys do nothing
+	return nil, false
 }
 
-func (l *loginPanel) paste(*chat, string) (tea.Cmd, bool) { return nil, true }
+func (l *loginPanel) paste(*chat, string) (tea.Cmd, bool) { return nil, false }
 
 func (l *loginPanel) help(c *chat) []string {
 	if l.code == nil {
