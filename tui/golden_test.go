@@ -241,7 +241,7 @@ func TestGoldenMarkdownAndParts(t *testing.T) {
 	waitFor(t, tm, "invoice")
 	screen := finalScreen(t, tm)
 	p := plain(screen)
-	for _, want := range []string{"You have two orders:", "A-88213  running shoes, shipped", `"status": "shipped"`, "invoice-A-88213.pdf (application/pdf, 48.2 kB) · /save saves it"} {
+	for _, want := range []string{"You have two orders:", "A-88213", "running shoes, shipped", `"status": "shipped"`, "invoice-A-88213.pdf (application/pdf, 48.2 kB) · /save saves it"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("screen lacks %q:\n%s", want, p)
 		}
