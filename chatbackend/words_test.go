@@ -65,3 +65,35 @@ func TestSection4_2_UnknownContextOffersNew(t *testing.T) {
 		t.Errorf("the message went out %d times; an error answer is final", n)
 	}
 }
+
+// §5.5, issue 10 (8): a delegation the Provider revoked cannot be used or renewed: Send
+// says so in plain words wrapping tui.ErrDelegationLost, the grant is dropped, the header
+// says identity only and the delegation stopped working, and the next message goes out
+// with identity only and gets a reply.
+func TestSection5_5_DeadGrantDropsToIdentityOnly(t *testing.T) {
+	r := newRig(t, demoprovider.Config{})
+	ctx := testCtx(t)
+	if _, err := r.b.Login(ctx, []string{"orders:read"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	g, err := r.b.s.Grant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.srv.RevokeGrant(g.GrantID) {
+		t.Fatalf("no grant %s at the Provider", g.GrantID)
+	}
+	_, err = r.b.Send(ctx, "where is my order A-10001?")
+	if !errors.Is(err, tui.ErrDelegationLost) {
+		t.Fatalf("Send with a revoked grant = %v, want tui.ErrDelegationLost", err)
+	}
+	noJargon(t, err.Error())
+	h := r.b.Header()
+	if !h.DelegationLost || !h.ExpiresAt.IsZero() || len(h.Scopes) != 0 {
+		t.Fatalf("header after the dead grant = %+v, want identity only with DelegationLost", h)
+	}
+	res, err := r.b.Send(ctx, "where is my order A-10001?")
+	if err != nil || len(res.Turns) == 0 || !strings.Contains(res.Turns[0].Text, "A-10001") {
+		t.Fatalf("identity-only send after the drop = %+v, %v", res, err)
+	}
+}
