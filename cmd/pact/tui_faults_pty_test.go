@@ -251,3 +251,19 @@ func TestIssue10_8_UnknownContextAfterRestartOffersNew(t *testing.T) {
 	}
 	s.quit(t)
 }
+
+// Issue 10 (9), (10): an unknown /command says so in plain words and leaves nothing in
+// the input: the next message is exactly what is typed next.
+func TestIssue10_9_UnknownCommandClearsInput(t *testing.T) {
+	e := newPTYEnv(t)
+	tr := traceFile(t)
+	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
+	at := s.waitFor("identity only", 0)
+	s.typeKeys("/bogus\r")
+	s.waitFor("Unknown command /bogus", at)
+	s.typeKeys("hello\r")
+	if got := waitSent(t, s, tr, 1); got[0] != "hello" {
+		t.Fatalf("the Brand received %q, want \"hello\"", got[0])
+	}
+	s.quit(t)
+}
