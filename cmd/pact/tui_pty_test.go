@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
@@ -96,6 +98,7 @@ type screen struct {
 
 	mu   sync.Mutex
 	out  bytes.Buffer
+	vt   *vt.Emulator  // the screen as a terminal would show it (under mu)
 	done chan struct{} // closed when the output is drained
 }
 
@@ -126,7 +129,8 @@ func (e *ptyEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	s := &screen{t: e.t, cmd: cmd, ptmx: ptmx, tty: tty, done: make(chan struct{})}
+	s := &screen{t: e.t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
+	go io.Copy(io.Discard, s.vt) // the emulator's own answers: the loop below answers
 	go func() {
 		defer close(s.done)
 		buf := make([]byte, 4096)
@@ -135,6 +139,7 @@ func (e *ptyEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen
 			n, err := ptmx.Read(buf)
 			s.mu.Lock()
 			s.out.Write(buf[:n])
+			s.vt.Write(buf[:n])
 			out := s.out.String()
 			s.mu.Unlock()
 			// Answer, in order, the queries a terminal answers (termenv asks for the
@@ -182,6 +187,14 @@ func (s *screen) text() string {
 	return ansi.Strip(s.out.String())
 }
 
+// shown is what the terminal shows now (the diff renderer of bubbletea v2 writes only the
+// cells that change, so a line typed over several frames is whole only here).
+func (s *screen) shown() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vt.String()
+}
+
 func (s *screen) raw() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,7 +202,8 @@ func (s *screen) raw() string {
 }
 
 // waitFor waits (at most 15 s) until want has been drawn after the first
-// skip bytes of text.
+// skip bytes of text, or is on the screen now; it returns the offset to skip
+// for what comes next.
 func (s *screen) waitFor(want string, skip int) int {
 	s.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -198,8 +212,11 @@ func (s *screen) waitFor(want string, skip int) int {
 		if i := strings.Index(txt[min(skip, len(txt)):], want); i >= 0 {
 			return skip + i + len(want)
 		}
+		if strings.Contains(s.shown(), want) {
+			return len(txt)
+		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("%q did not appear on the screen within 15s; screen text:\n%s", want, tail(txt, 3000))
+			s.t.Fatalf("%q did not appear on the screen within 15s; screen:\n%s\nscreen text:\n%s", want, s.shown(), tail(txt, 3000))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
