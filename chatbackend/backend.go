@@ -51,7 +51,7 @@ type Backend struct {
 	mu     sync.Mutex
 	unsent *outgoing // the last message whose reply never arrived (§4.3 retry)
 	last   string    // the text of the last message answered (what Resend sends again)
-	lost   bool      // the delegation died and was dropped; cleared by a Login
+	noted  bool      // the "sent without your delegation" notice was shown
 }
 
 // outgoing is a message as sent: its text and messageId.
@@ -68,7 +68,7 @@ func New(s *conversation.Session, o Options) *Backend { return &Backend{s: s, op
 // state only.
 func (b *Backend) Header() tui.Header {
 	s := b.s
-	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub}
+	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub, Signature: s.Card.Signature.Label()}
 	if s.Signer != nil {
 		h.KID = s.Signer.KID()
 	}
@@ -77,12 +77,13 @@ func (b *Backend) Header() tui.Header {
 		h.Provider = strings.TrimSpace(c.Provider.Org) + " (" + s.Provider.URL + ")"
 	}
 	if g, err := s.Grant(); err == nil {
-		h.Scopes = append([]string(nil), g.Scopes...)
-		h.ExpiresAt = g.ExpiresAt
-	} else {
-		b.mu.Lock()
-		h.DelegationLost = b.lost
-		b.mu.Unlock()
+		if g.Dead {
+			// A dead grant (delegation.Grant.MarkDead): messages go identity-only.
+			h.DelegationLost = true
+		} else {
+			h.Scopes = append([]string(nil), g.Scopes...)
+			h.ExpiresAt = g.ExpiresAt
+		}
 	}
 	return h
 }
@@ -141,8 +142,8 @@ func (e *UnknownContextError) Error() string {
 func (e *UnknownContextError) Unwrap() []error { return []error{tui.ErrContextUnknown, e.Err} }
 
 // DelegationLostError is what Send returns when the delegation could not be used or
-// renewed (*delegation.LoginRequiredError): the Backend has dropped it and continues with
-// identity only. It matches tui.ErrDelegationLost and *delegation.LoginRequiredError.
+// renewed (*delegation.LoginRequiredError): the grant is marked dead and the following
+// messages go with identity only. It matches tui.ErrDelegationLost and *delegation.LoginRequiredError.
 type DelegationLostError struct {
 	Err *delegation.LoginRequiredError
 }
@@ -208,11 +209,10 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		}
 		var login *delegation.LoginRequiredError
 		if errors.As(err, &login) {
+			// The delegation cannot be used or renewed: the grant is now marked dead and
+			// the next message goes out with identity only (conversation.Session).
 			b.unsent = nil
-			b.lost = true
-			// The delegation cannot be used or renewed: drop it so that the next message
-			// goes out with identity only instead of failing the same way.
-			_ = b.s.Logout()
+			b.noted = true // this error is the notice
 			return tui.Reply{}, &DelegationLostError{Err: login}
 		}
 		// The message may have reached the Brand: a retry of the same text reuses its id.
@@ -222,6 +222,11 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	b.unsent = nil
 	b.last = text
 	var r tui.Reply
+	if res.DeadGrant != nil && !b.noted {
+		b.noted = true
+		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleSystem, At: time.Now(),
+			Text: "Sent without your delegation: it stopped working. /login approves it again."})
+	}
 	if su := res.StepUp(); su != nil {
 		r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: b.describe(su.MissingScopes)}
 	} else {
@@ -366,7 +371,7 @@ func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.Dev
 		return nil, &PlainError{Err: err}
 	}
 	b.mu.Lock()
-	b.lost = false
+	b.noted = false
 	b.mu.Unlock()
 	return append([]string(nil), g.Scopes...), nil
 }

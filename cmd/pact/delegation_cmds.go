@@ -275,6 +275,10 @@ type grantJSON struct {
 	GrantID      string    `json:"grantId"`
 	ExpiresAt    time.Time `json:"expiresAt"`
 	Refreshable  bool      `json:"refreshable"`
+	// Dead and DeadSince: refused and not refreshable; identity only
+	// until `pact login` (see delegation.Grant.MarkDead).
+	Dead      bool       `json:"dead"`
+	DeadSince *time.Time `json:"deadSince,omitempty"`
 }
 
 func newGrantsCmd(a *app) *cobra.Command {
@@ -293,7 +297,7 @@ func newGrantsCmd(a *app) *cobra.Command {
 			}
 			out := []grantJSON{}
 			for _, g := range list {
-				out = append(out, grantJSON{g.Brand, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable})
+				out = append(out, grantJSON{g.Brand, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Brand < out[j].Brand })
 			if a.json {
@@ -308,6 +312,9 @@ func newGrantsCmd(a *app) *cobra.Command {
 				exp := g.ExpiresAt.Local().Format(humanTime)
 				if g.Refreshable {
 					exp += " (refreshable)"
+				}
+				if g.Dead && g.DeadSince != nil {
+					exp = "dead since " + g.DeadSince.Local().Format(humanTime) + " (pact login again)"
 				}
 				rows = append(rows, []string{g.Brand, strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
@@ -515,6 +522,7 @@ receipt is checked. Exits 6 if any receipt fails.`,
 	verify.Flags().BoolVar(&all, "all", false, "verify every archived receipt (the default when no ID is given)")
 	verify.Flags().BoolVar(&offline, "offline", false, "use the keys kept in the archive; do not fetch jwks_uri")
 	cmd.AddCommand(list, show, verify)
+	addReceiptBundleCommands(a, cmd, verify)
 	return cmd
 }
 
