@@ -267,3 +267,44 @@ func TestIssue10_9_UnknownCommandClearsInput(t *testing.T) {
 	}
 	s.quit(t)
 }
+
+// output is pact ARGS... run without a terminal; it fails the test unless pact exits 0.
+func (e *ptyEnv) output(args ...string) []byte {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := e.command(ctx, args...).Output()
+	if err != nil {
+		e.t.Fatalf("pact %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// Issue 10 (8), §5.5: the Provider revoked the delegation. The header stops claiming it,
+// one line says the chat continues with identity only, the message is back in the input,
+// and Enter sends it identity-only.
+func TestIssue10_8_DeadGrantDropsToIdentityOnly(t *testing.T) {
+	e := newPTYEnv(t)
+	e.run("login", e.brand, "--scope", "orders:read")
+	var grants []struct {
+		GrantID string `json:"grantId"`
+	}
+	if err := json.Unmarshal(e.output("grants", "--json"), &grants); err != nil || len(grants) != 1 {
+		t.Fatalf("grants: %v %+v", err, grants)
+	}
+
+	s := e.start("chat", e.brand)
+	at := s.waitFor("delegated orders:read", 0)
+	if !e.srv.RevokeGrant(grants[0].GrantID) {
+		t.Fatal("RevokeGrant: unknown grant")
+	}
+	s.typeKeys("where is my order A-10001?\r")
+	at = s.waitFor("stopped working", at)
+	s.waitFor("identity only · the delegation stopped working", 0)
+	if strings.Contains(s.shown(), "delegated orders:read") {
+		t.Errorf("the header still claims the delegation:\n%s", s.shown())
+	}
+	s.typeKeys("\r") // the message is back in the input
+	s.waitFor("Order A-10001 (running shoes) is being processed", at)
+	s.quit(t)
+}
