@@ -98,6 +98,9 @@ type InvalidCardError struct {
 	URL, FinalURL string
 	Raw           json.RawMessage
 	Reason        string
+	// Signature is set when the card was refused for its signatures
+	// (A2A §8.4): what was found, with the problems.
+	Signature *Signature
 }
 
 func (e *InvalidCardError) Error() string {
@@ -136,6 +139,9 @@ type Card struct {
 	PAScheme     string      // name of the PA-JWT security scheme
 	Delegation   *Delegation // nil when the Brand offers no delegation (§5.1)
 	Problems     []string    // findings that do not prevent identity-only use
+	// Signature is what Fetch found of the card's signatures (A2A §8.4);
+	// nil for a card only parsed (Parse), never nil after Fetch.
+	Signature *Signature
 }
 
 // Name is the card's name, or the card URL's host.
@@ -149,9 +155,11 @@ func (c *Card) Name() string {
 	return c.URL
 }
 
-// Fetch GETs the card at cardURL with client (an httpx client) and checks it
-// with Parse. Errors wrap ErrNotFound (404), ErrInvalidCard, or describe the
-// transport failure (timeouts, redirects, size).
+// Fetch GETs the card at cardURL with client (an httpx client), checks it
+// with Parse and verifies its signatures (Verify, A2A §8.4). A card with
+// signatures none of which verifies is refused. Errors wrap ErrNotFound
+// (404), ErrInvalidCard, or describe the transport failure (timeouts,
+// redirects, size).
 func Fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, error) {
 	card, _, err := fetch(ctx, client, cardURL)
 	return card, err
@@ -168,7 +176,8 @@ func fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, tim
 
 // fetchIf is fetch made conditional by the validators of a kept copy
 // (If-None-Match, If-Modified-Since; RFC 9110 §13.1): notModified reports a
-// 304 answer, and then card is nil. h is the response's header.
+// 304 answer, and then card is nil (the caller checks its kept copy, see
+// Cache). h is the response's header.
 func fetchIf(ctx context.Context, client *http.Client, cardURL, etag, lastModified string) (card *Card, h http.Header, notModified bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
@@ -183,32 +192,47 @@ func fetchIf(ctx context.Context, client *http.Client, cardURL, etag, lastModifi
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("fetching the Agent Card: %w", httpx.Describe(err))
+		return nil, nil, false, fmt.Errorf("could not fetch the Brand's Agent Card (%s): %w", hostOf(cardURL), httpx.Describe(err))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotModified && (etag != "" || lastModified != ""):
 		return nil, resp.Header, true, nil
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, nil, false, fmt.Errorf("%w at %s (HTTP %d): check the brand's domain or card URL", ErrNotFound, resp.Request.URL, resp.StatusCode)
+		return nil, nil, false, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	case resp.StatusCode != http.StatusOK:
-		return nil, nil, false, fmt.Errorf("fetching the Agent Card at %s: HTTP %d", resp.Request.URL, resp.StatusCode)
+		return nil, nil, false, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	}
 	final := resp.Request.URL.String()
 	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
 	if err != nil {
 		return nil, nil, false, &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
 	}
-	card, err = Parse(data)
+	card, err = checkCard(ctx, client, cardURL, final, data)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return card, resp.Header, false, nil
+}
+
+// checkCard applies Parse and the signature check (Verify, A2A §8.4) to
+// the body of the card at cardURL (reached at final), as fetch does.
+func checkCard(ctx context.Context, client *http.Client, cardURL, final string, data []byte) (*Card, error) {
+	card, err := Parse(data)
 	if err != nil {
 		e := &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
 		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
 			e.Raw = json.RawMessage(data)
 		}
-		return nil, nil, false, e
+		return nil, e
 	}
 	card.URL, card.FinalURL = cardURL, final
-	return card, resp.Header, false, nil
+	sig, err := Verify(ctx, client, cardURL, data)
+	if err != nil {
+		return nil, &InvalidCardError{URL: cardURL, FinalURL: final, Raw: json.RawMessage(data), Reason: err.Error(), Signature: sig}
+	}
+	card.Signature = sig
+	return card, nil
 }
 
 // Parse decodes a card and applies the §2.1 checks: an HTTP+JSON 1.0
@@ -229,7 +253,9 @@ func Parse(data []byte) (*Card, error) {
 	c := &Card{Raw: json.RawMessage(data), Card: &card}
 	var problems []string
 	for _, iface := range card.SupportedInterfaces {
-		if iface == nil || iface.ProtocolBinding != a2a.TransportProtocolHTTPJSON || iface.ProtocolVersion != "1.0" {
+		// Binding names are compared case-insensitively ("http+json" is
+		// HTTP+JSON; issue 9).
+		if iface == nil || !strings.EqualFold(string(iface.ProtocolBinding), string(a2a.TransportProtocolHTTPJSON)) || iface.ProtocolVersion != "1.0" {
 			continue
 		}
 		u, err := url.Parse(iface.URL)
@@ -245,7 +271,7 @@ func Parse(data []byte) (*Card, error) {
 		break
 	}
 	if c.InterfaceURL == "" {
-		return nil, fmt.Errorf("no usable supportedInterfaces entry with protocolBinding \"HTTP+JSON\" and protocolVersion \"1.0\" (§2.1)%s", joinProblems(problems))
+		return nil, fmt.Errorf("no usable supportedInterfaces entry with protocolBinding \"HTTP+JSON\" and protocolVersion \"1.0\"%s", joinProblems(problems))
 	}
 	for _, req := range card.SecurityRequirements {
 		if len(req) != 1 {
@@ -258,7 +284,7 @@ func Parse(data []byte) (*Card, error) {
 		}
 	}
 	if c.PAScheme == "" {
-		return nil, errors.New("no personal-agent JWT scheme: the card must declare an httpAuthSecurityScheme with scheme \"Bearer\" and bearerFormat \"JWT\", listed alone in one securityRequirements entry (§2.1)")
+		return nil, errors.New("no personal-agent JWT scheme: the card must declare an httpAuthSecurityScheme with scheme \"Bearer\" and bearerFormat \"JWT\", listed alone in one securityRequirements entry")
 	}
 	c.Delegation, problems = delegation(&card, c.PAScheme, problems)
 	c.Problems = problems
@@ -306,7 +332,7 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 				dc = f
 			}
 			if dc == nil {
-				problems = append(problems, fmt.Sprintf("delegation scheme %q has no deviceCode flow (§5.1)", name))
+				problems = append(problems, fmt.Sprintf("delegation scheme %q has no deviceCode flow", name))
 				continue
 			}
 			d := &Delegation{Scheme: string(name), Scopes: dc.Scopes, DeviceAuthorizationURL: dc.DeviceAuthorizationURL,
@@ -325,7 +351,7 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 			}
 			if len(bad) > 0 {
 				sort.Strings(bad)
-				problems = append(problems, fmt.Sprintf("delegation scheme %q unusable (§5.1): %s", name, strings.Join(bad, "; ")))
+				problems = append(problems, fmt.Sprintf("delegation scheme %q unusable: %s", name, strings.Join(bad, "; ")))
 				continue
 			}
 			if d.Scopes == nil {
@@ -343,3 +369,39 @@ func joinProblems(p []string) string {
 	}
 	return ": " + strings.Join(p, "; ")
 }
+
+// hostOf is rawURL's host, or rawURL when it has none.
+func hostOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return rawURL
+}
+
+// StatusError is a card URL that answered with an error status. A 404 or
+// 410 matches ErrNotFound (exit 5).
+type StatusError struct {
+	URL        string
+	StatusCode int
+}
+
+// Error says what happened in plain words; Detail has the status.
+func (e *StatusError) Error() string {
+	switch {
+	case e.notFound():
+		return fmt.Sprintf("%v at %s: check the brand's domain or card URL", ErrNotFound, e.URL)
+	case e.StatusCode >= 500:
+		return fmt.Sprintf("could not fetch the Brand's Agent Card at %s: the server failed; try again later", e.URL)
+	}
+	return fmt.Sprintf("could not fetch the Brand's Agent Card at %s: the server refused; check the brand's domain or card URL", e.URL)
+}
+
+// Detail is the status, e.g. "GET https://… : HTTP 503".
+func (e *StatusError) Detail() string { return fmt.Sprintf("GET %s: HTTP %d", e.URL, e.StatusCode) }
+
+func (e *StatusError) notFound() bool {
+	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusGone
+}
+
+// Is makes a 404 or 410 match ErrNotFound.
+func (e *StatusError) Is(target error) bool { return target == ErrNotFound && e.notFound() }

@@ -119,7 +119,9 @@ func (e *env) must(args ...string) result {
 
 // snapshot hashes every file under PACT_HOME except lock files (flock
 // targets, created empty on first use) and the card cache (public
-// documents kept while fresh, not state).
+// documents kept while fresh, not state); the profile database is compared
+// by what it holds (dbDigest: not its card cache, nor the Brand pins,
+// recorded before anything is sent, like known_hosts).
 func (e *env) snapshot() map[string][32]byte {
 	e.t.Helper()
 	m := map[string][32]byte{}

@@ -100,6 +100,18 @@ func (e *Entry) Item() Item {
 // its problems. A receipt verified later replaces its rejection; a verified
 // receipt is never replaced by a rejection. It returns the stored entry.
 func (a *Archive) Put(res *Result) (*Entry, error) {
+	e, err := entryOf(res)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.DB.PutReceipt(context.Background(), e.row()); err != nil {
+		return nil, fmt.Errorf("receipts: archiving %s: %w", ShortID(e.ID), err)
+	}
+	return e, nil
+}
+
+// entryOf is the archive entry of a verification result.
+func entryOf(res *Result) (*Entry, error) {
 	if res == nil || res.ID == "" || res.ID != res.Receipt.ID() {
 		return nil, errors.New("receipts: Put needs a Result from Verify")
 	}
@@ -126,10 +138,50 @@ func (a *Archive) Put(res *Result) (*Entry, error) {
 			e.Problems = []string{"not verified"}
 		}
 	}
-	if err := a.DB.PutReceipt(context.Background(), e.row()); err != nil {
-		return nil, fmt.Errorf("receipts: archiving %s: %w", ShortID(e.ID), err)
-	}
 	return e, nil
+}
+
+// Batch archives results as Put does, but n to a transaction (one commit
+// per n receipts instead of one per receipt): `pact receipts import`. Call
+// Flush at the end; what was added since the last flush is not archived
+// before it.
+type Batch struct {
+	a       *Archive
+	n       int
+	pending []store.Receipt
+}
+
+// NewBatch returns a batch of up to n receipts a transaction (n < 1 = 1000).
+func (a *Archive) NewBatch(n int) *Batch {
+	if n < 1 {
+		n = 1000
+	}
+	return &Batch{a: a, n: n}
+}
+
+// Add queues res (Put's rules) and writes the batch when it is full.
+func (b *Batch) Add(res *Result) error {
+	e, err := entryOf(res)
+	if err != nil {
+		return err
+	}
+	b.pending = append(b.pending, e.row())
+	if len(b.pending) >= b.n {
+		return b.Flush()
+	}
+	return nil
+}
+
+// Flush writes the queued receipts in one transaction (all or none).
+func (b *Batch) Flush() error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	if err := b.a.DB.PutReceipts(context.Background(), b.pending); err != nil {
+		return fmt.Errorf("receipts: archiving %d receipts: %w (none of them was archived)", len(b.pending), err)
+	}
+	b.pending = b.pending[:0]
+	return nil
 }
 
 // row is e as the store keeps it.

@@ -65,7 +65,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 	if brand.InterfaceURL == "" {
 		t.Skip("demo provider has no delegated brand")
 	}
-	mint := func(context.Context) (string, error) { return sg.Mint(prov.Audience(), "u-e2e") }
+	mint := func(context.Context, string) (string, error) { return sg.Mint(prov.Audience(), "u-e2e") }
 
 	// The card's delegation block.
 	card := getJSON(t, brand.CardURL)
@@ -113,7 +113,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 	// A delegated message:send and its receipt.
 	var body []byte
 	err = m.Send(ctx, brand.InterfaceURL, func(dt string, g *delegation.Grant) error {
-		pa, _ := mint(ctx)
+		pa, _ := mint(ctx, "")
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, brand.InterfaceURL+"/message:send",
 			strings.NewReader(`{"message":{"messageId":"m-e2e-1","role":"ROLE_USER","parts":[{"text":"cancel A-10001"}]}}`))
 		req.Header.Set("Authorization", "Bearer "+pa)

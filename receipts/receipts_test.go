@@ -501,3 +501,35 @@ func TestGetByPrefix(t *testing.T) {
 		t.Error("too-short prefix accepted")
 	}
 }
+
+// TestArchiveBatch_TransactionsOfN: a batch archives what it was given,
+// verified and rejected, as Put does, n to a transaction, the rest on Flush.
+func TestArchiveBatch_TransactionsOfN(t *testing.T) {
+	k := newKey(t, jose.ES256, "k1")
+	js := newJWKSServer(t, k)
+	a := newArchive(t)
+	b := a.NewBatch(2)
+	for i := 0; i < 5; i++ {
+		pa := paIssuer
+		if i == 4 {
+			pa = "https://someone-else.example"
+		}
+		res, _ := Verify(context.Background(), js.cache(), receipt(t, k, claims(func(c map[string]any) {
+			c["ts"] = fmt.Sprintf("2026-09-30T12:00:%02dZ", i)
+			c["pa"] = pa
+		})), expectFor(js))
+		if err := b.Add(res); err != nil {
+			t.Fatal(err)
+		}
+		if items, _ := a.List(""); len(items) != (i+1)/2*2 {
+			t.Fatalf("after %d adds %d archived, want %d", i+1, len(items), (i+1)/2*2)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := a.List("")
+	if len(items) != 5 || !items[0].Verified || items[4].Verified {
+		t.Fatalf("after Flush: %+v", items)
+	}
+}

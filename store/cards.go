@@ -16,6 +16,9 @@ type CachedCard struct {
 	ETag         string    // validators for revalidation (RFC 9110 §8.8)
 	LastModified string
 	FetchedAt    time.Time
+	// Signature is the card signature check done when it was fetched
+	// (JSON, kept by the discovery package).
+	Signature []byte
 }
 
 // Card returns the kept card for url.
@@ -26,8 +29,9 @@ func (db *DB) Card(ctx context.Context, url string) (CachedCard, bool, error) {
 	}
 	var cc CachedCard
 	var exp, fetched int64
-	err = c.QueryRowContext(ctx, `SELECT url, final_url, body, expires_ns, etag, last_modified, fetched_ns FROM cards WHERE url = ?`, url).
-		Scan(&cc.URL, &cc.FinalURL, &cc.Body, &exp, &cc.ETag, &cc.LastModified, &fetched)
+	var sig string
+	err = c.QueryRowContext(ctx, `SELECT url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature FROM cards WHERE url = ?`, url).
+		Scan(&cc.URL, &cc.FinalURL, &cc.Body, &exp, &cc.ETag, &cc.LastModified, &fetched, &sig)
 	if errors.Is(err, sql.ErrNoRows) {
 		return CachedCard{}, false, nil
 	}
@@ -35,25 +39,19 @@ func (db *DB) Card(ctx context.Context, url string) (CachedCard, bool, error) {
 		return CachedCard{}, false, err
 	}
 	cc.Expires, cc.FetchedAt = time.Unix(0, exp), time.Unix(0, fetched)
+	if sig != "" {
+		cc.Signature = []byte(sig)
+	}
 	return cc, true, nil
 }
 
 // PutCard keeps cc, replacing the card kept for cc.URL.
 func (db *DB) PutCard(ctx context.Context, cc CachedCard) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO cards (url, final_url, body, expires_ns, etag, last_modified, fetched_ns) VALUES (?, ?, ?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO cards (url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (url) DO UPDATE SET final_url = excluded.final_url, body = excluded.body, expires_ns = excluded.expires_ns,
-				etag = excluded.etag, last_modified = excluded.last_modified, fetched_ns = excluded.fetched_ns`,
-			cc.URL, cc.FinalURL, cc.Body, cc.Expires.UnixNano(), cc.ETag, cc.LastModified, cc.FetchedAt.UnixNano())
-		return err
-	})
-}
-
-// ExtendCard makes the kept card for url fresh until expires (a 304
-// answer to a revalidation).
-func (db *DB) ExtendCard(ctx context.Context, url string, expires time.Time) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE cards SET expires_ns = ? WHERE url = ?`, expires.UnixNano(), url)
+				etag = excluded.etag, last_modified = excluded.last_modified, fetched_ns = excluded.fetched_ns, signature = excluded.signature`,
+			cc.URL, cc.FinalURL, cc.Body, cc.Expires.UnixNano(), cc.ETag, cc.LastModified, cc.FetchedAt.UnixNano(), string(cc.Signature))
 		return err
 	})
 }

@@ -59,9 +59,9 @@ func ProfileDB(d Dirs, name string) *DB {
 	if db, ok := opened[path]; ok {
 		return db
 	}
-	dataDir := d.ProfileDataDir(name)
+	dataDir, pinsFile := d.ProfileDataDir(name), filepath.Join(d.Data, "pins.json")
 	db := &DB{path: path}
-	db.importer = func(ctx context.Context, c *sql.DB) error { return db.importFiles(ctx, c, dataDir) }
+	db.importer = func(ctx context.Context, c *sql.DB) error { return db.importFiles(ctx, c, dataDir, pinsFile) }
 	opened[path] = db
 	return db
 }

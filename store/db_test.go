@@ -284,14 +284,15 @@ func TestReceipts_FiltersFromIndexesAndDamagedRowsListed(t *testing.T) {
 	}
 }
 
-func TestCards_KeepExtendForget(t *testing.T) {
+func TestCards_KeepReplaceForget(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	cc := CachedCard{URL: "u", FinalURL: "f", Body: []byte("{}"), Expires: time.Unix(100, 0), ETag: `"e"`, FetchedAt: time.Unix(1, 0)}
 	db.PutCard(ctx, cc)
-	db.ExtendCard(ctx, "u", time.Unix(200, 0))
+	cc.Expires, cc.Signature = time.Unix(200, 0), []byte(`{"signed":false}`)
+	db.PutCard(ctx, cc)
 	got, ok, err := db.Card(ctx, "u")
-	if err != nil || !ok || !got.Expires.Equal(time.Unix(200, 0)) || got.ETag != `"e"` || string(got.Body) != "{}" {
+	if err != nil || !ok || !got.Expires.Equal(time.Unix(200, 0)) || got.ETag != `"e"` || string(got.Body) != "{}" || string(got.Signature) != `{"signed":false}` {
 		t.Fatalf("%+v %v %v", got, ok, err)
 	}
 	db.ForgetCard(ctx, "u")

@@ -37,7 +37,11 @@ const metaImported = "imported_files"
 // untouched, so a failed or interrupted import loses nothing and runs
 // again next time. A file that cannot be read is left out and named in the
 // import report (meta "import_report"); it stays in ImportedDir.
-func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir string) error {
+//
+// The Brand pins an earlier build kept for every profile in pinsFile
+// ({data}/pins.json) are copied in too; that file is left in place (the
+// other profiles import it as well).
+func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile string) error {
 	var done string
 	err := c.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaImported).Scan(&done)
 	if err == nil {
@@ -57,6 +61,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir string) error 
 	if present {
 		st.read(dataDir)
 	}
+	st.readPins(pinsFile)
 	err = db.txOn(ctx, c, func(tx *sql.Tx) error {
 		if tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaImported).Scan(&done) == nil {
 			return nil // another process imported meanwhile
@@ -66,7 +71,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir string) error 
 		}
 		report, _ := json.Marshal(map[string]any{
 			"conversations": len(st.convs), "turns": st.turns, "receipts": len(st.receipts),
-			"grants": len(st.grants), "problems": st.problems,
+			"grants": len(st.grants), "pins": len(st.pins), "problems": st.problems,
 		})
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?), ('import_report', ?)`,
 			metaImported, fmtTime(time.Now().UTC()), string(report)); err != nil {
@@ -169,7 +174,29 @@ type oldState struct {
 		iface, brand string
 		data         []byte
 	}
+	pins     []Pin
 	problems []string
+}
+
+// readPins reads the pins file an earlier build kept ({"pins": {brand: Pin}}).
+func (st *oldState) readPins(path string) {
+	var d struct {
+		Pins map[string]Pin `json:"pins"`
+	}
+	if err := readJSONFile(path, &d); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			st.problem("pins.json: %v", err)
+		}
+		return
+	}
+	brands := make([]string, 0, len(d.Pins))
+	for b := range d.Pins {
+		brands = append(brands, b)
+	}
+	sort.Strings(brands)
+	for _, b := range brands {
+		st.pins = append(st.pins, d.Pins[b])
+	}
 }
 
 func readJSONFile(path string, v any) error {
@@ -351,6 +378,15 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 	}
 	for _, r := range st.receipts {
 		if err := putReceipt(ctx, tx, r); err != nil {
+			return err
+		}
+	}
+	for _, p := range st.pins {
+		if p.Brand == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pins (brand, provider_origin, interface_url, key_thumbprint, pinned_at) VALUES (?, ?, ?, ?, ?)`,
+			p.Brand, p.ProviderOrigin, p.InterfaceURL, p.KeyThumbprint, fmtTime(p.PinnedAt)); err != nil {
 			return err
 		}
 	}

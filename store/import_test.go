@@ -43,6 +43,9 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 	dirs := Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data")}
 	dataDir := dirs.ProfileDataDir("demo")
 	ctx := context.Background()
+	// The pins file a build between the releases kept for all profiles.
+	os.WriteFile(filepath.Join(dirs.Data, "pins.json"), []byte(`{"pins":{"https://b.example/.well-known/agent-card.json":`+
+		`{"brand":"https://b.example/.well-known/agent-card.json","providerOrigin":"https://p.example","interfaceUrl":"https://p.example/a2a/1","keyThumbprint":"tp","pinnedAt":"2026-11-30T10:00:00Z"}}}`), 0o600)
 
 	var idx struct {
 		Current       map[string]string          `json:"current"`
@@ -108,6 +111,12 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 	report, _ := db.ImportReport(ctx)
 	if !strings.Contains(report, `"problems":null`) && !strings.Contains(report, `"problems":[]`) {
 		t.Errorf("import report: %s", report)
+	}
+	if p, ok, _ := db.Pin(ctx, "https://b.example/.well-known/agent-card.json"); !ok || p.KeyThumbprint != "tp" || p.PinnedAt.IsZero() {
+		t.Errorf("pin not imported: %+v", p)
+	}
+	if _, err := os.Stat(filepath.Join(dirs.Data, "pins.json")); err != nil {
+		t.Error("pins.json (shared by the profiles) was moved")
 	}
 	// The old files are kept aside, not deleted.
 	for _, name := range []string{"conversations/index.json", "grants.json", "receipts/verified"} {

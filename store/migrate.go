@@ -127,6 +127,10 @@ WHEN old.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto') 
 	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
 	INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
 END;`,
+	// 6: the card cache keeps the signature check done at fetch time
+	// (A2A §8.4; JSON, empty for entries kept before: those are fetched
+	// again).
+	`ALTER TABLE cards ADD COLUMN signature TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

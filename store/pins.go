@@ -7,14 +7,6 @@ import (
 	"time"
 )
 
-// Pin is what was trusted for a Brand the first time its signed card was
-// accepted: the Provider's origin, the interface URL and the thumbprint of
-// the key that signed the card.
-type Pin struct {
-	Brand, ProviderOrigin, InterfaceURL, KeyThumbprint string
-	PinnedAt                                           time.Time
-}
-
 // Pin returns the pin kept for brand; ok is false when there is none.
 func (db *DB) Pin(ctx context.Context, brand string) (Pin, bool, error) {
 	c, err := db.conn(ctx)

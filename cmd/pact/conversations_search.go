@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +48,7 @@ func newConversationsSearchCmd(a *app) *cobra.Command {
 				if name == "" {
 					name = h.Brand
 				}
-				rows = append(rows, []string{h.At.Local().Format(humanTime), plainText(name), plainText(h.ContextID),
+				rows = append(rows, []string{h.At.Local().Format(humanTime), safe(name), safe(h.ContextID),
 					who(h.Role), oneLine(h.Text, 70)})
 			}
 			a.io.Table(a.io.Out, rows)
@@ -86,9 +85,9 @@ func newConversationsShowCmd(a *app) *cobra.Command {
 			if name == "" {
 				name = rec.Brand
 			}
-			a.io.Printf("%s  %s  %s\n", st.Bold.Render(plainText(name)), st.Faint.Render("context "+plainText(rec.ContextID)), rec.State)
+			a.io.Printf("%s  %s  %s\n", st.Bold.Render(safe(name)), st.Faint.Render("context "+safe(rec.ContextID)), rec.State)
 			for _, t := range rec.Turns {
-				a.io.Printf("\n%s %s\n%s\n", st.Accent.Render(who(t.Role)), st.Faint.Render(t.At.Local().Format(humanTime)), plainText(t.Text))
+				a.io.Printf("\n%s %s\n%s\n", st.Accent.Render(who(t.Role)), st.Faint.Render(t.At.Local().Format(humanTime)), safe(t.Text))
 			}
 			return nil
 		},
@@ -104,22 +103,9 @@ func who(role string) string {
 
 // oneLine shows text on one line, cut to n characters.
 func oneLine(text string, n int) string {
-	s := plainText(strings.Join(strings.Fields(text), " "))
+	s := safe(strings.Join(strings.Fields(text), " "))
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// plainText drops control characters (escape sequences included) from
-// text stored from the other side before it reaches a terminal; newlines
-// and tabs are kept. (The trust branch brings iostreams.Sanitize for
-// this; the integrator may switch to it.)
-func plainText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			return r
-		}
-		return -1
-	}, s)
 }

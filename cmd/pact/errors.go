@@ -9,6 +9,7 @@ import (
 
 	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/profile"
@@ -66,18 +67,28 @@ func classify(err error) (code int, reason string, status int) {
 	}
 	var ue usageError
 	switch {
+	case errors.Is(err, profile.ErrKeyringConflict):
+		return exitUsage, "KEYRING_CONFLICT", 0
 	case errors.As(err, &ue), errors.Is(err, discovery.ErrBadArgument), errors.Is(err, profile.ErrInvalidInput):
 		return exitUsage, "USAGE", 0
 	case errors.Is(err, discovery.ErrNotFound):
 		return exitNotFound, "NOT_FOUND", 404
+	case errors.Is(err, profile.ErrUntrustedEndpoint):
+		return exitFailure, "UNTRUSTED_ENDPOINT", 0
 	case errors.Is(err, discovery.ErrInvalidCard):
 		return exitFailure, "INVALID_CARD", 0
+	case errors.Is(err, discovery.ErrCardChanged):
+		return exitFailure, "CARD_CHANGED", 0
 	case errors.Is(err, profile.ErrNotInitialised):
 		return exitFailure, "NOT_INITIALISED", 0
 	case errors.Is(err, conversation.ErrNotRegistered):
 		return exitFailure, "NOT_REGISTERED", 0
 	case errors.Is(err, secrets.ErrUnavailable):
 		return exitFailure, "KEYRING_UNAVAILABLE", 0
+	}
+	var lr *delegation.LoginRequiredError
+	if errors.As(err, &lr) {
+		return exitAuth, "LOGIN_REQUIRED", lr.HTTPStatus
 	}
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) {
@@ -119,7 +130,7 @@ func (a *app) report(err error) int {
 	}
 	var je jqError
 	if a.json && !errors.As(err, &je) {
-		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
+		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}, err)}
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
 		var filtered bytes.Buffer
@@ -135,11 +146,11 @@ func (a *app) report(err error) int {
 		if a.jq != nil {
 			// The expression may have filtered the envelope away: people
 			// still see what went wrong.
-			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
+			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 		}
 		return code
 	}
 	st := a.io.ErrStyles()
-	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), err.Error())
+	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), a.humanError(err))
 	return code
 }

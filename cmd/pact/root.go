@@ -31,6 +31,8 @@ type app struct {
 	jqExpr  string
 	jq      *gojq.Code // compiled --jq, nil without it
 	set     settings   // resolved from the environment and config file
+	// keyringFlag is `pact init --keyring` ("" = not given).
+	keyringFlag string
 
 	once struct {
 		secrets sync.Once
@@ -43,11 +45,17 @@ type app struct {
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
 
-// secrets opens the backend PACT_KEYRING (or the config file's "keyring")
-// names, once.
+// secrets opens the profile's secret-store backend once: the one its
+// profile records, else PACT_KEYRING (or the config file's "keyring"); see
+// keyringKind.
 func (a *app) secrets() (secrets.Store, error) {
 	a.once.secrets.Do(func() {
-		a.sec, a.secErr = secrets.Open(a.set.keyring, a.dirs().Data, 0)
+		kind, err := a.keyringKind()
+		if err != nil {
+			a.secErr = err
+			return
+		}
+		a.sec, a.secErr = secrets.Open(kind, a.dirs().Data, 0)
 	})
 	return a.sec, a.secErr
 }
@@ -99,7 +107,7 @@ func (a *app) sessionOptions() (conversation.Options, error) {
 	opts := conversation.NewOptions(p, a.httpClient())
 	if a.debug {
 		opts.Client.OnRetry = func(attempt int, wait time.Duration, cause error) {
-			a.io.Eprintf("retry %d in %s: %v\n", attempt, wait, cause)
+			a.io.Eprintf("retry %d in %s: %s\n", attempt, wait, safe(cause.Error()))
 		}
 	}
 	return opts, nil
@@ -137,7 +145,9 @@ Start with:  pact demo`,
 		newInitCmd(a), newWhoamiCmd(a), newKeyCmd(a), newJWKSCmd(a), newProviderCmd(a),
 		newCardCmd(a), newSendCmd(a), newChatCmd(a), newConversationsCmd(a),
 		newDemoCmd(a), newVersionCmd(a),
+		newMCPCmd(a),
 	)
+	root.AddCommand(newDoctorCmd(a), newKeyringCmd(a))
 	addDelegationCommands(a, root)
 	root.AddCommand(newGenCmd(a))
 	// cobra adds `completion` when it executes; adding it here puts it in
