@@ -42,10 +42,12 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 			var bad *discovery.InvalidCardError
 			if errors.As(err, &bad) && bad.Raw != nil && a.json {
 				// A card that fails the checks is still shown, with why.
-				a.printJSON(struct {
+				if err := a.printJSON(struct {
 					Card json.RawMessage `json:"card"`
 					Pact cardFindings    `json:"pact"`
-				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}}})
+				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}}}); err != nil {
+					return err
+				}
 				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Error.Render("error:"), err)
 				return silentError{code: exitFailure}
 			}

@@ -184,6 +184,10 @@ func newKeyCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var previous string
+			if c, err := p.Load(); err == nil && c.Active() != nil {
+				previous = c.Active().KID
+			}
 			k, err := p.Rotate(alg)
 			if err != nil {
 				return err
@@ -191,7 +195,11 @@ func newKeyCmd(a *app) *cobra.Command {
 			if a.json {
 				return a.printJSON(keyJSON{KID: k.KID, Alg: k.Alg, Active: true, Created: k.Created})
 			}
-			a.io.Eprintf("%s new active key %s (%s); the previous key stays published until `pact key retire KID`\n", a.io.ErrStyles().Success.Render("✓"), k.KID, k.Alg)
+			a.io.Eprintf("%s new active key %s (%s)\n", a.io.ErrStyles().Success.Render("✓"), k.KID, k.Alg)
+			if previous != "" {
+				// `--`: a kid may begin with "-".
+				a.io.Eprintf("The previous key %s stays published until: pact key retire -- %s\n", previous, previous)
+			}
 			return nil
 		},
 	}
@@ -201,6 +209,7 @@ func newKeyCmd(a *app) *cobra.Command {
 		Short:             "Stop publishing a key and delete its private half",
 		Args:              exactArgs(1, "key retire needs the kid to retire (see `pact key list`)"),
 		ValidArgsFunction: a.completeKIDs,
+		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := a.prof()
 			if err != nil {
