@@ -126,7 +126,8 @@ func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *conversat
 }
 
 type loginJSON struct {
-	Brand           string    `json:"brand"`
+	Brand           string    `json:"brand"` // card URL
+	BrandName       string    `json:"brandName"`
 	InterfaceURL    string    `json:"interfaceUrl"`
 	ScopesRequested []string  `json:"scopesRequested"`
 	ScopesGranted   []string  `json:"scopesGranted"`
@@ -160,7 +161,7 @@ granted, which may be fewer than asked.`,
 				return err
 			}
 			if a.json {
-				return a.printJSON(loginJSON{Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL, ScopesRequested: scopes,
+				return a.printJSON(loginJSON{Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, ScopesRequested: scopes,
 					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: g.ExpiresAt})
 			}
 			a.reportGrant(scopes, g)

@@ -46,7 +46,7 @@ to the next (stored conversations and grants keep working): the Provider on
 --addr (default ` + demoDefaultAddr + `) and the Brand sites on the ports that follow
 it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 --addr 127.0.0.1:0 takes free ports instead, new on every start.`,
-		Args:  exactArgs(0, "demo serve takes no arguments"),
+		Args: exactArgs(0, "demo serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sites, err := demoSiteAddrs(addr, siteAddrs)
 			if err != nil {

@@ -164,6 +164,7 @@ func run(args []string, streams *iostreams.IO) int {
 	a := &app{io: streams}
 	root := newRootCmd(a)
 	if err := checkCommandPath(root, args); err != nil {
+		a.json = wantsJSON(args) // flags are not parsed yet
 		return a.report(err)
 	}
 	root.SetArgs(protectDashArgs(root, args))

@@ -133,3 +133,17 @@ func isForeignDashArg(c *cobra.Command, a string) bool {
 	}
 	return false
 }
+
+// wantsJSON reports whether args ask for --json (or --jq, which implies
+// it), for errors found before flags are parsed.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" || a == "--jq" || strings.HasPrefix(a, "--jq=") {
+			return true
+		}
+	}
+	return false
+}
