@@ -1,6 +1,7 @@
 package demoprovider
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -179,5 +180,14 @@ func TestSection4_2_ClosingReplyHasNoDoublePeriod(t *testing.T) {
 	text, _ := replyText(t, e.send(e.example().InterfaceURL, "u1", "m1", "", "bye"))
 	if strings.Contains(text, "..") || !strings.Contains(text, "Example Co. Goodbye") {
 		t.Fatalf("closing reply %q", text)
+	}
+}
+
+// mustUnmarshal decodes data into v or fails the test: a set-up step that
+// goes wrong must not pass silently.
+func mustUnmarshal(t testing.TB, data []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("decoding %.200s: %v", data, err)
 	}
 }

@@ -43,7 +43,7 @@ func TestSection2_1_CardShape(t *testing.T) {
 		t.Errorf("Brand.InterfaceURL %q differs from the card", b.InterfaceURL)
 	}
 	var pa map[string]map[string]string
-	_ = json.Unmarshal(card.SecuritySchemes["paJwt"], &pa)
+	mustUnmarshal(t, card.SecuritySchemes["paJwt"], &pa)
 	if pa["httpAuthSecurityScheme"]["scheme"] != "Bearer" || pa["httpAuthSecurityScheme"]["bearerFormat"] != "JWT" {
 		t.Errorf("paJwt = %s", card.SecuritySchemes["paJwt"])
 	}

@@ -120,7 +120,9 @@ func TestProviders_AddListRemove(t *testing.T) {
 	if _, err := p.AddProvider("http://127.0.0.1:9/", "aud"); !errors.Is(err, ErrNotInitialised) {
 		t.Fatalf("add before init: %v", err)
 	}
-	p.Init("https://pa.example.com", "", "", false)
+	if _, err := p.Init("https://pa.example.com", "", "", false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.AddProvider("http://127.0.0.1:9/", ""); err == nil {
 		t.Fatal("empty audience accepted")
 	}

@@ -24,7 +24,9 @@ func resolveWith(t *testing.T, cfg string, env map[string]string, args ...string
 		t.Setenv(k, v)
 	}
 	if cfg != "" {
-		os.MkdirAll(filepath.Join(home, "config"), 0o700)
+		if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +192,9 @@ func TestCompareShape(t *testing.T) {
 		{`{"a": 1}`, 1},
 	} {
 		var got any
-		json.Unmarshal([]byte(c.got), &got)
+		if err := json.Unmarshal([]byte(c.got), &got); err != nil {
+			t.Fatal(err)
+		}
 		if p := compareShape(ex.value, got, ex.open); len(p) != c.want {
 			t.Errorf("%s: %d problems %q, want %d", c.got, len(p), p, c.want)
 		}
