@@ -205,8 +205,13 @@ func newKeyCmd(a *app) *cobra.Command {
 	}
 	rotate.Flags().StringVar(&alg, "alg", "", "algorithm of the new key (default: the current key's)")
 	retire := &cobra.Command{
-		Use:               "retire KID",
+		Use:               "retire [--] KID",
 		Short:             "Stop publishing a key and delete its private half",
+		Long: `Stop publishing a key and delete its private half. The active key cannot be
+retired: rotate first.
+
+A kid is random base64url, so it may begin with "-": pact takes such a kid as
+the argument it is, and ` + "`pact key retire -- KID`" + ` always works.`,
 		Args:              exactArgs(1, "key retire needs the kid to retire (see `pact key list`)"),
 		ValidArgsFunction: a.completeKIDs,
 		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
