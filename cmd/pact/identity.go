@@ -205,8 +205,8 @@ func newKeyCmd(a *app) *cobra.Command {
 	}
 	rotate.Flags().StringVar(&alg, "alg", "", "algorithm of the new key (default: the current key's)")
 	retire := &cobra.Command{
-		Use:               "retire [--] KID",
-		Short:             "Stop publishing a key and delete its private half",
+		Use:   "retire [--] KID",
+		Short: "Stop publishing a key and delete its private half",
 		Long: `Stop publishing a key and delete its private half. The active key cannot be
 retired: rotate first.
 
