@@ -65,7 +65,7 @@ func New(s *conversation.Session, o Options) *Backend { return &Backend{s: s, op
 // state only.
 func (b *Backend) Header() tui.Header {
 	s := b.s
-	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub}
+	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub, Signature: s.Card.Signature.Label()}
 	if s.Signer != nil {
 		h.KID = s.Signer.KID()
 	}

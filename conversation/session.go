@@ -52,7 +52,11 @@ type Options struct {
 	Receipts *receipts.Archive
 	// Cards keeps Agent Cards while they are fresh; nil = fetch every time.
 	Cards *discovery.Cache
-	Now   func() time.Time
+	// Pins are the Brands' pinned Provider, interface and signing key,
+	// checked before anything is sent (discovery.CheckPin); nil = no
+	// pinning (tests only).
+	Pins discovery.Pins
+	Now  func() time.Time
 	// Clock drives device-flow polling; nil = real time.
 	Clock deviceflow.Clock
 }
@@ -71,6 +75,7 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 		Keys:     keys,
 		Receipts: &receipts.Archive{Dir: filepath.Join(dir, "receipts"), Keys: keys},
 		Cards:    &discovery.Cache{Dir: filepath.Join(p.Dirs.Data, "cache", "cards")},
+		Pins:     discovery.NewPins(p.Dirs),
 	}
 }
 
@@ -148,6 +153,10 @@ func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
 	}
 	s, err := OpenCard(ctx, opts, cfg, card)
 	if err != nil {
+		var changed *discovery.CardChangedError
+		if errors.As(err, &changed) {
+			changed.Brand = brand
+		}
 		if cached {
 			opts.Cards.Forget(cardURL) // perhaps the card changed: fetch it next time
 		}
@@ -157,13 +166,22 @@ func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
 	return s, nil
 }
 
-// OpenCard is Open for a card already fetched.
+// OpenCard is Open for a card already fetched. Before anything else it
+// checks the card against the Brand's pin (discovery.CheckPin): a card that
+// names another Provider, interface or signing key than the one the User
+// accepted gets a *discovery.CardChangedError, and no request reaches the
+// Provider.
 func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *discovery.Card) (*Session, error) {
+	if opts.Pins != nil {
+		if _, err := discovery.CheckPin(ctx, opts.Pins, card, "", opts.now()); err != nil {
+			return nil, err
+		}
+	}
 	reg, ok := cfg.Match(card.InterfaceURL)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s (interface %s) is served by a Provider this profile is not registered with.\n"+
-			"Register once per Provider, with the audience it assigned you:\n  pact provider add %s --audience AUDIENCE",
-			ErrNotRegistered, card.Name(), card.InterfaceURL, SuggestProviderURL(card))
+			"Register once per Provider, with the audience it assigned you:\n  %s",
+			ErrNotRegistered, card.Name(), card.InterfaceURL, profile.Command(opts.Profile.Name, "provider add "+SuggestProviderURL(card)+" --audience AUDIENCE"))
 	}
 	sig, err := opts.Profile.Signer(cfg)
 	if err != nil {
@@ -237,6 +255,9 @@ type Result struct {
 	MessageID    string          `json:"messageId"` // the id sent
 	Reply        json.RawMessage `json:"reply"`     // the A2A response body as received
 	Receipt      *ReceiptStatus  `json:"receipt,omitempty"`
+	// DeadGrant is set when the message went identity-only because the
+	// Brand's delegation grant is dead (see DelegationStatus).
+	DeadGrant *DelegationStatus `json:"deadGrant,omitempty"`
 
 	Message  *a2a.Message `json:"-"`
 	Task     *a2a.Task    `json:"-"`
@@ -322,6 +343,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	resend := s.unanswered[messageID]
 	s.unanswered[messageID] = true
 	resp, grant, err := s.deliver(ctx, req)
+	dead := s.deadNote()
 	// A message sent again under the messageId of one still being processed
 	// (the User gave up waiting and retried) gets INVALID_PARAMS until the
 	// first reply is stored (§4.3): wait for it, a bounded number of times.
@@ -356,6 +378,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	res := &Result{
 		Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
 		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
+		DeadGrant: dead,
 	}
 	agent := Turn{Role: "agent", At: s.now(), Text: res.Text()}
 	if resp.Message != nil {
@@ -394,7 +417,9 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		resp, err := s.opts.Client.Send(ctx, req)
 		return resp, nil, err
 	}
-	if _, err := s.mgr.Grant(s.Card.InterfaceURL); errors.Is(err, delegation.ErrNoGrant) {
+	if g, err := s.mgr.Grant(s.Card.InterfaceURL); errors.Is(err, delegation.ErrNoGrant) || (err == nil && g.Dead) {
+		// No grant, or a dead one: identity only (a dead grant's token
+		// would only be refused again).
 		resp, err := s.opts.Client.Send(ctx, req)
 		return resp, nil, err
 	} else if err != nil {
@@ -417,9 +442,11 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 	return resp, grant, err
 }
 
-func (s *Session) now() time.Time {
-	if s.opts.Now != nil {
-		return s.opts.Now()
+func (s *Session) now() time.Time { return s.opts.now() }
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
 	}
 	return time.Now().UTC()
 }

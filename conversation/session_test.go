@@ -160,7 +160,7 @@ func TestNotRegistered_ShowsProviderAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Open(context.Background(), e.opts, e.brands[0].SiteURL)
-	if !errors.Is(err, ErrNotRegistered) || !strings.Contains(err.Error(), "pact provider add "+e.srv.URL()+" --audience") {
+	if !errors.Is(err, ErrNotRegistered) || !strings.Contains(err.Error(), "pact --profile t provider add "+e.srv.URL()+" --audience") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -42,6 +43,11 @@ type Grant struct {
 	JWKSURI     string `json:"jwksUri"`
 	TokenURL    string `json:"tokenUrl"`
 	MetadataURL string `json:"metadataUrl"`
+	// Dead is set (with DeadSince, UTC) when the token was refused or
+	// expired and could not be refreshed: turns then go identity-only until
+	// `pact login` stores a new grant. See MarkDead.
+	Dead      bool       `json:"dead,omitempty"`
+	DeadSince *time.Time `json:"deadSince,omitempty"`
 }
 
 // HasScopes reports whether every id in want was granted.
@@ -155,6 +161,10 @@ type LoginRequiredError struct {
 	InterfaceURL string
 	Reason       string
 	Scopes       []string // the grant's scopes, to ask for again
+	// HTTPStatus is the status of the response that refused the token
+	// (401 for a message:send refusal, PACT §5.5); 0 when no response did
+	// (the token expired locally).
+	HTTPStatus int
 }
 
 // ErrLoginRequired matches every *LoginRequiredError.
@@ -447,6 +457,9 @@ func (m *Manager) refresh(ctx context.Context, g *Grant, old, why string) (strin
 func (m *Manager) Send(ctx context.Context, interfaceURL string, send func(token string, g *Grant) error) error {
 	tok, g, err := m.TokenFor(ctx, interfaceURL)
 	if err != nil {
+		if errors.Is(err, ErrLoginRequired) {
+			m.markDead(interfaceURL)
+		}
 		return err
 	}
 	err = send(tok, g)
@@ -455,14 +468,22 @@ func (m *Manager) Send(ctx context.Context, interfaceURL string, send func(token
 	}
 	tok, g2, rerr := m.Refresh(ctx, interfaceURL)
 	if rerr != nil {
-		if errors.Is(rerr, ErrLoginRequired) {
-			return rerr
+		var lr *LoginRequiredError
+		if errors.As(rerr, &lr) {
+			// The Provider refused the token and the grant cannot be
+			// refreshed: it is dead until the User logs in again.
+			lr.HTTPStatus = http.StatusUnauthorized
+			m.markDead(interfaceURL)
+			return lr
 		}
-		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, Reason: "the provider refused the token and refreshing it failed: " + rerr.Error()}
+		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, HTTPStatus: http.StatusUnauthorized,
+			Reason: "the provider refused the token and refreshing it failed: " + rerr.Error()}
 	}
 	err = send(tok, g2)
 	if errors.Is(err, ErrInvalidToken) {
-		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, Reason: "the provider refused the token even after a refresh"}
+		m.markDead(interfaceURL)
+		return &LoginRequiredError{Brand: g.Brand, Scopes: g.Scopes, InterfaceURL: interfaceURL, HTTPStatus: http.StatusUnauthorized,
+			Reason: "the provider refused the token even after a refresh"}
 	}
 	return err
 }

@@ -6,8 +6,10 @@
 // Delegated profile (§5) for two Brands, "Example Co." (brandId
 // 01JEXAMPLECO) and "Other Shop" (brandId 01JOTHERSHOP). Each Brand also gets
 // a "brand site": a separate loopback listener that plays the Brand's own
-// domain, redirects /.well-known/agent-card.json to the Provider's card and
-// hosts the Brand's login page (§5.3).
+// domain: it serves the Brand's card at /.well-known/agent-card.json signed
+// with the Brand's own key (A2A 1.0 §8.4), publishes that key at
+// /.well-known/jwks.json, and hosts the Brand's login page (§5.3). The
+// Provider's own copy of the card, at {provider}/a2a/{brandId}/, is unsigned.
 //
 // Why the A2A transport is hand-written rather than a2asrv.NewRESTHandler:
 // PACT adds rules the SDK server cannot express: 401 with no body and a

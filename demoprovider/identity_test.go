@@ -2,6 +2,7 @@ package demoprovider
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/httpx"
 )
 
 const challenge = `Bearer realm="a2a"`
@@ -110,25 +114,51 @@ func TestSection5_1_CardDelegationScheme(t *testing.T) {
 	}
 }
 
-func TestSection2_1_BrandsAndBrandSiteRedirect(t *testing.T) {
+func TestSection2_1_BrandsAndBrandSiteServesItsSignedCard(t *testing.T) {
 	e := start(t, nil)
 	bs := e.srv.Brands()
 	if len(bs) != 2 || bs[0].Name != "Example Co." || bs[0].ID != "01JEXAMPLECO" || bs[1].Name != "Other Shop" || bs[1].ID != "01JOTHERSHOP" {
 		t.Fatalf("Brands() = %+v", bs)
 	}
-	noFollow := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	hc := httpx.NewClient(httpx.Options{Timeout: 5 * time.Second})
 	for _, b := range bs {
 		if !b.Delegation || b.SiteURL == "" || b.SiteURL == e.srv.URL() {
 			t.Errorf("brand %+v", b)
 		}
-		res, err := noFollow.Get(b.SiteURL + "/.well-known/agent-card.json")
+		card, err := discovery.Fetch(context.Background(), hc, b.SiteURL+"/.well-known/agent-card.json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusFound || res.Header.Get("Location") != b.CardURL {
-			t.Errorf("%s site: %d Location %q, want 302 to %s", b.Name, res.StatusCode, res.Header.Get("Location"), b.CardURL)
+		if card.FinalURL != b.SiteURL+"/.well-known/agent-card.json" || card.InterfaceURL != b.InterfaceURL {
+			t.Errorf("%s: served from %s, interface %s", b.Name, card.FinalURL, card.InterfaceURL)
 		}
+		if sig := card.Signature; !sig.Verified || sig.KeyURL != b.SiteURL+"/.well-known/jwks.json" || len(sig.Problems) != 0 {
+			t.Errorf("%s: signature %+v, want verified with the site's keys", b.Name, sig)
+		}
+	}
+	// The keys are the same after a restart (pins stay valid).
+	e2 := start(t, nil)
+	k1, kid1 := brandKey(e.srv.brands[0], false)
+	k2, kid2 := brandKey(e2.srv.brands[0], false)
+	if !k1.Equal(k2) || kid1 != kid2 {
+		t.Error("the Brand key changed across restarts")
+	}
+}
+
+func TestA2A_8_4_RogueCardIsSignedByAnotherKeyAfterTheFirst(t *testing.T) {
+	e := start(t, func(c *Config, _ *testPA) { c.RogueCard = true })
+	b := e.srv.Brands()[0]
+	hc := httpx.NewClient(httpx.Options{Timeout: 5 * time.Second})
+	first, err := discovery.Fetch(context.Background(), hc, b.SiteURL+"/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := discovery.Fetch(context.Background(), hc, b.SiteURL+"/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Signature.Verified || !second.Signature.Verified || first.Signature.Thumbprint() == second.Signature.Thumbprint() {
+		t.Fatalf("first %+v second %+v: want two verified cards signed by different keys", first.Signature, second.Signature)
 	}
 }
 

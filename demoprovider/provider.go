@@ -76,14 +76,18 @@ type Config struct {
 	FailReplies int
 	// AgentDelay delays each agent run (to exercise in-flight duplicates).
 	AgentDelay time.Duration
+	// RogueCard makes each brand site serve its real signed card once,
+	// then a card signed by another key (also published at the site), so
+	// the pin warning of `pact demo serve --rogue-card` can be seen.
+	RogueCard bool
 }
 
 // Brand describes one Brand hosted by the demo Provider.
 type Brand struct {
 	ID           string // Provider-assigned brandId, e.g. "01JEXAMPLECO"
 	Name         string // e.g. "Example Co."
-	SiteURL      string // the Brand's own origin (its "domain"), e.g. http://127.0.0.1:41235
-	CardURL      string // {provider}/a2a/{brandId}/.well-known/agent-card.json (§2.1)
+	SiteURL      string // the Brand's own origin (its "domain"), e.g. http://127.0.0.1:41235; serves the card signed by the Brand
+	CardURL      string // {provider}/a2a/{brandId}/.well-known/agent-card.json (§2.1), the Provider's unsigned copy
 	InterfaceURL string // {provider}/a2a/{brandId}
 	Delegation   bool   // the card declares delegated authority (§5.1)
 }
@@ -111,6 +115,8 @@ type Server struct {
 	runs        int
 	failReplies int
 	rate        map[paIdentity]*rateWindow
+	// siteCardHits counts card requests per brand site (RogueCard).
+	siteCardHits map[string]int
 
 	closeOnce sync.Once
 	closeErr  error

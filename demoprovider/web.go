@@ -62,12 +62,15 @@ func message(w http.ResponseWriter, code int, title, text string) {
 	render(w, code, "message", map[string]string{"Title": title, "Text": text})
 }
 
-// siteHandler is the Brand's own web site: the well-known card redirect
-// (§2.1) and the Brand's login page (§5.3).
+// siteHandler is the Brand's own web site: its signed card and card-signing
+// keys (§2.1, A2A §8.4) and the Brand's login page (§5.3).
 func (s *Server) siteHandler(b *brandDef) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, s.interfaceURL(b)+"/.well-known/agent-card.json", http.StatusFound)
+		s.serveSiteCard(w, r, b)
+	})
+	mux.HandleFunc("GET /.well-known/jwks.json", func(w http.ResponseWriter, r *http.Request) {
+		s.siteJWKS(w, b)
 	})
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		render(w, http.StatusOK, "home", map[string]string{"Name": b.name})

@@ -33,6 +33,21 @@ type cached struct {
 	FinalURL string    `json:"finalUrl"`
 	Body     []byte    `json:"body"`
 	Expires  time.Time `json:"expires"`
+	// Signature is the signature check done when the card was fetched
+	// (A2A §8.4); an entry without it is fetched again.
+	Signature *keptSignature `json:"signature,omitempty"`
+}
+
+// keptSignature is a Signature with every field, as the cache keeps it.
+type keptSignature struct {
+	Verified    bool     `json:"verified"`
+	KID         string   `json:"kid"`
+	KeyURL      string   `json:"keyUrl"`
+	Problems    []string `json:"problems"`
+	Signer      string   `json:"signer"`
+	Thumbprints []string `json:"thumbprints"`
+	Signed      bool     `json:"signed"`
+	Alg         string   `json:"alg"`
 }
 
 func (c *Cache) now() time.Time {
@@ -58,9 +73,11 @@ func (c *Cache) Forget(cardURL string) {
 // simply fetched again.
 func (c *Cache) Fetch(ctx context.Context, client *http.Client, cardURL string) (card *Card, fromCache bool, err error) {
 	var e cached
-	if ok, err := store.ReadJSON(c.path(cardURL), &e); err == nil && ok && e.URL == cardURL && c.now().Before(e.Expires) {
+	if ok, err := store.ReadJSON(c.path(cardURL), &e); err == nil && ok && e.URL == cardURL && c.now().Before(e.Expires) && e.Signature != nil {
 		if card, err := Parse(e.Body); err == nil {
 			card.URL, card.FinalURL = cardURL, e.FinalURL
+			sig := Signature(*e.Signature)
+			card.Signature = &sig
 			return card, true, nil
 		}
 	}
@@ -73,7 +90,7 @@ func (c *Cache) Fetch(ctx context.Context, client *http.Client, cardURL string) 
 			maxAge = MaxCacheAge
 		}
 		store.WriteJSON(c.path(cardURL), cached{URL: cardURL, FinalURL: card.FinalURL, Body: card.Raw,
-			Expires: c.now().Add(maxAge)}, 0o600)
+			Expires: c.now().Add(maxAge), Signature: (*keptSignature)(card.Signature)}, 0o600)
 	}
 	return card, false, nil
 }

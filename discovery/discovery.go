@@ -98,6 +98,9 @@ type InvalidCardError struct {
 	URL, FinalURL string
 	Raw           json.RawMessage
 	Reason        string
+	// Signature is set when the card was refused for its signatures
+	// (A2A §8.4): what was found, with the problems.
+	Signature *Signature
 }
 
 func (e *InvalidCardError) Error() string {
@@ -136,6 +139,9 @@ type Card struct {
 	PAScheme     string      // name of the PA-JWT security scheme
 	Delegation   *Delegation // nil when the Brand offers no delegation (§5.1)
 	Problems     []string    // findings that do not prevent identity-only use
+	// Signature is what Fetch found of the card's signatures (A2A §8.4);
+	// nil for a card only parsed (Parse), never nil after Fetch.
+	Signature *Signature
 }
 
 // Name is the card's name, or the card URL's host.
@@ -149,9 +155,11 @@ func (c *Card) Name() string {
 	return c.URL
 }
 
-// Fetch GETs the card at cardURL with client (an httpx client) and checks it
-// with Parse. Errors wrap ErrNotFound (404), ErrInvalidCard, or describe the
-// transport failure (timeouts, redirects, size).
+// Fetch GETs the card at cardURL with client (an httpx client), checks it
+// with Parse and verifies its signatures (Verify, A2A §8.4). A card with
+// signatures none of which verifies is refused. Errors wrap ErrNotFound
+// (404), ErrInvalidCard, or describe the transport failure (timeouts,
+// redirects, size).
 func Fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, error) {
 	card, _, err := fetch(ctx, client, cardURL)
 	return card, err
@@ -189,6 +197,11 @@ func fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, tim
 		return nil, 0, e
 	}
 	card.URL, card.FinalURL = cardURL, resp.Request.URL.String()
+	sig, err := Verify(ctx, client, cardURL, data)
+	if err != nil {
+		return nil, 0, &InvalidCardError{URL: cardURL, FinalURL: final, Raw: json.RawMessage(data), Reason: err.Error(), Signature: sig}
+	}
+	card.Signature = sig
 	return card, freshness(resp.Header), nil
 }
 

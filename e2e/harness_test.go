@@ -116,8 +116,8 @@ func (e *env) must(args ...string) result {
 }
 
 // snapshot hashes every file under PACT_HOME except lock files (flock
-// targets, created empty on first use) and the card cache (public
-// documents kept while fresh, not state).
+// targets, created empty on first use), the card cache (public
+// documents kept while fresh, not state) and the Brand pins.
 func (e *env) snapshot() map[string][32]byte {
 	e.t.Helper()
 	m := map[string][32]byte{}
@@ -128,6 +128,9 @@ func (e *env) snapshot() map[string][32]byte {
 		}
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
 			return err
+		}
+		if p == filepath.Join(e.home, "data", "pins.json") {
+			return nil // Brands known since first contact, recorded before anything is sent (like known_hosts)
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -26,11 +26,14 @@ import (
 
 // KeyInfo describes one signing key. Public is what is published.
 type KeyInfo struct {
-	KID     string          `json:"kid"`
-	Alg     string          `json:"alg"`
-	Created time.Time       `json:"created"`
-	Active  bool            `json:"active"`
-	Public  jose.JSONWebKey `json:"jwk"`
+	KID     string    `json:"kid"`
+	Alg     string    `json:"alg"`
+	Created time.Time `json:"created"`
+	Active  bool      `json:"active"`
+	// Staged marks a key made by Rotate that is published but does not
+	// sign yet; Activate makes it the active key (see State).
+	Staged bool            `json:"staged,omitempty"`
+	Public jose.JSONWebKey `json:"jwk"`
 }
 
 // Registration is what a Provider assigned this personal agent (§3.1):
@@ -42,6 +45,10 @@ type Registration struct {
 
 // Config is the public, non-secret state of a profile.
 type Config struct {
+	// Keyring is the secret-store backend ("os" or "file") the profile's
+	// secrets live in, recorded by Init; "" for profiles made before it
+	// was recorded (the environment decides, as it used to).
+	Keyring   string         `json:"keyring,omitempty"`
 	Issuer    string         `json:"issuer"`
 	JWKSURI   string         `json:"jwks_uri"`
 	Keys      []KeyInfo      `json:"keys"`
@@ -86,7 +93,7 @@ func (p *Profile) Load() (*Config, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: profile %q has no identity yet; run `pact init --issuer URL` first", ErrNotInitialised, p.Name)
+		return nil, fmt.Errorf("%w: profile %q has no identity yet; run `%s` first", ErrNotInitialised, p.Name, Command(p.Name, "init --issuer URL"))
 	}
 	return &c, nil
 }
@@ -171,6 +178,7 @@ func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, er
 		}
 		old := c.Keys
 		c.Keys = []KeyInfo{info}
+		c.Keyring = p.Secrets.Kind()
 		created = true
 		if err := p.save(&c, issuer, jwksURI); err != nil {
 			p.Secrets.Delete(p.keySecret(info.KID))
@@ -180,6 +188,9 @@ func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, er
 			p.Secrets.Delete(p.keySecret(k.KID))
 		}
 		return &InitResult{Config: &c, Created: created}, nil
+	}
+	if c.Keyring == "" {
+		c.Keyring = p.Secrets.Kind()
 	}
 	prev := ""
 	if c.Issuer != issuer {
@@ -232,9 +243,10 @@ func (p *Profile) update(fn func(c *Config) error) error {
 	return store.Update(p.path(), 0o600, fn)
 }
 
-// Rotate makes a new active key (alg "" = the current key's algorithm). The
-// previous keys stay published until retired, so tokens in flight and
-// Providers' caches keep verifying.
+// Rotate makes a new STAGED key (alg "" = the current key's algorithm):
+// published in the JWKS at once but not used to sign until Activate, so
+// that Providers can fetch it before it is needed (no outage). The active
+// key keeps signing; an earlier staged key stays staged.
 func (p *Profile) Rotate(alg string) (KeyInfo, error) {
 	var info KeyInfo
 	err := p.update(func(c *Config) error {
@@ -247,9 +259,7 @@ func (p *Profile) Rotate(alg string) (KeyInfo, error) {
 		if info, err = p.newKey(alg); err != nil {
 			return err
 		}
-		for i := range c.Keys {
-			c.Keys[i].Active = false
-		}
+		info.Active, info.Staged = false, true
 		c.Keys = append(c.Keys, info)
 		return nil
 	})
@@ -265,7 +275,8 @@ func (p *Profile) Retire(kid string) error {
 				continue
 			}
 			if k.Active {
-				return fmt.Errorf("key %s is the active key; run `pact key rotate` first", kid)
+				return fmt.Errorf("%w: key %s is the active key and signs every PA JWT; run `%s`, publish, then `%s` first",
+					ErrActiveKey, kid, Command(p.Name, "key rotate"), Command(p.Name, "key activate -- NEWKID"))
 			}
 			c.Keys = append(c.Keys[:i], c.Keys[i+1:]...)
 			return p.Secrets.Delete(p.keySecret(kid))
@@ -284,7 +295,8 @@ func (c *Config) Active() *KeyInfo {
 	return nil
 }
 
-// JWKS is the public key set to publish: every key not retired.
+// JWKS is the public key set to publish: every key not retired (active,
+// staged and previously active ones).
 func (c *Config) JWKS() jose.JSONWebKeySet {
 	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
 	for _, k := range c.Keys {
@@ -297,11 +309,11 @@ func (c *Config) JWKS() jose.JSONWebKeySet {
 func (p *Profile) Signer(c *Config) (*signer.Signer, error) {
 	a := c.Active()
 	if a == nil {
-		return nil, fmt.Errorf("profile %q has no active key; run `pact key rotate`", p.Name)
+		return nil, fmt.Errorf("profile %q has no active key; run `%s`", p.Name, Command(p.Name, "key rotate"))
 	}
 	enc, err := p.Secrets.Get(p.keySecret(a.KID))
 	if errors.Is(err, secrets.ErrNotFound) {
-		return nil, fmt.Errorf("the private key %s is missing from %s; run `pact init --issuer %s --force` to make a new one", a.KID, p.Secrets.Where(), c.Issuer)
+		return nil, fmt.Errorf("the private key %s is missing from %s; run `%s` to make a new one", a.KID, p.Secrets.Where(), Command(p.Name, "init --issuer "+c.Issuer+" --force"))
 	}
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func TestInit_RejectsNonLoopbackHTTPIssuer(t *testing.T) {
 	}
 }
 
-func TestRotateAndRetire(t *testing.T) {
+func TestRotateStagesThenActivateAndRetire(t *testing.T) {
 	p := newProfile(t)
 	r, _ := p.Init("https://pa.example.com", "", "ES256", false)
 	old := r.Config.Keys[0].KID
@@ -63,16 +63,33 @@ func TestRotateAndRetire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if info.State() != StateStaged {
+		t.Fatalf("rotated key state = %s, want staged", info.State())
+	}
 	c, _ := p.Load()
-	if len(c.JWKS().Keys) != 2 || c.Active().KID != info.KID {
-		t.Fatalf("after rotate: %d keys, active %s", len(c.JWKS().Keys), c.Active().KID)
+	// Staged: published, but the old key still signs.
+	if len(c.JWKS().Keys) != 2 || c.Active().KID != old || len(c.Staged()) != 1 {
+		t.Fatalf("after rotate: %d keys, active %s, staged %v", len(c.JWKS().Keys), c.Active().KID, c.Staged())
+	}
+	if s, err := p.Signer(c); err != nil || s.KID() != old {
+		t.Fatalf("signer after rotate uses %v, %v; want the old key", s, err)
+	}
+	if _, err := p.Activate("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("activating an unknown kid: %v", err)
+	}
+	if _, err := p.Activate(info.KID); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = p.Load()
+	if c.Active().KID != info.KID || c.Key(old).State() != StatePublished || c.Key(info.KID).State() != StateActive {
+		t.Fatalf("after activate: %+v", c.Keys)
 	}
 	s, err := p.Signer(c)
 	if err != nil || s.KID() != info.KID {
 		t.Fatalf("signer uses %v, %v", s, err)
 	}
-	if err := p.Retire(info.KID); err == nil {
-		t.Fatal("retired the active key")
+	if err := p.Retire(info.KID); !errors.Is(err, ErrActiveKey) {
+		t.Fatalf("retired the active key: %v", err)
 	}
 	if err := p.Retire(old); err != nil {
 		t.Fatal(err)

@@ -149,7 +149,7 @@ func Run(ctx context.Context, o Options) error {
 	t.line("Publishing the public key at %s", t.st.Accent.Render(res.Config.JWKSURI))
 
 	// 2. The Provider and the registration.
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{HTTPClient: hc, PollInterval: time.Second})
+	srv, err := demoprovider.Start(ctx, demoprovider.Config{HTTPClient: hc, PollInterval: time.Second, RogueCard: true})
 	if err != nil {
 		return fmt.Errorf("starting the demo Provider: %w", err)
 	}
@@ -172,9 +172,15 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	t.heading("Discovery", "§2.1")
-	t.line("%s's domain %s serves its Agent Card by redirecting to the Provider:", brand.Name, brand.SiteURL)
+	t.line("%s's domain %s serves its Agent Card:", brand.Name, brand.SiteURL)
 	t.line("  %s", t.st.Faint.Render(card.FinalURL))
 	t.line("Interface (HTTP+JSON 1.0): %s", card.InterfaceURL)
+	if sig := card.Signature; sig.Verified {
+		t.line("%s %s: %s checked the card's signature with key %s from %s", t.st.Success.Render("✓"), sig.Label(), sig.KeyAlg(), short(sig.KID), sig.KeyURL)
+		t.line("(the card in RFC 8785 canonical form, the key on the Brand's own domain, never elsewhere).")
+	} else {
+		t.line("%s the card is unsigned", t.st.Warning.Render("!"))
+	}
 	if card.Delegation != nil {
 		t.line("Delegation offered, scopes: %s", strings.Join(card.Delegation.ScopeIDs(), ", "))
 	}
@@ -186,6 +192,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	t.line("First contact: pact remembers the Brand's Provider, interface and signing key, as SSH remembers hosts.")
 	t.heading("A signed conversation", "§3.2 §4")
 	if tok, err := s.Signer.Mint(s.Provider.Audience, s.Sub); err == nil {
 		t.line("Each request carries a fresh PA JWT: %s", describeJWT(tok))
@@ -258,16 +265,37 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("%d receipts failed verification", len(checks)-ok)
 	}
 
+	// 9. The Brand's card changes.
+	t.heading("If the Brand's card changes", "A2A §8.4")
+	t.line("The demo Brand now serves a card signed by another key, as if someone had replaced it.")
+	again, err := discovery.Fetch(ctx, hc, cardURL)
+	if err != nil {
+		return err
+	}
+	_, err = conversation.OpenCard(ctx, opts, cfg, again)
+	var changed *discovery.CardChangedError
+	if !errors.As(err, &changed) {
+		return fmt.Errorf("the changed card was not caught (%v)", err)
+	}
+	t.line("%s pact stopped before sending anything (%s):", t.st.Warning.Render("!"), strings.Join(changed.Changes, ", "))
+	for _, l := range strings.Split(strings.TrimRight(changed.Table(), "\n"), "\n") {
+		t.line("%s", l)
+	}
+	t.line("Only `pact card BRAND --trust` (or y in the chat's panel) accepts such a change.")
+
 	if t.emit != nil {
 		t.flush()
 		t.step++
 		t.cur = newStep(t.step, "Try it by hand", "")
-		t.cur.Notes = append(t.cur.Notes, "pact demo serve: the demo Provider alone; it prints what to do next")
+		t.cur.Notes = append(t.cur.Notes,
+			"pact demo serve: the demo Provider alone; it prints what to do next",
+			"pact demo serve --rogue-card: its Brands' cards change after the first look")
 		t.flush()
 		return t.emitErr
 	}
 	t.io.Printf("\n%s\n", t.st.Bold.Render("That is PACT. Try it by hand:"))
 	t.io.Printf("  pact demo serve          %s\n", t.st.Faint.Render("# the demo Provider alone; it prints what to do next"))
+	t.io.Printf("  pact demo serve --rogue-card  %s\n", t.st.Faint.Render("# its Brands' cards change after the first look"))
 	return nil
 }
 

@@ -20,12 +20,13 @@ func TestTour_PlaysTheWholeProtocol(t *testing.T) {
 	}
 	text := out.String()
 	want := []string{
-		"1 Identity", "2 Registration", "3 Discovery", "4 A signed conversation",
+		"1 Identity", "2 Registration", "3 Discovery", "signed by 127.0.0.1:", "✓", "First contact", "4 A signed conversation",
 		"What is your order number?", "has shipped",
 		"5 Log in with the Brand", "granted orders:read",
 		"6 Acting for the User", "✓ verified",
 		"7 Step-up", "TASK_STATE_AUTH_REQUIRED", "missing orders:cancel", "is cancelled",
 		"8 Receipts", "3 of 3 receipts verified",
+		"9 If the Brand's card changes", "pact stopped before sending anything (signed by another key)", "signed by", "--trust",
 	}
 	pos := 0
 	for _, w := range want {
@@ -50,8 +51,8 @@ func TestTour_JSONLinesOnePerStep(t *testing.T) {
 	if out.Len() != 0 {
 		t.Fatalf("text on stdout under Emit:\n%s", out)
 	}
-	if len(steps) != 9 {
-		t.Fatalf("%d steps, want 9: %+v", len(steps), steps)
+	if len(steps) != 10 {
+		t.Fatalf("%d steps, want 10: %+v", len(steps), steps)
 	}
 	receipts := 0
 	for i, s := range steps {
@@ -65,7 +66,7 @@ func TestTour_JSONLinesOnePerStep(t *testing.T) {
 			receipts++
 		}
 	}
-	if receipts != 3 || steps[8].Name != "Try it by hand" || steps[3].Messages[1].Role != "agent" {
-		t.Errorf("receipts %d, last step %q, step 4 messages %+v", receipts, steps[8].Name, steps[3].Messages)
+	if receipts != 3 || steps[9].Name != "Try it by hand" || steps[3].Messages[1].Role != "agent" {
+		t.Errorf("receipts %d, last step %q, step 4 messages %+v", receipts, steps[9].Name, steps[3].Messages)
 	}
 }

@@ -75,6 +75,9 @@ type Turn struct {
 type Header struct {
 	// BrandName is the Agent Card's name; BrandDomain is the host the card came from.
 	BrandName, BrandDomain string
+	// Signature is "signed by DOMAIN ✓" when the card's signature verified against the
+	// Brand's own keys (A2A §8.4), "unsigned" otherwise; "" shows nothing.
+	Signature string
 	// Provider names the Provider, shown after "via": the card's provider.organization
 	// and/or the registered Provider URL (§3.1).
 	Provider string

@@ -214,6 +214,11 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 	if h.BrandDomain != "" {
 		l1 += " " + st.dim.Render(clean(h.BrandDomain))
 	}
+	if sig := clean(h.Signature); strings.HasPrefix(sig, "signed by ") {
+		l1 += " " + st.ok.Render(sig)
+	} else if sig != "" {
+		l1 += " " + st.dim.Render(sig)
+	}
 	var parts []string
 	if h.Provider != "" {
 		parts = append(parts, "via "+clean(h.Provider))

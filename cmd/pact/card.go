@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,18 +21,26 @@ type cardFindings struct {
 	Provider     *profile.Registration `json:"provider"`
 	Delegation   *discovery.Delegation `json:"delegation"`
 	Problems     []string              `json:"problems"`
+	Signature    *discovery.Signature  `json:"signature"`
 }
 
 func newCardCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "card BRAND",
+	var trust bool
+	cmd := &cobra.Command{
+		Use:   "card BRAND [--trust]",
 		Short: "Resolve and check a Brand's Agent Card (§2.1, §5.1)",
 		Long: `Fetch a Brand's Agent Card and check it: the HTTP+JSON 1.0 interface (chosen
 by binding and version), the personal-agent JWT scheme, delegation scopes if
 the Brand offers them, and which registered Provider it maps to.
 
 BRAND is a domain (brand.example.com), an origin (https://brand.example.com,
-http://127.0.0.1:8080) or a card URL ending in .json.`,
+http://127.0.0.1:8080) or a card URL ending in .json.
+
+A signed card is verified against the keys on the Brand's own domain and
+shown as "signed by DOMAIN ✓"; a card whose signature fails is refused. On
+first contact pact remembers the Brand's Provider, interface and signing key;
+when a later card changes any of them, pact stops and shows what changed.
+--trust accepts the card as it is now.`,
 		Args:              exactArgs(1, "card needs a BRAND (a domain, an origin or a card URL)"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,7 +55,7 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 				if err := a.printJSON(struct {
 					Card json.RawMessage `json:"card"`
 					Pact cardFindings    `json:"pact"`
-				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}}}); err != nil {
+				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}, Signature: bad.Signature}}); err != nil {
 					return err
 				}
 				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Error.Render("error:"), err)
@@ -54,7 +64,11 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 			if err != nil {
 				return err
 			}
-			f := cardFindings{CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems}
+			pinNote, err := a.checkPin(cmd.Context(), args[0], card, trust)
+			if err != nil {
+				return err
+			}
+			f := cardFindings{CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems, Signature: card.Signature}
 			if f.Problems == nil {
 				f.Problems = []string{}
 			}
@@ -82,6 +96,15 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 			}
 			row("interface", card.InterfaceURL+"  (HTTP+JSON 1.0)")
 			row("identity", "personal-agent JWT ("+card.PAScheme+")")
+			if card.Signature.Verified {
+				row("signature", st.Success.Render(card.Signature.Label())+st.Faint.Render("  key "+card.Signature.KID+" from "+card.Signature.KeyURL))
+			} else {
+				row("signature", st.Warning.Render(card.Signature.Label()))
+			}
+			for _, p := range card.Signature.Problems {
+				row("", st.Warning.Render(p))
+			}
+			row("pinned", pinNote)
 			if f.Provider != nil {
 				row("provider", f.Provider.URL+"  audience "+f.Provider.Audience)
 			} else {
@@ -112,4 +135,35 @@ http://127.0.0.1:8080) or a card URL ending in .json.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&trust, "trust", false, "accept the card's Provider, interface and signing key as they are now")
+	return cmd
+}
+
+// checkPin compares the card with its Brand's pin, or with --trust records
+// it, and returns a plain-words note for the table. A changed card is a
+// *discovery.CardChangedError (CARD_CHANGED).
+func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool) (string, error) {
+	pins := discovery.NewPins(a.dirs())
+	if trust {
+		old, had, err := discovery.Trust(ctx, pins, card, time.Now())
+		if err != nil {
+			return "", err
+		}
+		cur := discovery.PinOf(card, time.Now())
+		if had && !a.json && (old.ProviderOrigin != cur.ProviderOrigin || old.InterfaceURL != cur.InterfaceURL || old.KeyThumbprint != cur.KeyThumbprint) {
+			a.io.Eprintf("%s accepted the card of %s as it is now; it was:\n%s", a.io.ErrStyles().Success.Render("✓"), arg,
+				(&discovery.CardChangedError{Old: old, New: cur}).Table())
+		}
+		return "accepted now (--trust)", nil
+	}
+	status, err := discovery.CheckPin(ctx, pins, card, arg, time.Now())
+	switch {
+	case err != nil:
+		return "", err
+	case status == discovery.PinFirst:
+		return "first contact: Provider, interface and key remembered", nil
+	case status == discovery.PinUpdated:
+		return "the Brand's key changed, announced by the key you accepted; remembered", nil
+	}
+	return "matches what you accepted", nil
 }

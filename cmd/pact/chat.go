@@ -23,6 +23,7 @@ chat; otherwise each line of stdin is sent as a message and each reply printed
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := a.openSession(cmd.Context(), args[0], f)
+			s, err = a.trustInTUI(cmd.Context(), args[0], f, s, err)
 			if err != nil {
 				return err
 			}

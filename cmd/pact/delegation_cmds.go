@@ -247,6 +247,10 @@ type grantJSON struct {
 	GrantID      string    `json:"grantId"`
 	ExpiresAt    time.Time `json:"expiresAt"`
 	Refreshable  bool      `json:"refreshable"`
+	// Dead and DeadSince: refused and not refreshable; identity only
+	// until `pact login` (see delegation.Grant.MarkDead).
+	Dead      bool       `json:"dead"`
+	DeadSince *time.Time `json:"deadSince,omitempty"`
 }
 
 func newGrantsCmd(a *app) *cobra.Command {
@@ -267,7 +271,7 @@ func newGrantsCmd(a *app) *cobra.Command {
 			out := []grantJSON{}
 			for _, g := range list {
 				ref, _ := ix.lookup(g.InterfaceURL)
-				out = append(out, grantJSON{g.Brand, ref.Name, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable})
+				out = append(out, grantJSON{g.Brand, ref.Name, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Brand < out[j].Brand })
 			if a.json {
@@ -282,6 +286,9 @@ func newGrantsCmd(a *app) *cobra.Command {
 				exp := g.ExpiresAt.Local().Format(humanTime)
 				if g.Refreshable {
 					exp += " (refreshable)"
+				}
+				if g.Dead && g.DeadSince != nil {
+					exp = "dead since " + g.DeadSince.Local().Format(humanTime) + " (pact login again)"
 				}
 				rows = append(rows, []string{brandLabel(g.BrandName, g.Brand, g.InterfaceURL), strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
@@ -503,6 +510,7 @@ receipt is checked. Exits 6 if any receipt fails.`,
 	verify.Flags().BoolVar(&all, "all", false, "verify every archived receipt (the default when no ID is given)")
 	verify.Flags().BoolVar(&offline, "offline", false, "use the keys kept in the archive; do not fetch jwks_uri")
 	cmd.AddCommand(list, show, verify)
+	addReceiptBundleCommands(a, cmd, verify)
 	return cmd
 }
 

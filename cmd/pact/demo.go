@@ -36,6 +36,7 @@ a built-in script unless --browser asks for your real browser.`,
 	var siteAddrs []string
 	var interval time.Duration
 	var allow []string
+	var rogue bool
 	serve := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
 		Short: "Run only the demo Provider, for trying pact chat against it by hand",
@@ -52,7 +53,7 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 			if err != nil {
 				return err
 			}
-			cfg := demoprovider.Config{Addr: addr, SiteAddrs: sites, HTTPClient: a.httpClient(), PollInterval: interval}
+			cfg := demoprovider.Config{Addr: addr, SiteAddrs: sites, HTTPClient: a.httpClient(), PollInterval: interval, RogueCard: rogue}
 			if len(allow) > 0 {
 				cfg.Policy = demoprovider.AllowList
 				for _, entry := range allow {
@@ -102,10 +103,13 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 					a.io.Eprintf("  brand %-12s %s\n", b.Name, st.Accent.Render(b.SiteURL))
 				}
 				a.io.Eprintf("\nIn another terminal:\n")
-				a.io.Eprintf("  pact init --issuer http://127.0.0.1:8787\n")
-				a.io.Eprintf("  pact jwks serve &\n")
-				a.io.Eprintf("  pact provider add %s --audience %s\n", srv.URL(), srv.Audience())
-				a.io.Eprintf("  pact chat %s\n", brands[0].SiteURL)
+				for _, line := range a.demoServeHints(srv.URL(), srv.Audience(), brands[0].SiteURL) {
+					a.io.Eprintf("  %s\n", line)
+				}
+				if rogue {
+					a.io.Eprintf("\n%s\n", st.Warning.Render("--rogue-card: each Brand's site serves its real card once, then a card signed by another key;\n"+
+						"the second `pact card` or `pact chat` shows the change and sends nothing until you accept it."))
+				}
 				a.io.Eprintf("\n%s\n", st.Faint.Render("Demo users for the Brand login: jane / jane-demo-pass, omar / omar-demo-pass. Ctrl+C to stop."))
 			}
 			<-cmd.Context().Done()
@@ -115,6 +119,7 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 	serve.Flags().StringVar(&addr, "addr", demoDefaultAddr, "Provider listen address; the Brand sites take the next ports (port 0: free ports)")
 	serve.Flags().StringArrayVar(&siteAddrs, "site-addr", nil, "a Brand site's listen address, one per Brand in order (default: the ports after --addr)")
 	serve.Flags().DurationVar(&interval, "poll-interval", 0, "device-flow polling interval the Provider asks for (default 5s)")
+	serve.Flags().BoolVar(&rogue, "rogue-card", false, "after the first look, serve each Brand's card signed by another key (to see pact's pin warning)")
 	serve.Flags().StringArrayVar(&allow, "allow", nil, "accept only these personal agents: ISSUER[=JWKS_URI] (repeatable; default: any issuer that serves OIDC discovery)")
 	cmd.AddCommand(serve)
 	return cmd

@@ -45,6 +45,7 @@ var exitTable = []exitRule{
 	{is(context.Canceled), exitCancelled, "CANCELLED", 0},
 	{as(jqError{}), exitFailure, "JQ_ERROR", 0},
 	// Usage: bad flags, arguments, expressions (2).
+	{is(profile.ErrKeyringConflict), exitUsage, "KEYRING_CONFLICT", 0}, // before usageError, which may wrap it
 	{as(usageError{}), exitUsage, "USAGE", 0},
 	{is(discovery.ErrBadArgument), exitUsage, "USAGE", 0},
 	{is(profile.ErrInvalidInput), exitUsage, "USAGE", 0},
@@ -55,7 +56,7 @@ var exitTable = []exitRule{
 	{a2aReason(a2aclient.ReasonUnauthenticated), exitAuth, "", 0},
 	{a2aReason(a2aclient.ReasonInvalidToken), exitAuth, "", 0},
 	{is(deviceflow.ErrUnauthorized), exitAuth, "UNAUTHENTICATED", 401},
-	{is(delegation.ErrLoginRequired), exitAuth, "LOGIN_REQUIRED", 0},
+	{is(delegation.ErrLoginRequired), exitAuth, "LOGIN_REQUIRED", 0}, // status: the refusing response's
 	// Consent needed or refused (4).
 	{is(deviceflow.ErrAccessDenied), exitConsent, "ACCESS_DENIED", 0},
 	{is(deviceflow.ErrExpiredToken), exitConsent, "EXPIRED_TOKEN", 0},
@@ -68,9 +69,14 @@ var exitTable = []exitRule{
 	{is(receipts.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
 	{is(profile.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
 	{is(delegation.ErrNoGrant), exitNotFound, "NO_GRANT", 0},
+	// A receipt failed verification (6).
+	{is(receipts.ErrNotVerified), exitReceipts, "NOT_VERIFIED", 0},
 	// Everything else (1).
 	{as(&a2aclient.Error{Reason: a2aclient.ReasonInternal}), exitFailure, "", 0},
 	{is(discovery.ErrInvalidCard), exitFailure, "INVALID_CARD", 0},
+	{is(discovery.ErrCardChanged), exitFailure, "CARD_CHANGED", 0},
+	{is(profile.ErrActiveKey), exitFailure, "ACTIVE_KEY", 0},
+	{is(errKeyNotLive), exitFailure, "KEY_NOT_LIVE", 0},
 	{is(profile.ErrNotInitialised), exitFailure, "NOT_INITIALISED", 0},
 	{is(conversation.ErrNotRegistered), exitFailure, "NOT_REGISTERED", 0},
 	{is(conversation.ErrNoDelegation), exitFailure, "NO_DELEGATION", 0},
@@ -117,6 +123,10 @@ func a2aReason(reason string) matcher {
 
 // carriedReason is the reason and HTTP status an error carries itself.
 func carriedReason(err error) (string, int) {
+	var lr *delegation.LoginRequiredError
+	if errors.As(err, &lr) {
+		return "LOGIN_REQUIRED", lr.HTTPStatus
+	}
 	var ae *a2aclient.Error
 	if errors.As(err, &ae) {
 		return ae.Reason, ae.HTTPStatus
@@ -135,13 +145,13 @@ func classify(err error) (code int, reason string, status int) {
 		if !r.when.match(err) {
 			continue
 		}
+		carried, carriedStatus := carriedReason(err)
 		reason, status = r.reason, r.status
 		if reason == "" {
-			var carried int
-			reason, carried = carriedReason(err)
-			if carried != 0 {
-				status = carried
-			}
+			reason = carried
+		}
+		if carriedStatus != 0 {
+			status = carriedStatus
 		}
 		return r.code, reason, status
 	}
@@ -177,7 +187,7 @@ func (a *app) report(err error) int {
 	}
 	var je jqError
 	if a.json && !errors.As(err, &je) {
-		body := map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}}
+		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}, err)}
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
 		var filtered bytes.Buffer

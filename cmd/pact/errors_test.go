@@ -43,12 +43,12 @@ func TestExitTable_CodesOfTheContract(t *testing.T) {
 	for _, r := range exitTable {
 		have[r.code] = true
 		switch r.code {
-		case exitFailure, exitUsage, exitAuth, exitConsent, exitNotFound, exitCancelled:
+		case exitFailure, exitUsage, exitAuth, exitConsent, exitNotFound, exitReceipts, exitCancelled:
 		default:
 			t.Errorf("row %v: exit code %d is not in the contract", r.when.example, r.code)
 		}
 	}
-	for _, c := range []int{exitFailure, exitUsage, exitAuth, exitConsent, exitNotFound, exitCancelled} {
+	for _, c := range []int{exitFailure, exitUsage, exitAuth, exitConsent, exitNotFound, exitReceipts, exitCancelled} {
 		if !have[c] {
 			t.Errorf("no row exits %d", c)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,14 +56,16 @@ func (a *app) printIdentity(id identityJSON, where string) {
 }
 
 func newInitCmd(a *app) *cobra.Command {
-	var issuer, jwksURI, alg string
+	var issuer, jwksURI, alg, keyring string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--force]",
+		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--keyring os|file] [--force]",
 		Short: "Create this profile's identity: a signing key and a pairwise-sub secret",
 		Long: `Create the profile's identity (PACT §3.1): a signing key kept in the OS keyring
-(or a 0600 file with PACT_KEYRING=file) and a secret from which a different,
-stable, anonymous sub is derived for each Provider.
+(or a 0600 file with --keyring file or PACT_KEYRING=file) and a secret from
+which a different, stable, anonymous sub is derived for each Provider. The
+profile records where its secrets live; later runs use that without
+PACT_KEYRING (move them with ` + "`pact keyring move --to file|os`" + `).
 
 Running it again keeps the key (use --force to replace it). It prints the
 registration a Provider needs: issuer and jwks_uri.`,
@@ -76,12 +77,16 @@ registration a Provider needs: issuer and jwks_uri.`,
 			if alg != "ES256" && alg != "RS256" {
 				return usageError{fmt.Errorf("--alg must be ES256 or RS256 (§3.2), not %q", alg)}
 			}
+			if keyring != "" && keyring != "file" && keyring != "os" {
+				return usageError{fmt.Errorf("--keyring must be file or os, not %q", keyring)}
+			}
+			a.keyringFlag = keyring
 			p, err := a.prof()
 			if err != nil {
 				return err
 			}
-			if p.Secrets.Kind() == "file" {
-				a.io.Eprintf("note: PACT_KEYRING=file: secrets are stored in %s\n", p.Secrets.Where())
+			if p.Secrets.Kind() == "file" && !a.json {
+				a.io.Eprintf("note: secrets are stored in %s (recorded in the profile)\n", p.Secrets.Where())
 			}
 			res, err := p.Init(issuer, jwksURI, alg, force)
 			if err != nil {
@@ -102,7 +107,21 @@ registration a Provider needs: issuer and jwks_uri.`,
 					st.Warning.Render("!"), res.PreviousIssuer, id.Issuer)
 			}
 			a.printIdentity(id, p.Secrets.Where())
-			a.io.Eprintf("\nGive the Provider your issuer and jwks_uri; it assigns you an audience. Then:\n  pact jwks serve            # publish your keys at the jwks_uri\n  pact provider add URL --audience AUDIENCE\n")
+			cmdFor := func(args string) string { return profile.Command(p.Name, args) }
+			hints := [][2]string{
+				{cmdFor("jwks export DIR"), "# a static site to upload to your issuer (README: Publishing your identity)"},
+				{cmdFor("jwks serve"), "# or serve your keys from this machine"},
+				{cmdFor("provider add URL --audience AUDIENCE"), "# with the audience the Provider assigns you"},
+				{cmdFor("doctor"), "# checks it all, as a Provider sees it"},
+			}
+			w := 0
+			for _, h := range hints {
+				w = max(w, len(h[0]))
+			}
+			a.io.Eprintf("\nPublish your keys and give the Provider your issuer and jwks_uri:\n")
+			for _, h := range hints {
+				a.io.Eprintf("  %-*s  %s\n", w, h[0], st.Faint.Render(h[1]))
+			}
 			return nil
 		},
 	}
@@ -111,6 +130,7 @@ registration a Provider needs: issuer and jwks_uri.`,
 	f.StringVar(&jwksURI, "jwks-uri", "", "where your JWKS is published (default {issuer}/.well-known/jwks.json)")
 	f.StringVar(&alg, "alg", "ES256", "signing algorithm: ES256 or RS256")
 	f.BoolVar(&force, "force", false, "replace the signing key")
+	f.StringVar(&keyring, "keyring", "", "where to keep this profile's secrets: os or file (default PACT_KEYRING, else os); recorded in the profile")
 	return cmd
 }
 
@@ -132,116 +152,4 @@ func newWhoamiCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-type keyJSON struct {
-	KID     string    `json:"kid"`
-	Alg     string    `json:"alg"`
-	Active  bool      `json:"active"`
-	Created time.Time `json:"created"`
-}
-
-func newKeyCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "key", Short: "List, rotate and retire signing keys"}
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List signing keys (all are published in the JWKS)",
-		Args:  exactArgs(0, "key list takes no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, c, err := a.loadProfile()
-			if err != nil {
-				return err
-			}
-			out := []keyJSON{}
-			for _, k := range c.Keys {
-				out = append(out, keyJSON{KID: k.KID, Alg: k.Alg, Active: k.Active, Created: k.Created})
-			}
-			if a.json {
-				return a.printJSON(out)
-			}
-			rows := [][]string{{"KID", "ALG", "ACTIVE", "CREATED"}}
-			for _, k := range out {
-				active := ""
-				if k.Active {
-					active = "yes"
-				}
-				rows = append(rows, []string{k.KID, k.Alg, active, k.Created.Local().Format(humanTime)})
-			}
-			a.io.Table(a.io.Out, rows)
-			return nil
-		},
-	}
-	var alg string
-	rotate := &cobra.Command{
-		Use:   "rotate [--alg ES256|RS256]",
-		Short: "Make a new active key; the old one stays published until retired",
-		Args:  exactArgs(0, "key rotate takes no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if alg != "" && alg != "ES256" && alg != "RS256" {
-				return usageError{fmt.Errorf("--alg must be ES256 or RS256, not %q", alg)}
-			}
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			var previous string
-			if c, err := p.Load(); err == nil && c.Active() != nil {
-				previous = c.Active().KID
-			}
-			k, err := p.Rotate(alg)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(keyJSON{KID: k.KID, Alg: k.Alg, Active: true, Created: k.Created})
-			}
-			a.io.Eprintf("%s new active key %s (%s)\n", a.io.ErrStyles().Success.Render("✓"), k.KID, k.Alg)
-			if previous != "" {
-				// `--`: a kid may begin with "-".
-				a.io.Eprintf("The previous key %s stays published until: pact key retire -- %s\n", previous, previous)
-			}
-			return nil
-		},
-	}
-	rotate.Flags().StringVar(&alg, "alg", "", "algorithm of the new key (default: the current key's)")
-	retire := &cobra.Command{
-		Use:   "retire [--] KID",
-		Short: "Stop publishing a key and delete its private half",
-		Long: `Stop publishing a key and delete its private half. The active key cannot be
-retired: rotate first.
-
-A kid is random base64url, so it may begin with "-": pact takes such a kid as
-the argument it is, and ` + "`pact key retire -- KID`" + ` always works.`,
-		Args:              exactArgs(1, "key retire needs the kid to retire (see `pact key list`)"),
-		ValidArgsFunction: a.completeKIDs,
-		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.prof()
-			if err != nil {
-				return err
-			}
-			if err := p.Retire(args[0]); err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"kid": args[0], "retired": true})
-			}
-			a.io.Eprintf("%s retired key %s\n", a.io.ErrStyles().Success.Render("✓"), args[0])
-			return nil
-		},
-	}
-	cmd.AddCommand(list, rotate, retire)
-	return cmd
-}
-
-func (a *app) completeKIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	_, c, err := a.loadProfile()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []string
-	for _, k := range c.Keys {
-		out = append(out, k.KID)
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }

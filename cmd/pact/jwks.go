@@ -14,6 +14,7 @@ import (
 
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/jwks"
+	"github.com/pact-cli/pact/profile"
 )
 
 func newJWKSCmd(a *app) *cobra.Command {
@@ -59,8 +60,8 @@ Keys are read again on every request, so a rotation is served at once.`,
 				return fmt.Errorf("cannot listen on %s: %w (another `pact jwks serve`? use --addr HOST:PORT)", addr, err)
 			}
 			if published != "" && portOf(published) != portOf(ln.Addr().String()) && !a.json {
-				a.io.Eprintf("%s your jwks_uri is %s, but this serves %s: Providers will not find your keys here (see `pact init --jwks-uri`)\n",
-					a.io.ErrStyles().Warning.Render("warning:"), c.JWKSURI, ln.Addr())
+				a.io.Eprintf("%s your jwks_uri is %s, but this serves %s: Providers will not find your keys here (see `%s`)\n",
+					a.io.ErrStyles().Warning.Render("warning:"), c.JWKSURI, ln.Addr(), profile.Command(p.Name, "init --jwks-uri"))
 			}
 			h := jwks.Handler(c.Issuer, c.JWKSURI, func() (jose.JSONWebKeySet, error) {
 				cur, err := p.Load()
@@ -95,7 +96,7 @@ Keys are read again on every request, so a rotation is served at once.`,
 		},
 	}
 	serve.Flags().StringVar(&addr, "addr", "", "address to listen on (default: the jwks_uri's address when it is on loopback, else 127.0.0.1:8787)")
-	cmd.AddCommand(serve)
+	cmd.AddCommand(serve, newJWKSExportCmd(a))
 	return cmd
 }
 

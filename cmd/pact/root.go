@@ -35,6 +35,8 @@ type app struct {
 	// line too.
 	jsonLines bool
 	set       settings // resolved from the environment and config file
+	// keyringFlag is `pact init --keyring` ("" = not given).
+	keyringFlag string
 
 	once struct {
 		secrets sync.Once
@@ -47,11 +49,17 @@ type app struct {
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
 
-// secrets opens the backend PACT_KEYRING (or the config file's "keyring")
-// names, once.
+// secrets opens the profile's secret-store backend once: the one its
+// profile records, else PACT_KEYRING (or the config file's "keyring"); see
+// keyringKind.
 func (a *app) secrets() (secrets.Store, error) {
 	a.once.secrets.Do(func() {
-		a.sec, a.secErr = secrets.Open(a.set.keyring, a.dirs().Data, 0)
+		kind, err := a.keyringKind()
+		if err != nil {
+			a.secErr = err
+			return
+		}
+		a.sec, a.secErr = secrets.Open(kind, a.dirs().Data, 0)
 	})
 	return a.sec, a.secErr
 }
@@ -141,7 +149,9 @@ Start with:  pact demo`,
 		newInitCmd(a), newWhoamiCmd(a), newKeyCmd(a), newJWKSCmd(a), newProviderCmd(a),
 		newCardCmd(a), newSendCmd(a), newChatCmd(a), newConversationsCmd(a),
 		newDemoCmd(a), newVersionCmd(a),
+		newMCPCmd(a),
 	)
+	root.AddCommand(newDoctorCmd(a), newKeyringCmd(a))
 	addDelegationCommands(a, root)
 	root.AddCommand(newGenCmd(a))
 	// cobra adds `completion` when it executes; adding it here puts it in

@@ -79,6 +79,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 	if err != nil {
 		return res, err
 	}
+	a.noteDeadGrant(res)
 	if su := res.StepUp(); su != nil {
 		if a.json || !a.io.Interactive() {
 			return res, &stepUpPending{res: res, su: su, brand: s.Card.URL}

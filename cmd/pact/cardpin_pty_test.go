@@ -1,0 +1,87 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pact-cli/pact/demoprovider"
+)
+
+// newRoguePTYEnv is newPTYEnv against a demo Provider whose Brand sites
+// serve their real card once, then a card signed by another key.
+func newRoguePTYEnv(t *testing.T) (*ptyEnv, *demoprovider.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv, err := demoprovider.Start(ctx, demoprovider.Config{PollInterval: time.Second, RogueCard: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	home := t.TempDir()
+	e := &ptyEnv{t: t, brand: srv.Brands()[0].SiteURL, env: []string{
+		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
+	}}
+	e.run("init", "--issuer", "http://"+addr)
+	jw := e.command(context.Background(), "jwks", "serve", "--addr", addr)
+	if err := jw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
+	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
+	return e, srv
+}
+
+// A2A §8.4 and pinning: when the Brand's card changed since first contact,
+// the chat opens on the y/n panel with old and new side by side. n quits
+// (exit 1) with nothing sent; y trusts the new card and the chat opens with
+// "signed by DOMAIN ✓" in its header.
+func TestChatTUIInPTY_CardChangedPanel(t *testing.T) {
+	e, srv := newRoguePTYEnv(t)
+	e.run("card", e.brand) // first contact: the real card is pinned
+	domain := strings.TrimPrefix(e.brand, "http://")
+
+	s := e.start("chat", e.brand)
+	at := s.waitFor("The Agent Card of "+e.brand+" changed", 0)
+	at = s.waitFor("signed by another key", at)
+	at = s.waitFor("accepted", at)
+	s.waitFor("Trust the new card and continue?", at)
+	s.typeKeys("n")
+	if code := s.exit(); code != 1 {
+		t.Fatalf("n: exit %d, want 1; screen:\n%s", code, tail(s.text(), 2000))
+	}
+	s.checkRestored()
+	if strings.Contains(s.text(), "Message Example Co. Support") {
+		t.Fatal("the chat opened after n")
+	}
+	if n := srv.AgentRuns(); n != 0 {
+		t.Fatalf("the Provider ran its agent %d times before the User accepted the change", n)
+	}
+
+	s = e.start("chat", e.brand)
+	s.waitFor("Trust the new card and continue?", 0)
+	s.typeKeys("y")
+	at = s.waitFor("Message Example Co. Support", 0)
+	s.waitFor("signed by "+domain+" ✓", 0)
+	s.typeKeys("where is my order A-10001?\r")
+	s.waitFor("Order A-10001 (running shoes) is being processed", at)
+	s.typeKeys("\x03")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d after y and Ctrl+C, want 0", code)
+	}
+	s.checkRestored()
+}

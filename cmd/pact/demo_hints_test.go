@@ -1,0 +1,32 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/store"
+)
+
+// TestDemoServeHints_UseThisProfilesIssuerAndName: `pact demo serve`
+// suggests `pact --profile NAME init` with the profile's own issuer when it
+// has one (and export for a public issuer), a loopback issuer otherwise.
+func TestDemoServeHints_UseThisProfilesIssuerAndName(t *testing.T) {
+	t.Setenv("PACT_HOME", t.TempDir())
+	a := &app{profile: "work"}
+	hints := strings.Join(a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2"), "\n")
+	if !strings.Contains(hints, "pact --profile work init --issuer http://127.0.0.1:8787") || !strings.Contains(hints, "pact --profile work jwks serve") {
+		t.Fatalf("hints for a new profile:\n%s", hints)
+	}
+	sec, _ := secrets.Open("file", store.DefaultDirs().Data, 0)
+	p := &profile.Profile{Name: "work", Dirs: store.DefaultDirs(), Secrets: sec}
+	if _, err := p.Init("https://pa.example.com", "", "", false); err != nil {
+		t.Fatal(err)
+	}
+	hints = strings.Join(a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2"), "\n")
+	if !strings.Contains(hints, "pact --profile work init --issuer https://pa.example.com") || !strings.Contains(hints, "pact --profile work jwks export DIR") ||
+		!strings.Contains(hints, "pact --profile work provider add http://127.0.0.1:1 --audience pact-demo") {
+		t.Fatalf("hints for an initialised profile:\n%s", hints)
+	}
+}

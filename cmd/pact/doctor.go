@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/doctor"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/store"
+)
+
+func newDoctorCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that this profile can work: keyring, published keys, Providers, Brands, grants",
+		Long: `Check, as a Provider would see it, whether this profile can work:
+
+  the keyring answers; the profile is initialised; the issuer is HTTPS
+  (loopback excepted); the discovery document and the jwks_uri on the
+  internet carry the key that signs, with public members only; staged keys
+  that are live and can be activated; for each Brand you talk to and each
+  registered Provider: reachable, Agent Card valid, your PA JWT accepted,
+  clocks in step; delegation grants that are dead or expired.
+
+Each check says ok, warn or fail, and how to fix it. Exit 0 when nothing
+fails, 1 otherwise. --json prints the report (see docs/json.md).`,
+		Args: exactArgs(0, "doctor takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := store.CheckProfileName(a.profile); err != nil {
+				return usageError{err}
+			}
+			p := &profile.Profile{Name: a.profile, Dirs: a.dirs()}
+			sec, secErr := a.secrets()
+			p.Secrets = sec
+			o := doctor.Options{Profile: p, SecretsErr: secErr, HTTP: a.httpClient()}
+			if secErr == nil {
+				opts := conversation.NewOptions(p, a.httpClient())
+				o.Conversations = opts.Store.List
+				o.Grants = func() ([]delegation.Grant, error) { return conversation.ListGrants(opts) }
+			}
+			sp := a.spinner("Checking profile " + p.Name + " as a Provider sees it")
+			rep := doctor.Run(cmd.Context(), o)
+			sp.Stop()
+			if cmd.Context().Err() != nil {
+				return cmd.Context().Err()
+			}
+			if a.json {
+				if err := a.printJSON(rep); err != nil {
+					return err
+				}
+			} else {
+				a.printDoctor(rep)
+			}
+			if !rep.OK {
+				return silentError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+}
+
+// printDoctor prints one aligned line per check (mark, check id, what was
+// found), the fix under it, and a summary line.
+func (a *app) printDoctor(rep *doctor.Report) {
+	st := a.io.OutStyles()
+	w := 0
+	for _, c := range rep.Checks {
+		w = max(w, len(c.ID))
+	}
+	for _, c := range rep.Checks {
+		mark := st.Success.Render("✓")
+		switch c.Status {
+		case doctor.Warn:
+			mark = st.Warning.Render("!")
+		case doctor.Fail:
+			mark = st.Error.Render("✗")
+		}
+		a.io.Printf("%s %s  %s\n", mark, st.Bold.Render(fmt.Sprintf("%-*s", w, c.ID)), c.Summary)
+		if c.Subject != "" && c.Status != doctor.OK && !strings.Contains(c.Summary, c.Subject) {
+			a.io.Printf("  %*s  %s\n", w, "", st.Faint.Render(c.Subject))
+		}
+		if c.Fix != "" {
+			a.io.Printf("  %*s  %s %s\n", w, "", st.Accent.Render("fix:"), c.Fix)
+		}
+	}
+	ok, warn, fail := rep.Counts()
+	summary := fmt.Sprintf("%d ok, %d warnings, %d failed", ok, warn, fail)
+	if fail > 0 {
+		a.io.Printf("\n%s profile %q cannot work as it is: %s\n", st.Error.Render("✗"), rep.Profile, summary)
+	} else {
+		a.io.Printf("\n%s profile %q is ready: %s\n", st.Success.Render("✓"), rep.Profile, summary)
+	}
+}

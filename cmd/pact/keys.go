@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/publish"
+)
+
+// errKeyNotLive: `pact key activate` refused a key the live jwks_uri does
+// not serve (exit 1, KEY_NOT_LIVE).
+var errKeyNotLive = errors.New("the key is not live at the jwks_uri")
+
+// liveTimeout bounds the look at the live JWKS in `pact key list`.
+const liveTimeout = 3 * time.Second
+
+// keyJSON is one item of `pact key list --json` (and the answer of key
+// rotate / key activate). Live is true or false when the jwks_uri was
+// fetched, null when it could not be ("unknown").
+type keyJSON struct {
+	KID     string    `json:"kid"`
+	Alg     string    `json:"alg"`
+	State   string    `json:"state"` // active, staged or published
+	Active  bool      `json:"active"`
+	Created time.Time `json:"created"`
+	Live    *bool     `json:"live"`
+}
+
+func keyOut(k profile.KeyInfo, live *publish.Live) keyJSON {
+	out := keyJSON{KID: k.KID, Alg: k.Alg, State: k.State(), Active: k.Active, Created: k.Created}
+	if live != nil && live.JWKSErr == nil {
+		has := live.Has(k) == nil
+		out.Live = &has
+	}
+	return out
+}
+
+func newKeyCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "List, rotate, activate and retire signing keys",
+		Long: `Rotate a signing key without an outage:
+
+  pact key rotate                 # a new STAGED key: published, not signing yet
+  pact jwks export DIR            # re-export and upload (or keep pact jwks serve running)
+  pact key activate -- NEWKID     # signs from now on, once the live jwks_uri serves it
+  pact key retire -- OLDKID       # later, once no token signed by it is in flight
+
+Kids may start with "-": put "--" before them.`,
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List signing keys with their state and whether the live JWKS has them",
+		Args:  exactArgs(0, "key list takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, c, err := a.loadProfile()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), liveTimeout)
+			sp := a.spinner("Looking at " + c.JWKSURI)
+			live := publish.FetchJWKS(ctx, a.httpClient(), c)
+			sp.Stop()
+			cancel()
+			out := []keyJSON{}
+			for _, k := range c.Keys {
+				out = append(out, keyOut(k, live))
+			}
+			if a.json {
+				return a.printJSON(out)
+			}
+			st := a.io.OutStyles()
+			rows := [][]string{{"KID", "ALG", "STATE", "LIVE", "CREATED"}}
+			for _, k := range out {
+				state := k.State
+				switch k.State {
+				case profile.StateActive:
+					state = st.Success.Render(state)
+				case profile.StateStaged:
+					state = st.Warning.Render(state)
+				}
+				liveCol := st.Faint.Render("unknown")
+				if k.Live != nil && *k.Live {
+					liveCol = st.Success.Render("yes")
+				} else if k.Live != nil {
+					liveCol = st.Error.Render("no")
+				}
+				rows = append(rows, []string{k.KID, k.Alg, state, liveCol, k.Created.Local().Format(humanTime)})
+			}
+			a.io.Table(a.io.Out, rows)
+			if live.JWKSErr != nil {
+				a.io.Eprintf("%s live JWKS unknown: %v\n", a.io.ErrStyles().Faint.Render("·"), live.JWKSErr)
+			}
+			return nil
+		},
+	}
+	var alg string
+	rotate := &cobra.Command{
+		Use:   "rotate [--alg ES256|RS256]",
+		Short: "Add a staged key: published at once, signing only after `pact key activate`",
+		Args:  exactArgs(0, "key rotate takes no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if alg != "" && alg != "ES256" && alg != "RS256" {
+				return usageError{fmt.Errorf("--alg must be ES256 or RS256, not %q", alg)}
+			}
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			k, err := p.Rotate(alg)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(keyOut(k, nil))
+			}
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s new staged key %s (%s): the current key keeps signing until you activate it\n", st.Success.Render("✓"), k.KID, k.Alg)
+			a.io.Eprintf("Next:\n  %s   # then upload DIR (or keep `%s` running)\n  %s\n",
+				profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
+				profile.Command(p.Name, "key activate -- "+k.KID))
+			return nil
+		},
+	}
+	rotate.Flags().StringVar(&alg, "alg", "", "algorithm of the new key (default: the current key's)")
+	var force bool
+	activate := &cobra.Command{
+		Use:   "activate [--force] -- KID",
+		Short: "Sign with KID from now on, once the live jwks_uri serves it",
+		Long: `Make KID the key that signs PA JWTs. pact first fetches your jwks_uri, as a
+Provider would, and refuses unless it serves KID with the same public key:
+a Provider that cannot find the kid refuses every request. --force skips
+that check. The previous key stays published until ` + "`pact key retire`" + `.`,
+		Args:              exactArgs(1, "key activate needs the kid to activate (see `pact key list`)"),
+		ValidArgsFunction: a.completeKIDs,
+		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, c, err := a.loadProfile()
+			if err != nil {
+				return err
+			}
+			kid := args[0]
+			k := c.Key(kid)
+			if k == nil {
+				return explained{fmt.Sprintf("no key %q in profile %q (see `%s`)", kid, p.Name, profile.Command(p.Name, "key list")), profile.ErrNotFound}
+			}
+			if !force && !k.Active {
+				sp := a.spinner("Checking " + c.JWKSURI)
+				live := publish.FetchJWKS(cmd.Context(), a.httpClient(), c)
+				sp.Stop()
+				if err := live.Has(*k); err != nil {
+					return explained{fmt.Sprintf(
+						"not activating %s: %v.\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
+							"or keep `%s` running; then run `%s` again (or add --force)",
+						kid, err, profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
+						profile.Command(p.Name, "key activate -- "+kid)), errKeyNotLive}
+				}
+			}
+			info, err := p.Activate(kid)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(keyOut(info, nil))
+			}
+			a.io.Eprintf("%s key %s signs from now on; the previous key stays published until `%s`\n",
+				a.io.ErrStyles().Success.Render("✓"), kid, profile.Command(p.Name, "key retire -- OLDKID"))
+			return nil
+		},
+	}
+	activate.Flags().BoolVar(&force, "force", false, "activate without checking the live jwks_uri")
+	retire := &cobra.Command{
+		Use:               "retire -- KID",
+		Short:             "Stop publishing a key and delete its private half (never the active key)",
+		Args:              exactArgs(1, "key retire needs the kid to retire (see `pact key list`)"),
+		ValidArgsFunction: a.completeKIDs,
+		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.prof()
+			if err != nil {
+				return err
+			}
+			if err := p.Retire(args[0]); err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"kid": args[0], "retired": true})
+			}
+			a.io.Eprintf("%s retired key %s; re-export or re-upload your JWKS so it is no longer published\n", a.io.ErrStyles().Success.Render("✓"), args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(list, rotate, activate, retire)
+	return cmd
+}
+
+func (a *app) completeKIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	_, c, err := a.loadProfile()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, k := range c.Keys {
+		out = append(out, k.KID)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}

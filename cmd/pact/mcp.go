@@ -1,0 +1,51 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/mcpserver"
+)
+
+func newMCPCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve pact's tools to an AI assistant over MCP (stdio)",
+		Long: `Run a Model Context Protocol server on stdin/stdout for an MCP client (a desktop
+assistant, an IDE agent, an agent framework). The client can send messages to
+Brands, read Agent Cards, start a login the User approves in their own
+browser, and list and verify receipts. Keys, tokens and consent stay with
+pact and the User. Stdout carries only protocol messages; notices (and
+--debug traces, secrets redacted) go to stderr. See docs/mcp.md.`,
+		Args: exactArgs(0, "mcp takes no arguments (configure it as an MCP client's server command)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, _, err := a.loadProfile(); err != nil {
+				return err
+			}
+			// Stdout is the protocol's: everything else written for people
+			// (spinners, notices, a browser command's output) goes to stderr.
+			out := a.io.Out
+			a.io.Out = a.io.ErrOut
+			if out == io.Writer(os.Stdout) {
+				os.Stdout = os.Stderr
+			}
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			srv := mcpserver.New(mcpserver.Config{Options: opts, NoBrowser: a.noBrows, Log: a.io.ErrOut, Version: version})
+			var t mcp.Transport = &mcp.IOTransport{Reader: io.NopCloser(a.io.In), Writer: nopWriteCloser{out}}
+			if a.debug {
+				t = &mcp.LoggingTransport{Transport: t, Writer: a.io.ErrOut}
+			}
+			return srv.Run(cmd.Context(), t)
+		},
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

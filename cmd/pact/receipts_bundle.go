@@ -1,0 +1,233 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/receipts"
+)
+
+// addReceiptBundleCommands adds receipt bundles (a file a third party can
+// check without pact's state) to `pact receipts`: export, import, and
+// `verify --bundle FILE`, which needs no profile.
+func addReceiptBundleCommands(a *app, receiptsCmd, verify *cobra.Command) {
+	var bundle string
+	verify.Use = "verify [ID...|--all] [--offline] | verify --bundle FILE"
+	verify.Long += `
+
+With --bundle FILE, the receipts of a bundle (JSON Lines from ` + "`pact receipts export`" + `)
+are verified on their own, each with the key on its line, with no profile and no
+network: anyone can run it. Exits 6 if any line fails.`
+	verify.Flags().StringVar(&bundle, "bundle", "", "verify the receipts of a bundle file (JSON Lines from `pact receipts export`), with no profile")
+	inner := verify.RunE
+	verify.RunE = func(cmd *cobra.Command, args []string) error {
+		if bundle == "" {
+			return inner(cmd, args)
+		}
+		if len(args) > 0 || cmd.Flags().Changed("all") || cmd.Flags().Changed("offline") {
+			return usageError{errors.New("--bundle checks a file on its own: give no receipt IDs, --all or --offline with it")}
+		}
+		return a.bundleRun(bundle, nil)
+	}
+	receiptsCmd.AddCommand(newReceiptsExportCmd(a), newReceiptsImportCmd(a))
+}
+
+func newReceiptsExportCmd(a *app) *cobra.Command {
+	var all bool
+	var brand, out string
+	cmd := &cobra.Command{
+		Use:   "export [ID...|--all] [--brand BRAND] -o FILE",
+		Short: "Write receipts to a bundle anyone can verify without pact",
+		Long: `Write archived receipts to FILE as JSON Lines, one receipt a line:
+{"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri", "verifiedAt"}.
+A Brand, a bank or a court can check each line with a standard JOSE library
+(docs/json.md shows how) or with ` + "`pact receipts verify --bundle FILE`" + `.
+Only verified receipts are exported. -o - writes to stdout.`,
+		ValidArgsFunction: a.completeReceiptIDs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case out == "":
+				return usageError{errors.New("name the bundle file with -o FILE (- for stdout)")}
+			case all && len(args) > 0:
+				return usageError{errors.New("give receipt IDs or --all, not both")}
+			case !all && len(args) == 0:
+				return usageError{errors.New("name the receipts to export (IDs from `pact receipts list`) or --all")}
+			case brand != "" && len(args) > 0:
+				return usageError{errors.New("--brand selects with --all; give it without receipt IDs")}
+			}
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			arch := opts.Receipts
+			ids := args
+			skipped := 0
+			if all {
+				items, damaged := arch.ListBrand(brand)
+				if damaged != nil {
+					a.io.Eprintf("%s %v\n", a.io.ErrStyles().Warning.Render("warning:"), damaged)
+				}
+				ids = ids[:0:0]
+				for _, it := range items {
+					if it.Verified {
+						ids = append(ids, it.ID)
+					} else {
+						skipped++
+					}
+				}
+			}
+			var recs []receipts.BundleRecord
+			for _, id := range ids {
+				get := arch.Get // an ID or prefix the User gave
+				if all {
+					get = arch.VerifiedEntry // a full id from the listing: no scan
+				}
+				e, err := get(id)
+				if err != nil {
+					return err
+				}
+				rec, err := receipts.BundleRecordFromEntry(e)
+				if err != nil {
+					return err
+				}
+				recs = append(recs, rec)
+			}
+			if err := writeBundle(out, a.io.Out, recs); err != nil {
+				return err
+			}
+			if a.json && out != "-" {
+				return a.printJSON(map[string]any{"file": out, "exported": len(recs), "skipped": skipped})
+			}
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s exported %d receipt(s) to %s\n", st.Success.Render("✓"), len(recs), out)
+			if skipped > 0 {
+				a.io.Eprintf("%s left out %d receipt(s) that failed verification when they arrived\n", st.Warning.Render("!"), skipped)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "export every verified receipt")
+	cmd.Flags().StringVar(&brand, "brand", "", "with --all: only this Brand's receipts")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the bundle file to write (- for stdout)")
+	cmd.RegisterFlagCompletionFunc("brand", a.completeBrands)
+	return cmd
+}
+
+// writeBundle writes recs to path atomically (0600), or to stdout for "-".
+func writeBundle(path string, stdout io.Writer, recs []receipts.BundleRecord) error {
+	if path == "-" {
+		for _, r := range recs {
+			if err := receipts.WriteBundleRecord(stdout, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600))
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer f.Cleanup()
+	for _, r := range recs {
+		if err := receipts.WriteBundleRecord(f, r); err != nil {
+			return fmt.Errorf("writing %s: %w (nothing was written)", path, err)
+		}
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("writing %s: %w (nothing was written)", path, err)
+	}
+	return nil
+}
+
+func newReceiptsImportCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Add the receipts of a bundle to the archive, each verified with its key",
+		Long: `Read a receipt bundle (JSON Lines from ` + "`pact receipts export`" + `), verify each line's
+signature with its jwk and add the receipts that verify to this profile's
+archive. Lines that do not verify are refused and reported; exit 6 if any is.`,
+		Args: exactArgs(1, "import needs the bundle FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.sessionOptions()
+			if err != nil {
+				return err
+			}
+			return a.bundleRun(args[0], func(res *receipts.Result) error {
+				_, err := opts.Receipts.Put(res)
+				return err
+			})
+		},
+	}
+}
+
+// bundleRun verifies the bundle at path line by line and, with put, adds
+// each verified receipt (import); it reports every line (--json: one
+// document) and exits 6 when any line fails.
+func (a *app) bundleRun(path string, put func(*receipts.Result) error) error {
+	var r io.Reader = a.io.In
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return usageError{fmt.Errorf("reading the bundle: %w", err)}
+		}
+		defer f.Close()
+		r = f
+	}
+	st := a.io.ErrStyles()
+	ok, failed := 0, 0
+	results := []receipts.BundleCheck{}
+	sp := a.spinner("Verifying receipts")
+	err := receipts.VerifyBundle(r, func(c receipts.BundleCheck, res *receipts.Result) error {
+		if res != nil && put != nil {
+			if err := put(res); err != nil {
+				return err
+			}
+		}
+		if c.Verified {
+			ok++
+		} else {
+			failed++
+		}
+		if a.json {
+			results = append(results, c)
+			return nil
+		}
+		sp.Stop()
+		switch {
+		case c.Verified:
+			a.io.Printf("%s %s\n", st.Success.Render("✓"), receipts.ShortID(c.ID))
+		case c.ID != "":
+			a.io.Printf("%s line %d: %s  %s\n", st.Error.Render("✗"), c.Line, receipts.ShortID(c.ID), strings.Join(c.Problems, "; "))
+		default:
+			a.io.Printf("%s line %d: %s\n", st.Error.Render("✗"), c.Line, strings.Join(c.Problems, "; "))
+		}
+		return nil
+	})
+	sp.Stop()
+	if err != nil {
+		return err
+	}
+	if a.json {
+		key := "verified"
+		if put != nil {
+			key = "imported"
+		}
+		if err := a.printJSON(map[string]any{key: ok, "failed": failed, "results": results}); err != nil {
+			return err
+		}
+	} else if put != nil {
+		a.io.Eprintf("%d imported, %d refused\n", ok, failed)
+	} else {
+		a.io.Eprintf("%d verified, %d failed\n", ok, failed)
+	}
+	if failed > 0 {
+		return silentError{code: exitReceipts}
+	}
+	return nil
+}

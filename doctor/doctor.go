@@ -1,0 +1,472 @@
+// Package doctor checks whether a profile can work on the real internet:
+// its keyring, its identity and what Providers find when they fetch it
+// (PACT §3.1), each Provider and Brand it talks to (§2.1, §2.2, §3.2) and
+// its delegation grants (§5). Every check ends ok, warn or fail, with the
+// fix to apply. `pact doctor` prints the Report.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/publish"
+	"github.com/pact-cli/pact/secrets"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+// The three outcomes. Only Fail makes the profile unable to work.
+const (
+	OK   Status = "ok"
+	Warn Status = "warn"
+	Fail Status = "fail"
+)
+
+// Check ids, stable for --json.
+const (
+	CheckKeyring    = "keyring"
+	CheckProfile    = "profile"
+	CheckSigningKey = "signing-key"
+	CheckIssuer     = "issuer"
+	CheckDiscovery  = "discovery"
+	CheckJWKS       = "jwks"
+	CheckStagedKey  = "staged-key"
+	CheckProvider   = "provider"
+	CheckCard       = "card"
+	CheckPAJWT      = "pa-jwt"
+	CheckClock      = "clock"
+	CheckGrant      = "grant"
+)
+
+// Check is one finding.
+type Check struct {
+	ID      string `json:"id"`                // one of the Check* ids
+	Subject string `json:"subject,omitempty"` // the URL, kid or Brand it is about
+	Status  Status `json:"status"`
+	Summary string `json:"summary"`       // what was found, in plain words
+	Fix     string `json:"fix,omitempty"` // what to do; empty when ok
+}
+
+// Report is every check, in the order run.
+type Report struct {
+	Profile string  `json:"profile"`
+	OK      bool    `json:"ok"` // no check failed
+	Checks  []Check `json:"checks"`
+}
+
+// Counts returns how many checks ended ok, warn and fail.
+func (r *Report) Counts() (ok, warn, fail int) {
+	for _, c := range r.Checks {
+		switch c.Status {
+		case OK:
+			ok++
+		case Warn:
+			warn++
+		case Fail:
+			fail++
+		}
+	}
+	return
+}
+
+// Options are what Run checks.
+type Options struct {
+	// Profile is the profile; its Secrets is nil when opening the keyring
+	// failed with SecretsErr.
+	Profile    *profile.Profile
+	SecretsErr error
+	// HTTP is the client Providers' view is fetched with (an httpx client:
+	// https only, except loopback).
+	HTTP *http.Client
+	// Conversations and Grants list the Brands this profile talks to; nil
+	// means none.
+	Conversations func() ([]conversation.Summary, error)
+	Grants        func() ([]delegation.Grant, error)
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// Timeout bounds each network check (0: 10 s).
+	Timeout time.Duration
+}
+
+// Clock-skew limits against a Provider's Date header: a Provider allows
+// 30 s (§3.2); beyond Warn the margin is getting thin.
+const (
+	SkewWarn = 10 * time.Second
+	SkewFail = 30 * time.Second
+)
+
+type runner struct {
+	o   Options
+	rep *Report
+	cfg *profile.Config
+}
+
+func (r *runner) add(c Check) { r.rep.Checks = append(r.rep.Checks, c) }
+
+func (r *runner) now() time.Time {
+	if r.o.Now != nil {
+		return r.o.Now()
+	}
+	return time.Now()
+}
+
+func (r *runner) ctx(parent context.Context) (context.Context, context.CancelFunc) {
+	t := r.o.Timeout
+	if t == 0 {
+		t = 10 * time.Second
+	}
+	return context.WithTimeout(parent, t)
+}
+
+func (r *runner) cmd(args string) string { return profile.Command(r.o.Profile.Name, args) }
+
+// Run runs every check. Checks that need what an earlier one found missing
+// (no profile: no identity checks) are skipped, not failed twice.
+func Run(ctx context.Context, o Options) *Report {
+	r := &runner{o: o, rep: &Report{Profile: o.Profile.Name, Checks: []Check{}}}
+	if r.keyring() && r.profile() {
+		r.identity(ctx)
+		r.brands(ctx)
+		r.grants()
+	}
+	_, _, fail := r.rep.Counts()
+	r.rep.OK = fail == 0
+	return r.rep
+}
+
+// keyring: the secret store answers (a read of an absent entry is fine).
+func (r *runner) keyring() bool {
+	p := r.o.Profile
+	if r.o.SecretsErr != nil {
+		fix := "unlock the OS keyring, or keep this profile's secrets in a file: " + r.cmd("keyring move --to file")
+		if errors.Is(r.o.SecretsErr, profile.ErrKeyringConflict) {
+			fix = "unset PACT_KEYRING, or move the secrets as the message says"
+		}
+		r.add(Check{ID: CheckKeyring, Status: Fail, Summary: r.o.SecretsErr.Error(), Fix: fix})
+		return false
+	}
+	_, err := p.Secrets.Get(p.Name + "/doctor-probe")
+	if err != nil && !errors.Is(err, secrets.ErrNotFound) {
+		r.add(Check{ID: CheckKeyring, Subject: p.Secrets.Kind(), Status: Fail, Summary: err.Error(),
+			Fix: "unlock the OS keyring, or keep this profile's secrets in a file: " + r.cmd("keyring move --to file")})
+		return false
+	}
+	r.add(Check{ID: CheckKeyring, Subject: p.Secrets.Kind(), Status: OK, Summary: "secrets are kept in " + p.Secrets.Where()})
+	return true
+}
+
+// profile: initialised, with its signing key and sub secret readable.
+func (r *runner) profile() bool {
+	p := r.o.Profile
+	c, err := p.Load()
+	if err != nil {
+		fix := r.cmd("init --issuer https://YOUR-HOST")
+		if !errors.Is(err, profile.ErrNotInitialised) {
+			fix = "repair or remove the file named above, then " + fix
+		}
+		r.add(Check{ID: CheckProfile, Subject: p.Name, Status: Fail, Summary: err.Error(), Fix: fix})
+		return false
+	}
+	r.cfg = c
+	r.add(Check{ID: CheckProfile, Subject: p.Name, Status: OK, Summary: fmt.Sprintf("initialised: issuer %s", c.Issuer)})
+	s, err := p.Signer(c)
+	if err == nil {
+		_, err = p.Sub("doctor")
+	}
+	if err != nil {
+		r.add(Check{ID: CheckSigningKey, Status: Fail, Summary: err.Error(),
+			Fix: "restore the keyring that holds it, or make a new identity: " + r.cmd("init --issuer "+c.Issuer+" --force")})
+		return false
+	}
+	r.add(Check{ID: CheckSigningKey, Subject: s.KID(), Status: OK, Summary: fmt.Sprintf("%s key %s signs your PA JWTs", s.Alg(), s.KID())})
+	return true
+}
+
+// identity: the issuer is https, and the live discovery document and JWKS
+// carry every key that signs, as a Provider fetches them.
+func (r *runner) identity(ctx context.Context) {
+	c := r.cfg
+	u, _ := url.Parse(c.Issuer)
+	switch {
+	case u != nil && u.Scheme == "https":
+		r.add(Check{ID: CheckIssuer, Subject: c.Issuer, Status: OK, Summary: "the issuer is HTTPS"})
+	case u != nil && u.Scheme == "http" && httpx.IsLoopback(u.Hostname()):
+		r.add(Check{ID: CheckIssuer, Subject: c.Issuer, Status: OK, Summary: "the issuer is on loopback: only Providers on this machine can verify you"})
+	default:
+		r.add(Check{ID: CheckIssuer, Subject: c.Issuer, Status: Fail, Summary: "the issuer is not HTTPS: Providers refuse it",
+			Fix: r.cmd("init --issuer https://YOUR-HOST") + " (then register the new issuer with each Provider)"})
+	}
+	fctx, cancel := r.ctx(ctx)
+	live := publish.Fetch(fctx, r.o.HTTP, c)
+	cancel()
+	upload := fmt.Sprintf("run `%s`, upload DIR so it answers at your issuer (or keep `%s` running)", r.cmd("jwks export DIR"), r.cmd("jwks serve"))
+	switch {
+	case live.DiscoveryErr != nil:
+		r.add(Check{ID: CheckDiscovery, Subject: live.DiscoveryURL, Status: Fail, Summary: live.DiscoveryErr.Error(), Fix: upload})
+	case !publish.IsJSON(live.DiscoveryContentType):
+		r.add(Check{ID: CheckDiscovery, Subject: live.DiscoveryURL, Status: Warn,
+			Summary: fmt.Sprintf("served as %q, not application/json: some Providers refuse that", live.DiscoveryContentType),
+			Fix:     "make the web server send Content-Type: application/json for it (README: Publishing your identity)"})
+	default:
+		r.add(Check{ID: CheckDiscovery, Subject: live.DiscoveryURL, Status: OK, Summary: "names your issuer and jwks_uri"})
+	}
+	if live.JWKSErr != nil {
+		fix := upload
+		if len(live.Private) > 0 {
+			fix = "take the file down now, then " + r.cmd("key rotate") + " and re-export: its private keys are exposed"
+		}
+		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Fail, Summary: live.JWKSErr.Error(), Fix: fix})
+		return
+	}
+	active := c.Active()
+	if err := live.Has(*active); err != nil {
+		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Fail,
+			Summary: fmt.Sprintf("%v: Providers refuse every PA JWT signed by the active key %s", err, active.KID), Fix: upload})
+	} else if !publish.IsJSON(live.JWKSContentType) {
+		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Warn,
+			Summary: fmt.Sprintf("serves the active key, but as %q, not application/json", live.JWKSContentType),
+			Fix:     "make the web server send Content-Type: application/json for it (README: Publishing your identity)"})
+	} else {
+		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: OK,
+			Summary: fmt.Sprintf("serves the active key %s, public members only", active.KID)})
+	}
+	for _, k := range c.Staged() {
+		if err := live.Has(k); err != nil {
+			r.add(Check{ID: CheckStagedKey, Subject: k.KID, Status: Warn,
+				Summary: "the staged key is not live yet (" + err.Error() + "): do not activate it before it is", Fix: upload})
+			continue
+		}
+		r.add(Check{ID: CheckStagedKey, Subject: k.KID, Status: OK,
+			Summary: fmt.Sprintf("the staged key is live: switch to it with `%s`", r.cmd("key activate -- "+k.KID))})
+	}
+}
+
+// brand is one Brand the profile talks to.
+type brand struct{ card, iface, name string }
+
+func (r *runner) targets() ([]brand, error) {
+	var out []brand
+	seen := map[string]bool{}
+	addB := func(card, iface, name string) {
+		if card == "" || seen[card] {
+			return
+		}
+		seen[card] = true
+		out = append(out, brand{card, iface, name})
+	}
+	if r.o.Conversations != nil {
+		sums, err := r.o.Conversations()
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sums {
+			addB(s.Brand, s.InterfaceURL, s.BrandName)
+		}
+	}
+	if r.o.Grants != nil {
+		gs, err := r.o.Grants()
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			addB(g.Brand, g.InterfaceURL, "")
+		}
+	}
+	return out, nil
+}
+
+// brands checks each Brand (card, PA JWT accepted, clock) and each
+// registered Provider that no Brand covers (reachable, clock).
+func (r *runner) brands(ctx context.Context) {
+	bs, err := r.targets()
+	if err != nil {
+		r.add(Check{ID: CheckCard, Status: Warn, Summary: "the local conversations and grants cannot be read: " + err.Error()})
+	}
+	covered := map[string]bool{}
+	for _, b := range bs {
+		if reg := r.brand(ctx, b); reg != "" {
+			covered[reg] = true
+		}
+	}
+	for _, reg := range r.cfg.Providers {
+		if covered[reg.URL] {
+			continue
+		}
+		r.provider(ctx, reg)
+	}
+}
+
+// brand checks one Brand; it returns the URL of the registration used.
+func (r *runner) brand(ctx context.Context, b brand) string {
+	fctx, cancel := r.ctx(ctx)
+	defer cancel()
+	card, err := discovery.Fetch(fctx, r.o.HTTP, b.card)
+	if err != nil {
+		r.add(Check{ID: CheckCard, Subject: b.card, Status: Fail, Summary: err.Error(),
+			Fix: fmt.Sprintf("check the Brand's address; `%s` shows what is wrong", r.cmd("card "+b.card))})
+		return ""
+	}
+	r.add(Check{ID: CheckCard, Subject: b.card, Status: OK, Summary: fmt.Sprintf("the Agent Card of %s is valid", card.Name())})
+	reg, ok := r.cfg.Match(card.InterfaceURL)
+	if !ok {
+		r.add(Check{ID: CheckPAJWT, Subject: card.InterfaceURL, Status: Fail,
+			Summary: "no registered Provider serves " + card.Name(),
+			Fix:     r.cmd("provider add " + conversation.SuggestProviderURL(card) + " --audience AUDIENCE")})
+		return ""
+	}
+	r.tasks(fctx, card.Name(), card.InterfaceURL, *reg)
+	return reg.URL
+}
+
+// tasks sends an authenticated GET {interface}/tasks?pageSize=1, which a
+// Provider answers with an empty list (§2.2) once it accepts the PA JWT.
+func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Registration) {
+	p := r.o.Profile
+	s, err := p.Signer(r.cfg)
+	var tok string
+	if err == nil {
+		var sub string
+		if sub, err = p.Sub(reg.Audience); err == nil {
+			tok, err = s.Mint(reg.Audience, sub)
+		}
+	}
+	if err != nil {
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail, Summary: "cannot mint a PA JWT: " + err.Error()})
+		return
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(iface, "/")+"/tasks?pageSize=1", nil)
+	if err != nil {
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail, Summary: err.Error()})
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("A2A-Version", "1.0")
+	req.Header.Set("Accept", "application/a2a+json, application/json")
+	sent := r.now()
+	resp, err := r.o.HTTP.Do(req)
+	if err != nil {
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail, Summary: fmt.Sprintf("%s is unreachable: %v", name, httpx.Describe(err)),
+			Fix: "check your connection and the Brand's status; try again later"})
+		return
+	}
+	httpx.ReadBody(resp.Body, 64<<10)
+	resp.Body.Close()
+	r.clock(iface, resp, sent)
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: OK, Summary: fmt.Sprintf("%s accepts your PA JWT (key %s, audience %s)", name, s.KID(), reg.Audience)})
+	case resp.StatusCode == http.StatusUnauthorized:
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail,
+			Summary: fmt.Sprintf("%s refused your PA JWT (HTTP 401)", name),
+			Fix: fmt.Sprintf("make sure the jwks check above passes, that this Provider knows your issuer %s, and that %q is the audience it assigned (`%s`)",
+				r.cfg.Issuer, reg.Audience, r.cmd("provider add "+reg.URL+" --audience AUDIENCE"))})
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Warn,
+			Summary: fmt.Sprintf("%s does not answer GET tasks (HTTP %d), so the PA JWT could not be checked", name, resp.StatusCode),
+			Fix:     "send a message to find out: " + r.cmd("send "+iface+" hello")})
+	default:
+		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Warn,
+			Summary: fmt.Sprintf("%s answered GET tasks with HTTP %d", name, resp.StatusCode), Fix: "try again later"})
+	}
+}
+
+// provider checks a registered Provider no Brand covered: reachable (any
+// HTTP answer), and its clock.
+func (r *runner) provider(ctx context.Context, reg profile.Registration) {
+	fctx, cancel := r.ctx(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(fctx, http.MethodGet, reg.URL, nil)
+	if err != nil {
+		r.add(Check{ID: CheckProvider, Subject: reg.URL, Status: Fail, Summary: err.Error()})
+		return
+	}
+	sent := r.now()
+	resp, err := r.o.HTTP.Do(req)
+	if err != nil {
+		r.add(Check{ID: CheckProvider, Subject: reg.URL, Status: Fail, Summary: fmt.Sprintf("unreachable: %v", httpx.Describe(err)),
+			Fix: fmt.Sprintf("check the address, or remove it: `%s`", r.cmd("provider remove "+reg.URL))})
+		return
+	}
+	resp.Body.Close()
+	r.add(Check{ID: CheckProvider, Subject: reg.URL, Status: OK,
+		Summary: "reachable (send a message to one of its Brands to check the PA JWT too)"})
+	r.clock(reg.URL, resp, sent)
+}
+
+// clock compares the response's Date with the local clock at the time the
+// request was sent and the time it was answered.
+func (r *runner) clock(subject string, resp *http.Response, sent time.Time) {
+	d, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		return
+	}
+	got := r.now()
+	mid := sent.Add(got.Sub(sent) / 2)
+	skew := mid.Sub(d).Round(time.Second) // > 0: this machine is ahead
+	abs := skew
+	if abs < 0 {
+		abs = -abs
+	}
+	dir := "ahead of"
+	if skew < 0 {
+		dir = "behind"
+	}
+	c := Check{ID: CheckClock, Subject: subject, Status: OK, Summary: fmt.Sprintf("this machine's clock is within %s of the Provider's", SkewWarn)}
+	fix := "synchronise this machine's clock (enable NTP, e.g. `timedatectl set-ntp true`)"
+	switch {
+	case abs > SkewFail:
+		c.Status, c.Summary, c.Fix = Fail, fmt.Sprintf("this machine's clock is %s %s the Provider's: it refuses PA JWTs beyond %s", abs, dir, SkewFail), fix
+	case abs > SkewWarn:
+		c.Status, c.Summary, c.Fix = Warn, fmt.Sprintf("this machine's clock is %s %s the Provider's (it allows %s)", abs, dir, SkewFail), fix
+	}
+	r.add(c)
+}
+
+// grants reports dead grants and expired ones that cannot be refreshed.
+func (r *runner) grants() {
+	if r.o.Grants == nil {
+		return
+	}
+	gs, err := r.o.Grants()
+	if err != nil {
+		r.add(Check{ID: CheckGrant, Status: Warn, Summary: "the grants cannot be read: " + err.Error()})
+		return
+	}
+	now := r.now()
+	for _, g := range gs {
+		login := "login " + g.Brand
+		for _, sc := range g.Scopes {
+			login += " --scope " + sc
+		}
+		login = r.cmd(login)
+		switch {
+		case g.Dead:
+			since := ""
+			if g.DeadSince != nil {
+				since = " since " + g.DeadSince.UTC().Format(time.RFC3339)
+			}
+			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: Warn,
+				Summary: "the Brand dropped this delegation" + since + ": messages go without it", Fix: login})
+		case !g.ExpiresAt.After(now) && !g.Refreshable:
+			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: Warn,
+				Summary: "the delegation expired at " + g.ExpiresAt.UTC().Format(time.RFC3339) + " and cannot be refreshed", Fix: login})
+		default:
+			sum := "valid until " + g.ExpiresAt.UTC().Format(time.RFC3339)
+			if g.Refreshable {
+				sum += ", refreshable"
+			}
+			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: OK, Summary: sum})
+		}
+	}
+}

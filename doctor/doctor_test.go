@@ -1,0 +1,176 @@
+package doctor
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/jwks"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/store"
+)
+
+// fixture is a profile whose issuer is an in-test server publishing its
+// keys (jwks.Handler), switchable to an empty set.
+type fixture struct {
+	p     *profile.Profile
+	srv   *httptest.Server
+	empty atomic.Bool
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{}
+	dir := t.TempDir()
+	sec, _ := secrets.Open("file", dir+"/data", 0)
+	f.p = &profile.Profile{Name: "default", Dirs: store.Dirs{Config: dir + "/config", Data: dir + "/data"}, Secrets: sec}
+	var h http.Handler
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(f.srv.Close)
+	if _, err := f.p.Init(f.srv.URL, "", "ES256", false); err != nil {
+		t.Fatal(err)
+	}
+	h = jwks.Handler(f.srv.URL, profile.DefaultJWKSURI(f.srv.URL), func() (jose.JSONWebKeySet, error) {
+		if f.empty.Load() {
+			return jose.JSONWebKeySet{}, nil
+		}
+		c, err := f.p.Load()
+		if err != nil {
+			return jose.JSONWebKeySet{}, err
+		}
+		return c.JWKS(), nil
+	})
+	return f
+}
+
+func (f *fixture) run(t *testing.T, brands []conversation.Summary, grants []delegation.Grant, now func() time.Time) *Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return Run(ctx, Options{
+		Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}), Now: now,
+		Conversations: func() ([]conversation.Summary, error) { return brands, nil },
+		Grants:        func() ([]delegation.Grant, error) { return grants, nil },
+	})
+}
+
+func find(r *Report, id, subject string) *Check {
+	for i, c := range r.Checks {
+		if c.ID == id && (subject == "" || c.Subject == subject) {
+			return &r.Checks[i]
+		}
+	}
+	return nil
+}
+
+func startProvider(t *testing.T, f *fixture) (*demoprovider.Server, conversation.Summary) {
+	t.Helper()
+	prov, err := demoprovider.Start(context.Background(), demoprovider.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prov.Close() })
+	if _, err := f.p.AddProvider(prov.URL(), prov.Audience()); err != nil {
+		t.Fatal(err)
+	}
+	b := prov.Brands()[0]
+	return prov, conversation.Summary{Brand: b.CardURL, InterfaceURL: b.InterfaceURL, BrandName: b.Name}
+}
+
+// TestSection2_2_DoctorChecksThePAJWTWithGetTasks: with the keys published,
+// the Provider answers GET tasks (§2.2) and every check passes; with an
+// empty JWKS the jwks check and the Provider's refusal (401) both fail.
+func TestSection2_2_DoctorChecksThePAJWTWithGetTasks(t *testing.T) {
+	f := newFixture(t)
+	f.empty.Store(true)
+	_, refused := startProvider(t, f)
+	rep := f.run(t, []conversation.Summary{refused}, nil, nil)
+	if rep.OK {
+		t.Fatalf("empty JWKS passed: %+v", rep.Checks)
+	}
+	if c := find(rep, CheckJWKS, ""); c == nil || c.Status != Fail || !strings.Contains(c.Summary, f.srv.URL+"/.well-known/jwks.json") || c.Fix == "" {
+		t.Fatalf("jwks check: %+v", c)
+	}
+	if c := find(rep, CheckPAJWT, refused.InterfaceURL); c == nil || c.Status != Fail || !strings.Contains(c.Summary, "401") {
+		t.Fatalf("pa-jwt check: %+v", c)
+	}
+
+	f.empty.Store(false)
+	_, accepted := startProvider(t, f) // a fresh Provider: no cached empty set
+	rep = f.run(t, []conversation.Summary{accepted}, nil, nil)
+	if c := find(rep, CheckPAJWT, accepted.InterfaceURL); c == nil || c.Status != OK {
+		t.Fatalf("pa-jwt check with keys published: %+v\n%+v", c, rep.Checks)
+	}
+	for _, id := range []string{CheckKeyring, CheckProfile, CheckSigningKey, CheckIssuer, CheckDiscovery, CheckJWKS, CheckCard, CheckClock} {
+		if c := find(rep, id, ""); c == nil || c.Status != OK {
+			t.Errorf("%s: %+v", id, c)
+		}
+	}
+}
+
+// TestSection3_2_DoctorReportsClockSkewFromTheProvidersDate: a Provider
+// whose Date is a minute off fails the clock check (PA JWTs allow 30 s).
+func TestSection3_2_DoctorReportsClockSkewFromTheProvidersDate(t *testing.T) {
+	f := newFixture(t)
+	off := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", time.Now().Add(-time.Minute).UTC().Format(http.TimeFormat))
+		http.NotFound(w, r)
+	}))
+	defer off.Close()
+	if _, err := f.p.AddProvider(off.URL, "aud"); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.run(t, nil, nil, nil)
+	if c := find(rep, CheckProvider, off.URL); c == nil || c.Status != OK {
+		t.Fatalf("provider: %+v", c)
+	}
+	c := find(rep, CheckClock, off.URL)
+	if c == nil || c.Status != Fail || !strings.Contains(c.Summary, "ahead of") || c.Fix == "" || rep.OK {
+		t.Fatalf("clock: %+v", c)
+	}
+}
+
+// TestSection5_5_DoctorWarnsAboutDeadAndExpiredGrants.
+func TestSection5_5_DoctorWarnsAboutDeadAndExpiredGrants(t *testing.T) {
+	f := newFixture(t)
+	now := time.Now()
+	dead := delegation.Grant{Brand: "https://a.example/card", ExpiresAt: now.Add(time.Hour), Refreshable: true, Scopes: []string{"orders:read"}}
+	dead.MarkDead(now)
+	expired := delegation.Grant{Brand: "https://b.example/card", ExpiresAt: now.Add(-time.Minute)}
+	fine := delegation.Grant{Brand: "https://c.example/card", ExpiresAt: now.Add(-time.Minute), Refreshable: true}
+	ctx := context.Background()
+	rep := Run(ctx, Options{Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}),
+		Grants: func() ([]delegation.Grant, error) { return []delegation.Grant{dead, expired, fine}, nil }})
+	for brand, want := range map[string]Status{dead.Brand: Warn, expired.Brand: Warn, fine.Brand: OK} {
+		c := find(rep, CheckGrant, brand)
+		if c == nil || c.Status != want {
+			t.Errorf("grant %s: %+v, want %s", brand, c, want)
+		}
+	}
+	if c := find(rep, CheckGrant, dead.Brand); c == nil || !strings.Contains(c.Fix, "pact login https://a.example/card --scope orders:read") {
+		t.Errorf("dead grant fix: %+v", c)
+	}
+}
+
+// TestDoctor_NotInitialisedNamesTheProfile: the fix names the profile.
+func TestDoctor_NotInitialisedNamesTheProfile(t *testing.T) {
+	dir := t.TempDir()
+	sec, _ := secrets.Open("file", dir+"/data", 0)
+	p := &profile.Profile{Name: "work", Dirs: store.Dirs{Config: dir + "/config", Data: dir + "/data"}, Secrets: sec}
+	rep := Run(context.Background(), Options{Profile: p, HTTP: httpx.NewClient(httpx.Options{})})
+	c := find(rep, CheckProfile, "")
+	if rep.OK || c == nil || c.Status != Fail || !strings.Contains(c.Fix, "pact --profile work init") {
+		t.Fatalf("%+v", rep)
+	}
+}

@@ -1,0 +1,55 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pact-cli/pact/receipts"
+)
+
+// receiptURIPrefix starts the URI of an archived receipt's resource.
+const receiptURIPrefix = "pact://receipts/"
+
+func receiptURI(id string) string { return receiptURIPrefix + id }
+
+func (s *Server) addResources() {
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:  "receipt",
+		Title: "A signed receipt from pact's archive",
+		Description: "One archived receipt (PACT §5.6) as `pact receipts show --json` prints it: the compact JWS as received, " +
+			"the public JWK that verified it and its thumbprint, the claims, and whether it verified. {id} is the full id or a unique prefix " +
+			"(4+ characters, e.g. the 12 that send_message returns). Anyone can check the JWS with the JWK, without pact.",
+		MIMEType:    "application/json",
+		URITemplate: receiptURIPrefix + "{id}",
+	}, s.readReceipt)
+}
+
+func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	id := strings.TrimPrefix(uri, receiptURIPrefix)
+	arch := s.cfg.Options.Receipts
+	if arch == nil || id == uri || id == "" || strings.Contains(id, "/") {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	e, err := arch.Get(id)
+	if errors.Is(err, receipts.ErrNotFound) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return nil, errors.New(clean(err.Error()))
+	}
+	// The entry's strings (claims included) are the Brand's: cleaned.
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	text, err := json.MarshalIndent(rawJSON(raw), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
+}

@@ -1,0 +1,574 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/receipts"
+)
+
+const safety = " pact keeps the User's keys, tokens and receipts; this tool never returns a key, a token, a device code or a password."
+
+func (s *Server) addTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  "send_message",
+		Title: "Send a message to a Brand",
+		Description: "Send one message to a Brand's support agent as the User's personal agent and return the agent's reply. " +
+			"The stored conversation with the Brand is continued unless new is true or context names another. " +
+			"The result has the reply text, the contextId and messageId, and receipt (id, verified) when the Brand acted on the User's account. " +
+			"If the Brand needs more permission the result is not an error: stepUp lists the missing scopes and gives a link and a code; " +
+			"pact has started the User's login for them (as start_login does). Tell the User to open the link and approve in their browser, " +
+			"check login_status until it is granted, then call send_message again with the same text." + safety,
+		Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(true), DestructiveHint: ptr(true)},
+	}, s.sendMessage)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  "get_agent_card",
+		Title: "Read a Brand's Agent Card",
+		Description: "Fetch and check a Brand's Agent Card: its name, description and skills, the delegation scopes it offers with their descriptions " +
+			"(the ids start_login takes), the Provider registration that serves it, problems found, and the state of the card's signature. " +
+			"Read-only.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	}, s.getAgentCard)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "list_conversations",
+		Title:       "List stored conversations",
+		Description: "List the conversations stored in this profile: Brand, contextId, last message time, open or closed, and which one send_message continues. Local, read-only.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.listConversations)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        "get_conversation",
+		Title:       "Read a stored conversation",
+		Description: "Return the stored turns of one conversation: the one send_message continues with brand, or the one with this context (contextId). limit keeps the last N turns (default 100). Local, read-only.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.getConversation)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  "start_login",
+		Title: "Ask the User to let pact act at a Brand",
+		Description: "Start the Brand's consent flow (OAuth device code) for the scopes named, which must be scope ids from get_agent_card. " +
+			"Returns at once with a link, a user code, the scopes with their descriptions and the expiry, and opens the User's browser on the Brand's own login page " +
+			"(unless pact runs with --no-browser). Show the link and the code to the User. The User logs in with the Brand, sees the scopes and may refuse some; " +
+			"pact waits for the answer meanwhile: check login_status. pact never asks for more scopes than named here." + safety,
+		Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(true), IdempotentHint: false},
+	}, s.startLogin)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  "login_status",
+		Title: "Check a login's answer",
+		Description: "Report the state of the login started for a Brand: pending (waiting for the User), granted (with the scopes the User approved, " +
+			"which may be fewer than asked, and the expiry), denied, or expired. Without a login in progress it reports the stored delegation, if any.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.loginStatus)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  "list_receipts",
+		Title: "List signed receipts",
+		Description: "List the signed receipts Brands gave for actions taken on the User's account (verified when archived): brand, scopes used, actions, time. " +
+			"brand keeps one Brand's, since (RFC 3339 time or YYYY-MM-DD) drops older ones, limit keeps the newest N (default 100). " +
+			"Each receipt can be attached as the resource pact://receipts/{id}. Local, read-only.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, s.listReceipts)
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  "verify_receipts",
+		Title: "Check receipts again",
+		Description: "Verify archived receipts again: the signature with the Brand's current keys and the claims against the grant they were issued under. " +
+			"ids (or unique prefixes of 4+ characters) name receipts; none checks every verified receipt.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},
+	}, s.verifyReceipts)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// ---- send_message
+
+// SendInput is send_message's input.
+type SendInput struct {
+	Brand   string `json:"brand" jsonschema:"the Brand: a domain (shop.example.com), an origin (https://shop.example.com) or an Agent Card URL"`
+	Text    string `json:"text" jsonschema:"the message to send, as the User would write it"`
+	New     bool   `json:"new,omitempty" jsonschema:"start a new conversation instead of continuing the stored one"`
+	Context string `json:"context,omitempty" jsonschema:"continue the conversation with this contextId"`
+}
+
+// SendOutput is send_message's structured result: the `pact send --json`
+// shape, plus the reply text and, for a step-up, stepUp.
+type SendOutput struct {
+	Brand        string                      `json:"brand" jsonschema:"the card URL"`
+	InterfaceURL string                      `json:"interfaceUrl"`
+	ContextID    string                      `json:"contextId"`
+	MessageID    string                      `json:"messageId" jsonschema:"the messageId sent"`
+	Reply        any                         `json:"reply" jsonschema:"the A2A response as received: {message} or {task}"`
+	Receipt      *conversation.ReceiptStatus `json:"receipt,omitempty" jsonschema:"the reply's signed receipt: its id and whether it verified"`
+	Text         string                      `json:"text" jsonschema:"the agent's reply text"`
+	StepUp       *StepUp                     `json:"stepUp,omitempty" jsonschema:"present when the Brand needs more permission"`
+}
+
+// StepUp is a Brand's request for more permission (PACT §5.5) and the
+// login pact started for it.
+type StepUp struct {
+	MissingScopes []string      `json:"missingScopes"`
+	Login         *LoginStarted `json:"login"`
+}
+
+func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in SendInput) (*mcp.CallToolResult, SendOutput, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return nil, SendOutput{}, errors.New("the message is empty")
+	}
+	if in.New && in.Context != "" {
+		return nil, SendOutput{}, errors.New("new and context cannot be used together")
+	}
+	sess, err := s.open(ctx, in.Brand)
+	if err != nil {
+		return nil, SendOutput{}, toolError(err)
+	}
+	switch {
+	case in.New:
+		if err := sess.StartNew(); err != nil {
+			return nil, SendOutput{}, toolError(err)
+		}
+	case in.Context != "":
+		sess.UseContext(in.Context)
+	}
+	var notes []string
+	res, err := sess.Send(ctx, in.Text)
+	var closed *conversation.ClosedError
+	if errors.As(err, &closed) {
+		notes = append(notes, fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", clean(sess.Card.Name()), closed.ContextID))
+		res, err = sess.Send(ctx, in.Text)
+	}
+	if err != nil {
+		return nil, SendOutput{}, toolError(err)
+	}
+	out := SendOutput{Brand: res.Brand, InterfaceURL: res.InterfaceURL, ContextID: res.ContextID, MessageID: res.MessageID,
+		Reply: rawJSON(res.Reply), Receipt: res.Receipt, Text: clean(res.Text())}
+	if out.Receipt != nil {
+		r := *out.Receipt
+		r.Problems = cleanAll(r.Problems)
+		out.Receipt = &r
+	}
+	lines := []string{out.Text}
+	lines = append(lines, notes...)
+	if r := out.Receipt; r != nil {
+		if r.Verified {
+			lines = append(lines, fmt.Sprintf("(Signed receipt %s verified and archived: pact://receipts/%s)", r.ID, r.ID))
+		} else {
+			lines = append(lines, fmt.Sprintf("(Receipt %s FAILED verification and was kept apart: %s)", r.ID, strings.Join(r.Problems, "; ")))
+		}
+	}
+	if su := res.StepUp(); su != nil {
+		started, err := s.beginLogin(ctx, sess, su.MissingScopes)
+		if err != nil {
+			return nil, SendOutput{}, toolError(fmt.Errorf("%s needs more permission (%s), but the login could not be started: %w",
+				sess.Card.Name(), strings.Join(su.MissingScopes, ", "), err))
+		}
+		out.StepUp = &StepUp{MissingScopes: cleanAll(su.MissingScopes), Login: started}
+		lines = append(lines, "", fmt.Sprintf("%s needs more permission before it can do this: %s. The message was not acted on.",
+			clean(sess.Card.Name()), strings.Join(out.StepUp.MissingScopes, ", ")), started.instructions())
+	}
+	return textResult(lines...), out, nil
+}
+
+// open opens a session with brand (the card is fetched and checked).
+func (s *Server) open(ctx context.Context, brand string) (*conversation.Session, error) {
+	if strings.TrimSpace(brand) == "" {
+		return nil, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
+	}
+	return conversation.Open(ctx, s.cfg.Options, brand)
+}
+
+func cleanAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, x := range ss {
+		out[i] = clean(x)
+	}
+	return out
+}
+
+// ---- get_agent_card
+
+// BrandInput names a Brand.
+type BrandInput struct {
+	Brand string `json:"brand" jsonschema:"the Brand: a domain (shop.example.com), an origin (https://shop.example.com) or an Agent Card URL"`
+}
+
+// CardOutput is get_agent_card's structured result: the `pact card --json`
+// shape ({card, pact}) with the signature state in pact.signature.
+type CardOutput struct {
+	Card any          `json:"card" jsonschema:"the Agent Card as served (A2A AgentCard JSON)"`
+	Pact CardFindings `json:"pact"`
+}
+
+// CardFindings is what pact found about a card.
+type CardFindings struct {
+	CardURL      string                `json:"cardUrl"`
+	InterfaceURL string                `json:"interfaceUrl"`
+	Name         string                `json:"name"`
+	Description  string                `json:"description"`
+	Skills       []Skill               `json:"skills"`
+	Provider     *profile.Registration `json:"provider" jsonschema:"the Provider registration (URL, audience) that serves this Brand; null when not registered"`
+	Delegation   *Delegation           `json:"delegation" jsonschema:"the delegation the Brand offers; null when identity only"`
+	Problems     []string              `json:"problems"`
+	Signature    Signature             `json:"signature" jsonschema:"whether the card's signature was verified"`
+}
+
+// Skill is one skill of the card.
+type Skill struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// Delegation mirrors discovery.Delegation: scope id → description.
+type Delegation struct {
+	Scopes                 map[string]string `json:"scopes"`
+	DeviceAuthorizationURL string            `json:"deviceAuthorizationUrl"`
+	TokenURL               string            `json:"tokenUrl"`
+	OAuth2MetadataURL      string            `json:"oauth2MetadataUrl"`
+}
+
+func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in BrandInput) (*mcp.CallToolResult, CardOutput, error) {
+	if strings.TrimSpace(in.Brand) == "" {
+		return nil, CardOutput{}, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
+	}
+	cardURL, err := discovery.CardURL(in.Brand)
+	if err != nil {
+		return nil, CardOutput{}, toolError(err)
+	}
+	card, err := discovery.Fetch(ctx, s.cfg.Options.HTTP, cardURL)
+	if err != nil {
+		return nil, CardOutput{}, toolError(err)
+	}
+	f := CardFindings{CardURL: card.URL, InterfaceURL: card.InterfaceURL, Name: clean(card.Name()), Skills: []Skill{},
+		Problems: cleanAll(card.Problems), Signature: cardSignature(card)}
+	f.Signature.Problems = cleanAll(f.Signature.Problems)
+	if card.Card != nil {
+		f.Description = clean(card.Card.Description)
+		for _, sk := range card.Card.Skills {
+			f.Skills = append(f.Skills, Skill{ID: clean(sk.ID), Name: clean(sk.Name), Description: clean(sk.Description)})
+		}
+	}
+	if d := card.Delegation; d != nil {
+		f.Delegation = &Delegation{Scopes: map[string]string{}, DeviceAuthorizationURL: d.DeviceAuthorizationURL, TokenURL: d.TokenURL, OAuth2MetadataURL: d.OAuth2MetadataURL}
+		for id, desc := range d.Scopes {
+			f.Delegation.Scopes[clean(id)] = clean(desc)
+		}
+	}
+	if cfg, err := s.cfg.Options.Profile.Load(); err == nil {
+		if reg, ok := cfg.Match(card.InterfaceURL); ok {
+			f.Provider = reg
+		}
+	}
+	lines := []string{f.Name}
+	if f.Description != "" {
+		lines = append(lines, f.Description)
+	}
+	lines = append(lines, "card: "+f.CardURL, "interface: "+f.InterfaceURL)
+	if f.Provider != nil {
+		lines = append(lines, "provider: "+f.Provider.URL+" (registered)")
+	} else {
+		lines = append(lines, "provider: not registered in this profile (the User runs: pact provider add "+conversation.SuggestProviderURL(card)+" --audience AUD)")
+	}
+	if f.Delegation != nil {
+		lines = append(lines, "delegation scopes (for start_login):")
+		ids := make([]string, 0, len(f.Delegation.Scopes))
+		for id := range f.Delegation.Scopes {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			lines = append(lines, "  "+id+": "+f.Delegation.Scopes[id])
+		}
+	} else {
+		lines = append(lines, "delegation: not offered (identity only)")
+	}
+	for _, sk := range f.Skills {
+		lines = append(lines, "skill: "+sk.Name+": "+sk.Description)
+	}
+	if f.Signature.Verified {
+		lines = append(lines, "signature: verified")
+	} else {
+		lines = append(lines, "signature: not verified ("+strings.Join(f.Signature.Problems, "; ")+")")
+	}
+	for _, p := range f.Problems {
+		lines = append(lines, "problem: "+p)
+	}
+	return textResult(lines...), CardOutput{Card: rawJSON(card.Raw), Pact: f}, nil
+}
+
+// ---- conversations
+
+// Conversations is list_conversations' result: `pact conversations --json`
+// under "conversations".
+type Conversations struct {
+	Conversations []conversation.Summary `json:"conversations"`
+}
+
+func (s *Server) listConversations(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, Conversations, error) {
+	list, err := s.cfg.Options.Store.List()
+	if err != nil {
+		return nil, Conversations{}, toolError(err)
+	}
+	out := Conversations{Conversations: []conversation.Summary{}}
+	lines := []string{}
+	for _, c := range list {
+		c.BrandName = clean(c.BrandName)
+		out.Conversations = append(out.Conversations, c)
+		name := c.BrandName
+		if name == "" {
+			name = c.Brand
+		}
+		cur := ""
+		if c.Current {
+			cur = ", continued by send_message"
+		}
+		lines = append(lines, fmt.Sprintf("%s  context %s  last message %s  %s%s", name, c.ContextID, c.LastMessageAt.UTC().Format(time.RFC3339), c.State, cur))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "No conversations yet.")
+	}
+	return textResult(lines...), out, nil
+}
+
+// defaultTurnLimit is how many turns get_conversation returns when the
+// call sets no limit.
+const defaultTurnLimit = 100
+
+// ConversationInput is get_conversation's input.
+type ConversationInput struct {
+	Brand   string `json:"brand,omitempty" jsonschema:"the Brand whose current conversation to read"`
+	Context string `json:"context,omitempty" jsonschema:"the contextId of the conversation to read"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"keep only the last N turns (default 100)"`
+}
+
+// ConversationOutput is one stored conversation with its turns.
+type ConversationOutput struct {
+	conversation.Summary
+	Turns []conversation.Turn `json:"turns"`
+}
+
+func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in ConversationInput) (*mcp.CallToolResult, ConversationOutput, error) {
+	if (in.Brand == "") == (in.Context == "") {
+		return nil, ConversationOutput{}, errors.New("name either brand (its current conversation) or context (a contextId), not both")
+	}
+	if in.Limit < 0 {
+		return nil, ConversationOutput{}, errors.New("limit must be 0 (all) or more")
+	}
+	st := s.cfg.Options.Store
+	var sum *conversation.Summary
+	if in.Brand != "" {
+		cardURL, err := discovery.CardURL(in.Brand)
+		if err != nil {
+			return nil, ConversationOutput{}, toolError(err)
+		}
+		if sum, err = st.Current(cardURL); err != nil {
+			return nil, ConversationOutput{}, toolError(err)
+		}
+		if sum == nil {
+			return nil, ConversationOutput{}, fmt.Errorf("no stored conversation with %s (see list_conversations)", in.Brand)
+		}
+	} else {
+		list, err := st.List()
+		if err != nil {
+			return nil, ConversationOutput{}, toolError(err)
+		}
+		for i := range list {
+			if list[i].ContextID == in.Context {
+				sum = &list[i]
+				break
+			}
+		}
+		if sum == nil {
+			return nil, ConversationOutput{}, fmt.Errorf("no stored conversation has context %s (see list_conversations)", clean(in.Context))
+		}
+	}
+	turns, err := st.Turns(sum.InterfaceURL, sum.ContextID)
+	if err != nil {
+		return nil, ConversationOutput{}, toolError(err)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultTurnLimit
+	}
+	if len(turns) > limit {
+		turns = turns[len(turns)-limit:]
+	}
+	out := ConversationOutput{Summary: *sum, Turns: []conversation.Turn{}}
+	out.BrandName = clean(out.BrandName)
+	lines := []string{}
+	for _, t := range turns {
+		t.Text = clean(t.Text)
+		out.Turns = append(out.Turns, t)
+		lines = append(lines, fmt.Sprintf("[%s] %s: %s", t.At.UTC().Format(time.RFC3339), t.Role, t.Text))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "No turns stored.")
+	}
+	return textResult(lines...), out, nil
+}
+
+// ---- receipts
+
+// ReceiptsInput is list_receipts' input.
+type ReceiptsInput struct {
+	Brand string `json:"brand,omitempty" jsonschema:"only this Brand's receipts (a domain, an origin, a card URL or an interface URL)"`
+	Since string `json:"since,omitempty" jsonschema:"only receipts at or after this time (RFC 3339, or YYYY-MM-DD)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"keep only the newest N receipts (default 100)"`
+}
+
+// defaultReceiptLimit is how many receipts list_receipts returns when the
+// call sets no limit: a model's context is not the place for an archive.
+const defaultReceiptLimit = 100
+
+// ReceiptItem mirrors receipts.Item (`pact receipts list --json`).
+type ReceiptItem struct {
+	ID         string   `json:"id"`
+	Brand      string   `json:"brand"`
+	GrantID    string   `json:"grantId"`
+	User       string   `json:"user"`
+	ScopesUsed []string `json:"scopesUsed"`
+	Actions    []any    `json:"actions"`
+	TS         string   `json:"ts"`
+	Verified   bool     `json:"verified"`
+	// URI is the receipt's MCP resource.
+	URI string `json:"uri"`
+}
+
+// ReceiptList is list_receipts' result.
+type ReceiptList struct {
+	Receipts []ReceiptItem `json:"receipts"`
+	// Total is how many receipts matched before limit.
+	Total int `json:"total"`
+	// Problems names archive entries that could not be read (they are
+	// left out of receipts).
+	Problems []string `json:"problems"`
+}
+
+func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in ReceiptsInput) (*mcp.CallToolResult, ReceiptList, error) {
+	arch := s.cfg.Options.Receipts
+	if arch == nil {
+		return nil, ReceiptList{}, errors.New("this profile keeps no receipt archive")
+	}
+	if in.Limit < 0 {
+		return nil, ReceiptList{}, errors.New("limit must be 0 (all) or more")
+	}
+	var since time.Time
+	if in.Since != "" {
+		var err error
+		if since, err = time.Parse(time.RFC3339, in.Since); err != nil {
+			if since, err = time.Parse(time.DateOnly, in.Since); err != nil {
+				return nil, ReceiptList{}, fmt.Errorf("since %q is not a time: give RFC 3339 (2026-05-01T09:00:00Z) or a date (2026-05-01)", clean(in.Since))
+			}
+		}
+	}
+	items, damaged := arch.ListBrand(in.Brand)
+	out := ReceiptList{Receipts: []ReceiptItem{}, Problems: []string{}}
+	if damaged != nil {
+		out.Problems = append(out.Problems, clean(damaged.Error()))
+	}
+	var kept []receipts.Item
+	for _, it := range items {
+		if !since.IsZero() {
+			ts, err := time.Parse(time.RFC3339, it.TS)
+			if err != nil || ts.Before(since) {
+				continue
+			}
+		}
+		kept = append(kept, it)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultReceiptLimit
+	}
+	out.Total = len(kept)
+	if len(kept) > limit {
+		kept = kept[len(kept)-limit:]
+	}
+	lines := []string{}
+	if out.Total > len(kept) {
+		lines = append(lines, fmt.Sprintf("The newest %d of %d receipts (limit gives more):", len(kept), out.Total))
+	}
+	for _, it := range kept {
+		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
+			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, URI: receiptURI(it.ID)}
+		var tools []string
+		for _, a := range it.Actions {
+			v := rawJSON(a)
+			ri.Actions = append(ri.Actions, v)
+			if m, ok := v.(map[string]any); ok {
+				if t, ok := m["tool"].(string); ok {
+					tools = append(tools, t)
+				}
+			}
+		}
+		out.Receipts = append(out.Receipts, ri)
+		v := "verified"
+		if !ri.Verified {
+			v = "NOT verified"
+		}
+		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, ri.Brand,
+			strings.Join(ri.ScopesUsed, " "), strings.Join(tools, ", "), v))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "No receipts.")
+	}
+	lines = append(lines, out.Problems...)
+	return textResult(lines...), out, nil
+}
+
+// VerifyInput is verify_receipts' input.
+type VerifyInput struct {
+	IDs []string `json:"ids,omitempty" jsonschema:"receipt ids or unique prefixes (4+ characters); none = every verified receipt"`
+}
+
+// VerifyOutput mirrors `pact receipts verify --json`.
+type VerifyOutput struct {
+	Verified  int              `json:"verified"`
+	Failed    int              `json:"failed"`
+	Unchecked int              `json:"unchecked"`
+	Results   []receipts.Check `json:"results"`
+}
+
+func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in VerifyInput) (*mcp.CallToolResult, VerifyOutput, error) {
+	arch := s.cfg.Options.Receipts
+	if arch == nil {
+		return nil, VerifyOutput{}, errors.New("this profile keeps no receipt archive")
+	}
+	for _, id := range in.IDs {
+		if _, err := arch.Get(id); err != nil {
+			return nil, VerifyOutput{}, toolError(err)
+		}
+	}
+	var checks []receipts.Check
+	if len(in.IDs) == 0 {
+		var err error
+		if checks, err = arch.VerifyAll(ctx, true); err != nil {
+			return nil, VerifyOutput{}, toolError(err)
+		}
+	} else {
+		checks = arch.VerifyIDs(ctx, in.IDs, true)
+	}
+	out := VerifyOutput{Results: []receipts.Check{}}
+	lines := []string{}
+	for _, c := range checks {
+		c.Problems = cleanAll(c.Problems)
+		switch {
+		case c.Verified:
+			out.Verified++
+			lines = append(lines, receipts.ShortID(c.ID)+"  verified")
+		case c.Unchecked:
+			out.Unchecked++
+			lines = append(lines, receipts.ShortID(c.ID)+"  not checked: "+strings.Join(c.Problems, "; "))
+		default:
+			out.Failed++
+			lines = append(lines, receipts.ShortID(c.ID)+"  FAILED: "+strings.Join(c.Problems, "; "))
+		}
+		out.Results = append(out.Results, c)
+	}
+	lines = append(lines, fmt.Sprintf("%d verified, %d failed, %d not checked", out.Verified, out.Failed, out.Unchecked))
+	return textResult(lines...), out, nil
+}

@@ -1,0 +1,261 @@
+package receipts
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/delegation"
+)
+
+// A receipt bundle is a file a third party can check without pact's state:
+// JSON Lines, one receipt a line,
+//
+//	{"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri"?: "…", "verifiedAt"?: "<RFC 3339>"}
+//
+// (docs/json.md, "receipt bundles"). Anyone can verify a line with a
+// standard JOSE library: the JWS signature with the jwk (ES256 or RS256).
+// jwks_uri says where the Brand publishes its keys, so a checker can also
+// confirm the key is the Brand's; verifiedAt is when pact verified it.
+
+// BundleRecord is one line of a receipt bundle.
+type BundleRecord struct {
+	JWS        string          `json:"jws"`
+	JWK        json.RawMessage `json:"jwk"`
+	JWKSURI    string          `json:"jwks_uri,omitempty"`
+	VerifiedAt *time.Time      `json:"verifiedAt,omitempty"`
+}
+
+// ErrNotVerified is wrapped by BundleRecordFromEntry for a receipt that was
+// kept apart as rejected (exit 6 in the CLI, like a failed verification).
+var ErrNotVerified = errors.New("not verified")
+
+// BundleRecordFromEntry is the bundle line of an archived receipt. Only a
+// verified entry (one that has the key that verified it) can be exported.
+func BundleRecordFromEntry(e *Entry) (BundleRecord, error) {
+	if !e.Verified || len(e.JWK) == 0 {
+		return BundleRecord{}, fmt.Errorf("receipt %s is not verified: it is kept apart and not exported (%w)", ShortID(e.ID), ErrNotVerified)
+	}
+	r := BundleRecord{JWS: e.JWS, JWK: e.JWK, JWKSURI: e.Expect.JWKSURI}
+	if !e.VerifiedAt.IsZero() {
+		t := e.VerifiedAt.UTC()
+		r.VerifiedAt = &t
+	}
+	return r, nil
+}
+
+// WriteBundleRecord writes rec as one bundle line to w.
+func WriteBundleRecord(w io.Writer, rec BundleRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("receipts: encoding a bundle line: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// BundleCheck is the outcome of one bundle line (`pact receipts verify
+// --bundle --json` and `pact receipts import --json` results).
+type BundleCheck struct {
+	// Line is the 1-based line number in the bundle.
+	Line int `json:"line"`
+	// ID is the receipt id (hex SHA-256 of the JWS); empty when the line
+	// holds no JWS.
+	ID       string   `json:"id"`
+	Verified bool     `json:"verified"`
+	Problems []string `json:"problems"`
+}
+
+// maxBundleLine caps one bundle line (a receipt and its key).
+const maxBundleLine = 1 << 20
+
+// VerifyBundleRecord verifies one bundle line with nothing but its own
+// contents (PACT §5.6 as far as a third party can check it): the jwk is a
+// valid public key, its kid (when both have one) is the JWS header's kid,
+// the compact JWS is signed ES256 or RS256 (no other alg, no crit) and
+// verifies with the jwk, and the signed payload is a receipt claims object
+// (pa, brand, grantId and user present, ts an RFC 3339 time). The
+// expectations of the returned Result are taken from the signed claims
+// (there is no grant to compare with), so it can be archived as is.
+func VerifyBundleRecord(rec BundleRecord) (*Result, error) {
+	rc := Receipt{JWS: rec.JWS}
+	res := &Result{ID: rc.ID(), Receipt: rc, VerifiedAt: time.Now().UTC()}
+	fail := func(p ...string) (*Result, error) {
+		res.Problems = p
+		return res, res.Err()
+	}
+	if rec.JWS == "" {
+		return fail("no jws")
+	}
+	if len(rec.JWK) == 0 {
+		return fail("no jwk")
+	}
+	var key jose.JSONWebKey
+	if err := json.Unmarshal(rec.JWK, &key); err != nil || !key.Valid() {
+		return fail("jwk is not a valid JWK")
+	}
+	if !key.IsPublic() {
+		return fail("jwk is not a public key")
+	}
+	h, problems := delegation.ParseHeader(rec.JWS)
+	if len(problems) > 0 {
+		return fail(problems...)
+	}
+	if h.Kid != "" && key.KeyID != "" && h.Kid != key.KeyID {
+		return fail(fmt.Sprintf("jwk kid %q is not the JWS kid %q", key.KeyID, h.Kid))
+	}
+	payload, err := jwsPayload(rec.JWS)
+	if err != nil {
+		return fail("not a compact JWS")
+	}
+	var c Claims
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return fail("payload is not a §5.6 claims object")
+	}
+	res.Expect = Expect{PA: c.PA, Brand: c.Brand, GrantID: c.GrantID, User: c.User, Scopes: c.ScopesUsed, JWKSURI: rec.JWKSURI}
+	out, err := VerifyOffline(rc, &key, res.Expect)
+	out.VerifiedAt = res.VerifiedAt
+	for name, v := range map[string]string{"pa": c.PA, "brand": c.Brand, "grantId": c.GrantID, "user": c.User} {
+		if v == "" {
+			out.Problems = append(out.Problems, "claims have no "+name)
+		}
+	}
+	if out.Key != nil && len(out.Problems) > 0 && err == nil {
+		err = out.Err()
+	}
+	return out, err
+}
+
+// ReadBundle reads a bundle from r and calls fn for every non-blank line
+// with its 1-based number and the decoded record (err set when the line is
+// not a bundle record). fn's error stops the reading and is returned; so
+// is a read error or a line longer than 1 MiB.
+func ReadBundle(r io.Reader, fn func(line int, rec BundleRecord, err error) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxBundleLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var rec BundleRecord
+		err := json.Unmarshal(b, &rec)
+		if err != nil {
+			err = errors.New("not a JSON object with jws and jwk")
+		}
+		if ferr := fn(n, rec, err); ferr != nil {
+			return ferr
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("receipts: reading the bundle after line %d: %w", n, err)
+	}
+	return nil
+}
+
+// VerifyBundle verifies every line of the bundle in r, in parallel, and
+// calls each (in line order, from the caller's goroutine) with the check
+// and, when verified, the Result to archive. each's error stops the work
+// and is returned, as is a read error.
+func VerifyBundle(r io.Reader, each func(BundleCheck, *Result) error) error {
+	type job struct {
+		line int
+		rec  BundleRecord
+		err  error
+		res  *Result
+		done chan struct{}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *job, 4*workers)
+	order := make(chan *job, 4*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if j.err == nil {
+					j.res, _ = VerifyBundleRecord(j.rec)
+				}
+				close(j.done)
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		readErr <- ReadBundle(r, func(line int, rec BundleRecord, err error) error {
+			j := &job{line: line, rec: rec, err: err, done: make(chan struct{})}
+			select {
+			case order <- j:
+			case <-stop:
+				return errStopped
+			}
+			jobs <- j
+			return nil
+		})
+	}()
+	var cbErr error
+	for j := range order {
+		<-j.done
+		if cbErr != nil {
+			continue
+		}
+		c := BundleCheck{Line: j.line, Problems: []string{}}
+		switch {
+		case j.err != nil:
+			c.Problems = []string{j.err.Error()}
+		default:
+			c.ID = j.res.ID
+			c.Verified = j.res.Verified()
+			if !c.Verified {
+				c.Problems = j.res.Problems
+				if len(c.Problems) == 0 {
+					c.Problems = []string{"not verified"}
+				}
+			}
+		}
+		var res *Result
+		if c.Verified {
+			res = j.res
+		}
+		if cbErr = each(c, res); cbErr != nil {
+			close(stop)
+		}
+	}
+	wg.Wait()
+	if err := <-readErr; err != nil && !errors.Is(err, errStopped) {
+		return err
+	}
+	return cbErr
+}
+
+var errStopped = errors.New("stopped")
+
+// VerifiedEntry reads the verified receipt with this full id (64 hex
+// characters, as List gives it) without scanning the archive, for export.
+// ErrNotFound when it is not in the verified area.
+func (a *Archive) VerifiedEntry(id string) (*Entry, error) {
+	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return nil, fmt.Errorf("%w %q is not a full receipt id", ErrBadID, id)
+	}
+	e, err := a.read(verifiedDir, id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("receipts: %s: %w", ShortID(id), ErrNotFound)
+	}
+	return e, err
+}
