@@ -11,7 +11,9 @@ FUZZ_TARGETS := \
 	./deviceflow:FuzzFetchMetadata \
 	./deviceflow:FuzzTokenResponse \
 	./receipts:FuzzVerifyOffline \
-	./jwks:FuzzParse
+	./jwks:FuzzParse \
+	./iostreams:FuzzSanitize \
+	./profile:FuzzCheckEndpoint
 FUZZTIME ?= 3s
 
 .PHONY: fuzz-smoke fuzz e2e e2e-long bench

@@ -62,7 +62,7 @@ func BenchmarkSendViaClient(b *testing.B) {
 	// As conversation.Session does: a fresh token per request, minted one
 	// ahead so the request does not wait for the signature (signer.Ahead).
 	ahead := sig.Ahead(aud, sub)
-	mint := func(context.Context) (string, error) { return ahead.Token() }
+	mint := func(context.Context, string) (string, error) { return ahead.Token() }
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {

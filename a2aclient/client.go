@@ -15,9 +15,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -51,8 +54,11 @@ type Client struct {
 type Request struct {
 	InterfaceURL string       // from the Agent Card (§2.1)
 	Message      *a2a.Message // messageId set by the caller and kept across retries
-	// PAToken mints a fresh PA JWT; it is called once per attempt (§3.2).
-	PAToken func(ctx context.Context) (string, error)
+	// PAToken mints a fresh PA JWT to send to endpoint (the message:send
+	// URL); it is called once per attempt (§3.2). It may refuse the endpoint
+	// (profile.BoundMinter.Token, the endpoint-origin rule): Send then
+	// returns that error unchanged, not an *Error, and sends nothing.
+	PAToken func(ctx context.Context, endpoint string) (string, error)
 	// Delegation, when set, returns the delegation token sent in
 	// X-A2A-User-Delegation (§5.5). Called once per attempt.
 	Delegation func(ctx context.Context) (string, error)
@@ -80,6 +86,8 @@ const (
 	ReasonNetwork         = "NETWORK"            // no HTTP answer
 	ReasonBadReply        = "INVALID_REPLY"      // a 200 that is not a valid reply
 	ReasonUnknown         = "UNKNOWN_A2A_REASON" // an A2A error with no ErrorInfo
+
+	reasonMint = "pa-jwt" // internal: PAToken failed or refused the endpoint
 )
 
 // A2A error reasons of §6.
@@ -102,40 +110,114 @@ type Error struct {
 	RetryAfter      time.Duration // on 429
 	Attempts        int
 	Err             error // the transport error, if any
+
+	// ClockOffset is, on a 401, how far the local clock is behind the
+	// Provider's Date header (negative: ahead); 0 when unknown. Beyond
+	// httpx.MaxClockSkew the message blames the clock.
+	ClockOffset time.Duration
 }
 
+// Error is the failure in plain words for people: what happened and what
+// to do, without protocol reasons, status codes or URLs. Detail has those.
 func (e *Error) Error() string {
 	var b strings.Builder
 	switch e.Reason {
 	case ReasonNetwork:
-		fmt.Fprintf(&b, "could not reach the Provider: %v", e.Err)
+		b.WriteString("could not reach the Provider: ")
+		b.WriteString(plainCause(e.Err))
 	case ReasonUnauthenticated:
-		b.WriteString("the Provider refused this personal agent's identity (HTTP 401). Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
+		if hint := httpx.ClockHint(e.ClockOffset); hint != "" {
+			b.WriteString("the Provider did not accept this personal agent's identity: " + hint)
+			break
+		}
+		b.WriteString("the Provider did not accept this personal agent's identity. Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
 	case ReasonInvalidToken:
-		b.WriteString("the Provider refused the delegation token (HTTP 401 invalid_token)")
+		b.WriteString("the Provider no longer accepts your permission at this Brand: log in again with `pact login`")
 	case ReasonNotFound:
-		fmt.Fprintf(&b, "the Provider has no such Brand or route (HTTP %d)", e.HTTPStatus)
+		b.WriteString("the Provider does not know this Brand's address (its Agent Card may be out of date); try again later or check the Brand")
 	case ReasonRateLimited:
-		fmt.Fprintf(&b, "the Provider is rate-limiting this personal agent (HTTP 429)")
+		b.WriteString("the Provider is limiting how often this personal agent may send")
 		if e.RetryAfter > 0 {
-			fmt.Fprintf(&b, "; it asks to wait %s", e.RetryAfter.Round(time.Second))
+			fmt.Fprintf(&b, "; wait %s and try again", e.RetryAfter.Round(time.Second))
+		} else {
+			b.WriteString("; wait a little and try again")
 		}
+	case ReasonBadReply:
+		b.WriteString("the Provider sent a reply pact cannot read; try again, and tell the Brand if it persists")
+	case ReasonInvalidParams:
+		b.WriteString("the Provider refused the message as not valid for this conversation")
+	case ReasonContentTypeNotSupport:
+		b.WriteString("the Provider accepts only text messages")
+	case ReasonUnsupportedOperation:
+		b.WriteString("the Provider does not allow this: the conversation may have ended")
+	case ReasonPushNotSupported:
+		b.WriteString("the Provider does not offer notifications")
+	case ReasonTaskNotFound:
+		b.WriteString("the Provider does not know that task")
+	case ReasonInternal:
+		b.WriteString("the Provider failed while handling the message; try again later")
 	default:
-		if e.Reason != "" {
-			b.WriteString(e.Reason)
-			if e.Message != "" {
-				b.WriteString(": ")
-			}
-		}
-		b.WriteString(e.Message)
-		if e.HTTPStatus != 0 && e.Reason != "" && !strings.HasPrefix(e.Reason, "HTTP") {
-			fmt.Fprintf(&b, " (HTTP %d)", e.HTTPStatus)
+		if e.HTTPStatus >= 500 {
+			b.WriteString("the Provider failed while handling the message; try again later")
+		} else {
+			b.WriteString("the Provider refused the message")
 		}
 	}
 	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " [after %d attempts]", e.Attempts)
+		fmt.Fprintf(&b, " (tried %d times)", e.Attempts)
 	}
 	return b.String()
+}
+
+// Detail is the wire detail of the failure, for --json and --debug: the
+// reason, the HTTP status, the Provider's own error message and the
+// transport error. Example: `INVALID_PARAMS (HTTP 400): Unknown contextId`.
+func (e *Error) Detail() string {
+	var b strings.Builder
+	b.WriteString(e.Reason)
+	if e.HTTPStatus != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.HTTPStatus)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if e.WWWAuthenticate != "" {
+		b.WriteString("; WWW-Authenticate: ")
+		b.WriteString(e.WWWAuthenticate)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, "; Retry-After: %s", e.RetryAfter)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, "; %d attempts", e.Attempts)
+	}
+	return b.String()
+}
+
+// plainCause says in plain words why a request got no answer: the
+// explanation of an *httpx.NetError, else the transport error without the
+// method and URL Go puts in front of it.
+func plainCause(err error) string {
+	var ne *httpx.NetError
+	if errors.As(err, &ne) && ne.Msg != "" {
+		return ne.Msg
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return "the connection was closed before an answer arrived; try again"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if err == nil {
+		return "no answer"
+	}
+	return err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -169,12 +251,19 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 			resp.Attempts = attempt
 			return resp, nil
 		}
+		if e.Reason == reasonMint {
+			return nil, e.Err // not an answer from anyone: nothing was sent
+		}
 		e.Attempts = attempt
 		last = e
 		if ctx.Err() != nil {
 			return nil, last
 		}
-		retryable := e.Reason == ReasonNetwork || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
+		// An error answer is final (§6): only no answer at all, 5xx and
+		// 429 are tried again (§4.3); a refused redirect is a verdict, not
+		// a network hiccup.
+		var refused *httpx.RedirectError
+		retryable := (e.Reason == ReasonNetwork && !errors.As(e.Err, &refused)) || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
 		if !retryable || attempt >= max {
 			return nil, last
 		}
@@ -220,9 +309,9 @@ func (c *Client) sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) once(ctx context.Context, url string, body []byte, req Request) (*Response, *Error) {
-	pa, err := req.PAToken(ctx)
+	pa, err := req.PAToken(ctx, url)
 	if err != nil {
-		return nil, &Error{Reason: ReasonNetwork, Message: "minting the PA JWT failed", Err: err}
+		return nil, &Error{Reason: reasonMint, Message: "minting the PA JWT failed", Err: err}
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -283,10 +372,10 @@ func ParseReply(data []byte) (*Response, error) {
 		return nil, errors.New("the reply has both a message and a task")
 	case env.Message != nil:
 		if env.Message.Role != a2a.MessageRoleAgent {
-			return nil, fmt.Errorf("the reply's role is %q, not ROLE_AGENT (§4.2)", env.Message.Role)
+			return nil, fmt.Errorf("the reply's role is %q, not ROLE_AGENT", env.Message.Role)
 		}
 		if env.Message.ContextID == "" {
-			return nil, errors.New("the reply has no contextId (§4.2)")
+			return nil, errors.New("the reply has no contextId")
 		}
 	case env.Task != nil:
 		if env.Task.ContextID == "" {
@@ -351,6 +440,7 @@ func errorFromResponse(resp *http.Response, data []byte) *Error {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		e.WWWAuthenticate = resp.Header.Get("WWW-Authenticate")
+		e.ClockOffset, _ = httpx.ClockOffset(resp.Header, time.Now())
 		e.Reason = ReasonUnauthenticated
 		if strings.Contains(e.WWWAuthenticate, "invalid_token") {
 			e.Reason = ReasonInvalidToken

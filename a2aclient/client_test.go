@@ -73,7 +73,7 @@ func run(t *testing.T, handlers ...http.HandlerFunc) (*recorder, *Response, []ti
 	resp, err := c.Send(context.Background(), Request{
 		InterfaceURL: srv.URL + "/a2a/b1",
 		Message:      a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")),
-		PAToken:      func(context.Context) (string, error) { n++; return fmt.Sprintf("tok-%d", n), nil },
+		PAToken:      func(context.Context, string) (string, error) { n++; return fmt.Sprintf("tok-%d", n), nil },
 	})
 	return rec, resp, waits, err
 }
@@ -239,5 +239,67 @@ func TestRetryAfterParsing(t *testing.T) {
 	}
 	if d := parseRetryAfter("soon", now); d != 0 {
 		t.Fatal(d)
+	}
+}
+
+// §6, §4.3: an A2A error answer is final: INVALID_PARAMS, UNSUPPORTED_OPERATION,
+// an error without ErrorInfo or a bare 400 gets one attempt and no wait;
+// only no answer, 5xx and 429 are tried again.
+func TestSection6_ErrorAnswerIsFinal(t *testing.T) {
+	bare400 := func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(400) }
+	for name, h := range map[string]http.HandlerFunc{
+		"INVALID_PARAMS":        a2aError(400, ReasonInvalidParams, "Unknown contextId"),
+		"UNSUPPORTED_OPERATION": a2aError(400, ReasonUnsupportedOperation, "closed"),
+		"TASK_NOT_FOUND":        a2aError(404, ReasonTaskNotFound, "no task"),
+		"bare 400":              bare400,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec, _, waits, err := run(t, h, reply(okReply))
+			if err == nil {
+				t.Fatal("the error answer was retried into a success")
+			}
+			if len(rec.ids) != 1 || len(waits) != 0 {
+				t.Fatalf("%d attempts, waits %v: want one attempt and no wait", len(rec.ids), waits)
+			}
+		})
+	}
+}
+
+// Human error text is plain words: no protocol reasons, status codes or
+// URLs (those are in Detail, for --json and --debug).
+func TestErrorTextIsPlainWords(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+	c := &Client{HTTP: httpx.NewClient(httpx.Options{Timeout: 2 * time.Second}), MaxAttempts: 1}
+	_, netErr := c.Send(context.Background(), Request{
+		InterfaceURL: deadURL + "/a2a/b1",
+		Message:      a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")),
+		PAToken:      func(context.Context, string) (string, error) { return "tok", nil },
+	})
+	_, _, _, invalid := run(t, a2aError(400, ReasonInvalidParams, "Unknown contextId"))
+	_, _, _, internal := run(t, a2aError(500, ReasonInternal, "boom"))
+	_, _, _, unauth := run(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(401) })
+	_, _, _, bad := run(t, reply(`{"message":{"messageId":"r","role":"ROLE_AGENT","parts":[{"text":"x"}]}}`))
+	for _, err := range []error{netErr, invalid, internal, unauth, bad} {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("err = %v", err)
+		}
+		msg := e.Error()
+		for _, bad := range []string{"HTTP 4", "HTTP 5", "INVALID_PARAMS", "INTERNAL", "UNAUTHENTICATED", "INVALID_REPLY", "§", "http://", "Post ", "message id", "messageId"} {
+			if strings.Contains(msg, bad) {
+				t.Errorf("%q contains %q", msg, bad)
+			}
+		}
+		if e.Detail() == "" || !strings.Contains(e.Detail(), e.Reason) {
+			t.Errorf("detail %q lacks the reason %s", e.Detail(), e.Reason)
+		}
+	}
+	if !strings.Contains(invalid.(*Error).Detail(), "INVALID_PARAMS (HTTP 400): Unknown contextId") {
+		t.Errorf("detail = %q", invalid.(*Error).Detail())
+	}
+	if !strings.Contains(netErr.Error(), "could not reach the Provider") {
+		t.Errorf("network error = %q", netErr)
 	}
 }

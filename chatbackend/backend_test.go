@@ -243,8 +243,10 @@ func TestSection4_2_ClosedContextWrapsErrContextClosed(t *testing.T) {
 		t.Fatalf("error %q does not read as the CLI's %v", err, ce)
 	}
 	ctxID := r.rec.last().contextID
-	if ctxID == "" || !strings.Contains(err.Error(), ctxID) {
-		t.Errorf("error %q does not name the closed context %q", err, ctxID)
+	// The closed context is named in the error's detail, not in its
+	// plain-words text (issue 10, item 10).
+	if ctxID == "" || ce.ContextID != ctxID || !strings.Contains(ce.Detail(), ctxID) {
+		t.Errorf("error %q (detail %q) does not name the closed context %q", err, ce.Detail(), ctxID)
 	}
 	if err := r.b.NewConversation(); err != nil {
 		t.Fatal(err)

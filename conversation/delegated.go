@@ -11,7 +11,7 @@ import (
 )
 
 // ErrNoDelegation means the Brand's card offers no delegated authority (§5.1).
-var ErrNoDelegation = errors.New("this Brand does not offer delegation (its Agent Card has no §5.1 scheme)")
+var ErrNoDelegation = errors.New("this Brand does not let pact act on your account (its Agent Card offers no login)")
 
 // flow is the device-flow client for this Brand's Provider: client_id is
 // the issuer, and every call carries a fresh PA JWT for the Provider's
@@ -20,7 +20,7 @@ func (s *Session) flow() *deviceflow.Client {
 	return &deviceflow.Client{
 		HTTP:     s.opts.HTTP,
 		ClientID: s.issuer,
-		PAToken:  func(context.Context) (string, error) { return s.pa.Token() },
+		PAToken:  s.bound.Token,
 		Clock:    s.opts.Clock,
 	}
 }
@@ -45,13 +45,38 @@ func (s *Session) Login(ctx context.Context, scopes []string, shown func(*device
 	if len(scopes) == 0 {
 		return nil, fmt.Errorf("name at least one scope; this Brand offers: %v", d.ScopeIDs())
 	}
-	// Authorize refuses scope ids the card does not list before any request.
-	flow := s.flow()
-	auth, err := flow.Authorize(ctx, d.DeviceAuthorizationURL, scopes, d.Scopes)
+	// The endpoint-origin rule, before the first byte is sent: every
+	// endpoint the card names, then every one its metadata names, is under
+	// the registration of the Provider whose audience the PA JWT carries.
+	for _, ep := range []struct{ what, url string }{
+		{"device authorization endpoint", d.DeviceAuthorizationURL},
+		{"token endpoint", d.TokenURL},
+		{"authorization server metadata", d.OAuth2MetadataURL},
+	} {
+		if err := s.bound.Check(ep.what, ep.url); err != nil {
+			return nil, err
+		}
+	}
+	md, err := deviceflow.FetchMetadata(ctx, s.opts.HTTP, d.OAuth2MetadataURL)
 	if err != nil {
 		return nil, err
 	}
-	md, err := deviceflow.FetchMetadata(ctx, s.opts.HTTP, d.OAuth2MetadataURL)
+	for _, ep := range []struct{ what, url string }{
+		{"token endpoint of the metadata", md.TokenEndpoint},
+		{"jwks_uri of the metadata", md.JWKSURI},
+	} {
+		if err := s.bound.Check(ep.what, ep.url); err != nil {
+			return nil, err
+		}
+	}
+	if md.DeviceAuthorizationEndpoint != "" {
+		if err := s.bound.Check("device authorization endpoint of the metadata", md.DeviceAuthorizationEndpoint); err != nil {
+			return nil, err
+		}
+	}
+	// Authorize refuses scope ids the card does not list before any request.
+	flow := s.flow()
+	auth, err := flow.Authorize(ctx, d.DeviceAuthorizationURL, scopes, d.Scopes)
 	if err != nil {
 		return nil, err
 	}

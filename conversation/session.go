@@ -92,23 +92,77 @@ type ClosedError struct {
 }
 
 func (e *ClosedError) Error() string {
-	return fmt.Sprintf("the Provider closed conversation %s (UNSUPPORTED_OPERATION)", e.ContextID)
+	return "the Brand's agent ended this conversation; the next message starts a new one"
+}
+
+// Detail is the wire detail (contextId, reason) for --json and --debug.
+func (e *ClosedError) Detail() string {
+	return "contextId " + e.ContextID + ": " + detailOf(e.Err)
 }
 func (e *ClosedError) Unwrap() error { return e.Err }
 
 // StaleContextError is an INVALID_PARAMS answer to a message that continued
 // a stored context: most often the Provider no longer knows it (§4.2: an
-// unknown context gets INVALID_PARAMS). It unwraps to the *a2aclient.Error.
+// unknown context gets INVALID_PARAMS), or, for a message sent again under
+// the same messageId, the Provider has no stored reply for it yet (§4.3).
+// The answer is final: it is never waited out and retried. The remedy is a
+// new conversation (`--new`, `/new` in the chat). It unwraps to the
+// *a2aclient.Error.
 type StaleContextError struct {
 	ContextID string
-	Err       error
+	// Resent is set when the message was a repeat of one sent before
+	// under the same messageId.
+	Resent bool
+	Err    error
 }
 
+// Error says what happened and what to do, in plain words, for the
+// command line (--new); chats say What and offer /new instead.
 func (e *StaleContextError) Error() string {
-	return e.Err.Error() + "\nIf the Provider no longer knows conversation " + e.ContextID +
-		" (it restarted, or the conversation expired), start a new one with --new."
+	return e.What() + " start a new conversation with --new"
+}
+
+// What says what happened, without the remedy; it ends with "or" (resent)
+// or ":" so that the caller's way to start a new conversation follows.
+func (e *StaleContextError) What() string {
+	if e.Resent {
+		return "the Provider has no answer to this message: it may still be working on it, or it no longer knows this conversation. Wait a moment and send it again, or"
+	}
+	return "the Provider no longer knows this conversation (it may have restarted, or the conversation expired):"
+}
+
+// Detail is the wire detail (contextId, reason, the Provider's message).
+func (e *StaleContextError) Detail() string {
+	return "contextId " + e.ContextID + ": " + detailOf(e.Err)
 }
 func (e *StaleContextError) Unwrap() error { return e.Err }
+
+// detailOf is err's wire detail when it has one, else its text.
+func detailOf(err error) string {
+	var d interface{ Detail() string }
+	if errors.As(err, &d) {
+		return d.Detail()
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// ContextMismatchError is a reply in another conversation than the one
+// continued (§4.2). The reply is returned with it.
+type ContextMismatchError struct {
+	Want, Got string
+}
+
+func (e *ContextMismatchError) Error() string {
+	return "the Provider answered in a different conversation than the one continued; start a new conversation"
+}
+
+// Detail names both contextIds.
+func (e *ContextMismatchError) Detail() string {
+	return "reply contextId " + e.Got + ", sent " + e.Want
+}
 
 // Session is an open conversation with one Brand.
 type Session struct {
@@ -121,6 +175,9 @@ type Session struct {
 	contextID string
 	issuer    string
 	pa        *signer.Ahead // PA JWTs for this Provider, one minted ahead
+	// bound is the only way to a PA JWT: it refuses endpoints outside the
+	// Provider's registration (the endpoint-origin rule).
+	bound *profile.BoundMinter
 	// cardCached is set when Card came from Options.Cards.
 	cardCached bool
 	// unanswered holds the messageIds sent without a reply yet.
@@ -193,6 +250,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	}
 	s := &Session{Card: card, Provider: *reg, Signer: sig, Sub: sub, opts: opts, issuer: cfg.Issuer,
 		pa: sig.Ahead(reg.Audience, sub), unanswered: map[string]bool{}}
+	s.bound = cfg.Bind(*reg, s.pa)
 	if opts.Grants != nil {
 		s.mgr = &delegation.Manager{
 			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
@@ -276,6 +334,18 @@ func (r *Result) Text() string {
 	return ""
 }
 
+// Parts are the reply's parts: the message's, or the task's status
+// message's; nil when there are none.
+func (r *Result) Parts() []*a2a.Part {
+	if r.Message != nil {
+		return r.Message.Parts
+	}
+	if r.Task != nil && r.Task.Status.Message != nil {
+		return r.Task.Status.Message.Parts
+	}
+	return nil
+}
+
 // StepUp is a §5.5 step-up request.
 type StepUp struct {
 	Text                    string
@@ -337,24 +407,17 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	req := a2aclient.Request{
 		InterfaceURL: s.Card.InterfaceURL,
 		Message:      msg,
-		PAToken:      func(context.Context) (string, error) { return s.pa.Token() },
+		PAToken:      s.bound.Token,
 	}
 	sentAt := s.now()
 	resend := s.unanswered[messageID]
 	s.unanswered[messageID] = true
+	// An error answer is final, including INVALID_PARAMS for a message sent
+	// again before its first reply was stored (§4.3): it is reported at
+	// once, never waited out and retried. Only network failures, 5xx and 429
+	// are retried, inside the A2A client.
 	resp, grant, err := s.deliver(ctx, req)
 	dead := s.deadNote()
-	// A message sent again under the messageId of one still being processed
-	// (the User gave up waiting and retried) gets INVALID_PARAMS until the
-	// first reply is stored (§4.3): wait for it, a bounded number of times.
-	for wait := 500 * time.Millisecond; resend && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) && wait <= 4*time.Second; wait *= 2 {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		resp, grant, err = s.deliver(ctx, req)
-	}
 	if err == nil {
 		delete(s.unanswered, messageID)
 	}
@@ -371,7 +434,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 			s.opts.Cards.Forget(s.Card.URL)
 		}
 		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) {
-			return nil, &StaleContextError{ContextID: s.contextID, Err: err}
+			return nil, &StaleContextError{ContextID: s.contextID, Resent: resend, Err: err}
 		}
 		return nil, err
 	}
@@ -397,7 +460,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 		agent.ReceiptVerified = &v
 	}
 	if s.contextID != "" && res.ContextID != s.contextID {
-		return res, fmt.Errorf("the Provider answered in context %s, not %s (§4.2)", res.ContextID, s.contextID)
+		return res, &ContextMismatchError{Want: s.contextID, Got: res.ContextID}
 	}
 	s.contextID = res.ContextID
 	user := Turn{MessageID: messageID, Role: "user", Text: text, At: sentAt}

@@ -285,3 +285,72 @@ func TestSuggestProviderURL(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// countingTransport counts message:send requests.
+type countingTransport struct {
+	mu    sync.Mutex
+	n     int
+	inner http.RoundTripper
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/message:send") {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
+	}
+	return c.inner.RoundTrip(r)
+}
+
+func (c *countingTransport) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// §4.2, §4.3, §6: an error answer is final. A context the Provider does not
+// know (after a restart) gets INVALID_PARAMS once, reported at once as a
+// stale conversation, also when the same message is sent again under its
+// messageId: no wait-and-retry as if it were still being processed.
+func TestSection4_3_ErrorAnswerIsFinal_UnknownContextNotRetried(t *testing.T) {
+	e := newEnv(t, demoprovider.Config{})
+	ct := &countingTransport{inner: e.hc.Transport}
+	hc := *e.hc
+	hc.Transport = ct
+	e.opts.Client = &a2aclient.Client{HTTP: &hc}
+	s := e.open(e.brands[0].SiteURL)
+	s.UseContext("ctx-the-provider-forgot")
+
+	id := NewMessageID()
+	_, err := s.SendID(context.Background(), "where is my order?", id)
+	var stale *StaleContextError
+	if !errors.As(err, &stale) || stale.Resent {
+		t.Fatalf("err = %v, want a *StaleContextError (first send)", err)
+	}
+	if n := ct.count(); n != 1 {
+		t.Fatalf("%d requests for one INVALID_PARAMS answer, want 1", n)
+	}
+	if msg := err.Error(); strings.Contains(msg, "INVALID_PARAMS") || strings.Contains(msg, "HTTP 400") || strings.Contains(msg, "Unknown contextId") || !strings.Contains(msg, "--new") {
+		t.Errorf("human message = %q", msg)
+	}
+	if d := stale.Detail(); !strings.Contains(d, "INVALID_PARAMS") || !strings.Contains(d, "ctx-the-provider-forgot") {
+		t.Errorf("detail = %q", d)
+	}
+
+	// The same message again (the User pressed Enter to send it again).
+	_, err = s.SendID(context.Background(), "where is my order?", id)
+	if !errors.As(err, &stale) || !stale.Resent {
+		t.Fatalf("err = %v, want a *StaleContextError for a resent message", err)
+	}
+	if n := ct.count(); n != 2 {
+		t.Fatalf("%d requests after sending again, want 2: the error answer was retried", n)
+	}
+
+	// A new conversation works.
+	if err := s.StartNew(); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.send(s, "where is my order?"); r.ContextID == "" || r.ContextID == "ctx-the-provider-forgot" {
+		t.Fatalf("new conversation contextId = %q", r.ContextID)
+	}
+}

@@ -236,7 +236,7 @@ func newFixture(t *testing.T) *fixture {
 		Secrets:  f.sec,
 		Keys:     f.js.cache(),
 		ClientID: paIssuer,
-		Flow: &deviceflow.Client{ClientID: paIssuer, PAToken: func(context.Context) (string, error) {
+		Flow: &deviceflow.Client{ClientID: paIssuer, PAToken: func(context.Context, string) (string, error) {
 			n++
 			return fmt.Sprintf("pa-%d", n), nil
 		}},

@@ -152,7 +152,7 @@ var ErrNoGrant = errors.New("no delegation stored for this brand")
 
 // ErrInvalidToken is what a send callback wraps when message:send answered
 // 401 with WWW-Authenticate error="invalid_token" (PACT §5.5).
-var ErrInvalidToken = errors.New(`the provider refused the delegation token (401 error="invalid_token")`)
+var ErrInvalidToken = errors.New("the Provider no longer accepts the permission given to this personal agent")
 
 // LoginRequiredError means the delegation cannot be used or renewed; the
 // User must run `pact login` again. It matches ErrLoginRequired.

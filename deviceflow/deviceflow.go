@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/pact-cli/pact/httpx"
 )
 
 // Grant types used at the token endpoint (RFC 8628 §3.4, RFC 6749 §6).
@@ -75,9 +77,13 @@ type Client struct {
 	// ClientID is the personal agent's issuer URL, sent as client_id.
 	ClientID string
 	// PAToken mints a fresh personal-agent JWT (PACT §3.2) for the
-	// authorization server's audience. It is called once per request, so no
-	// JWT is ever reused across calls minutes apart.
-	PAToken func(ctx context.Context) (string, error)
+	// authorization server's audience, to be sent to endpoint. It is called
+	// once per request, so no JWT is ever reused across calls minutes
+	// apart, and it is told where the JWT goes so that it can refuse an
+	// endpoint outside the Provider's registration
+	// (profile.BoundMinter.Token, the endpoint-origin rule); such an error
+	// is returned unchanged (wrapped) and ends Poll at once.
+	PAToken func(ctx context.Context, endpoint string) (string, error)
 	// Clock is the time source for polling; nil means the real clock.
 	Clock Clock
 }
@@ -124,12 +130,27 @@ type Token struct {
 // ErrInvalidGrant on refresh means the grant is gone and the User must log in
 // again. Anything else is a plain failure (exit 1).
 var (
-	ErrAccessDenied = errors.New("the user refused consent (access_denied)")
-	ErrExpiredToken = errors.New("the login link expired before the user approved it (expired_token)")
-	ErrUnauthorized = errors.New("the authorization server refused the personal-agent JWT (HTTP 401)")
-	ErrInvalidGrant = errors.New("the grant is no longer valid (invalid_grant)")
-	ErrInvalidScope = errors.New("a requested scope is unknown to the authorization server (invalid_scope)")
+	ErrAccessDenied = errors.New("the permission was declined at the Brand's login page")
+	ErrExpiredToken = errors.New("the login code expired before it was approved: log in again")
+	ErrUnauthorized = errors.New("the Brand's login server did not accept this personal agent's identity: check `pact whoami` and that your jwks_uri is reachable")
+	ErrInvalidGrant = errors.New("the permission given to this personal agent is no longer valid: log in again")
+	ErrInvalidScope = errors.New("the Brand's login server does not know a permission asked for")
 )
+
+// UnauthorizedError is a 401 on the personal-agent JWT whose cause is
+// likely the clock: the server's Date differs from the local clock by more
+// than httpx.MaxClockSkew. It matches ErrUnauthorized.
+type UnauthorizedError struct {
+	ClockOffset time.Duration // local clock behind the server's (negative: ahead)
+	Hint        string        // httpx.ClockHint(ClockOffset)
+}
+
+func (e *UnauthorizedError) Error() string {
+	return "the Brand's login server did not accept this personal agent's identity: " + e.Hint
+}
+
+// Is makes errors.Is(err, ErrUnauthorized) true.
+func (e *UnauthorizedError) Is(target error) bool { return target == ErrUnauthorized }
 
 // IsConsentError reports whether err means the User refused consent or let
 // the device code expire (CLI exit code 4).
@@ -146,12 +167,59 @@ type OAuthError struct {
 	Description string
 }
 
+// Error is the failure in plain words; Detail has the OAuth code and status.
 func (e *OAuthError) Error() string {
-	msg := fmt.Sprintf("authorization server error %q (HTTP %d)", e.Code, e.StatusCode)
+	if e.StatusCode >= 500 {
+		return "the Brand's login server failed; try again later"
+	}
+	return "the Brand's login server refused the request; try again, or tell the Brand if it persists"
+}
+
+// Detail is the wire detail for --json and --debug, e.g.
+// `invalid_client (HTTP 400): unknown client`.
+func (e *OAuthError) Detail() string {
+	msg := fmt.Sprintf("%s (HTTP %d)", e.Code, e.StatusCode)
 	if e.Description != "" {
 		msg += ": " + e.Description
 	}
 	return msg
+}
+
+// NetError is a request to the Brand's login server that got no answer.
+type NetError struct {
+	Endpoint string // the URL posted to
+	Err      error  // the transport error
+}
+
+func (e *NetError) Error() string {
+	host := e.Endpoint
+	if u, err := url.Parse(e.Endpoint); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	var te interface{ Timeout() bool }
+	if errors.As(e.Err, &te) && te.Timeout() {
+		return "could not reach the Brand's login server (" + host + "): it did not answer in time; try again"
+	}
+	return "could not reach the Brand's login server (" + host + "); check your connection and try again"
+}
+
+// Detail is the transport error and the endpoint.
+func (e *NetError) Detail() string { return "POST " + e.Endpoint + ": " + e.Err.Error() }
+func (e *NetError) Unwrap() error  { return e.Err }
+
+// ServerError is a non-200 answer without an OAuth error body.
+type ServerError struct{ StatusCode int }
+
+func (e *ServerError) Error() string {
+	if e.StatusCode >= 500 {
+		return "the Brand's login server failed; try again later"
+	}
+	return "the Brand's login server gave an answer pact cannot use; try again, or tell the Brand if it persists"
+}
+
+// Detail names the status.
+func (e *ServerError) Detail() string {
+	return fmt.Sprintf("HTTP %d without an OAuth error", e.StatusCode)
 }
 
 // Is maps OAuth error codes to the package's sentinel errors.
@@ -223,7 +291,7 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 			offered = append(offered, id)
 		}
 		sort.Strings(offered)
-		return nil, fmt.Errorf("%w: %s (PACT §5.2: request only ids the card lists; this Brand offers %s)",
+		return nil, fmt.Errorf("%w: %s (ask only for permissions the Brand lists; it offers %s)",
 			ErrScopeNotOnCard, strings.Join(unknown, ", "), strings.Join(offered, ", "))
 	}
 	form := url.Values{"client_id": {c.ClientID}, "scope": {strings.Join(uniq, " ")}}
@@ -232,7 +300,7 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != http.StatusOK || hasOAuthError(body) {
 		return nil, responseError(status, body)
 	}
 	var raw struct {
@@ -277,7 +345,7 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 		}
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("deviceflow: bad device authorization response: %s", strings.Join(problems, "; "))
+		return nil, fmt.Errorf("the Brand's login server sent an unusable answer: %s", strings.Join(problems, "; "))
 	}
 	a := &Authorization{
 		DeviceCode:              Secret(raw.DeviceCode),
@@ -328,7 +396,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 		if !auth.ExpiresAt.IsZero() {
 			left := auth.ExpiresAt.Sub(clk.Now())
 			if left <= 0 {
-				return nil, fmt.Errorf("deviceflow: %w", ErrExpiredToken)
+				return nil, ErrExpiredToken
 			}
 			if wait > left {
 				wait = left
@@ -343,7 +411,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			return nil, ctx.Err()
 		}
 		if !auth.ExpiresAt.IsZero() && !clk.Now().Before(auth.ExpiresAt) {
-			return nil, fmt.Errorf("deviceflow: %w", ErrExpiredToken)
+			return nil, ErrExpiredToken
 		}
 		form := url.Values{
 			"grant_type":  {GrantTypeDeviceCode},
@@ -355,7 +423,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if errors.Is(err, errMint) {
+			if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) {
 				return nil, err
 			}
 			if transient++; transient > maxTransient {
@@ -363,7 +431,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			}
 			continue
 		}
-		if status == http.StatusOK {
+		if status == http.StatusOK && !hasOAuthError(body) {
 			return parseToken(body, auth.Scopes, "")
 		}
 		if status >= 500 || status == http.StatusTooManyRequests {
@@ -401,7 +469,7 @@ func (c *Client) Refresh(ctx context.Context, tokenURL string, refreshToken Secr
 		return nil, fmt.Errorf("deviceflow: token URL: %w", err)
 	}
 	if refreshToken == "" {
-		return nil, fmt.Errorf("deviceflow: no refresh token: %w", ErrInvalidGrant)
+		return nil, fmt.Errorf("%w (no refresh token)", ErrInvalidGrant)
 	}
 	form := url.Values{
 		"grant_type":    {GrantTypeRefreshToken},
@@ -412,7 +480,7 @@ func (c *Client) Refresh(ctx context.Context, tokenURL string, refreshToken Secr
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != http.StatusOK || hasOAuthError(body) {
 		return nil, responseError(status, body, refreshToken)
 	}
 	return parseToken(body, nil, refreshToken)
@@ -427,9 +495,9 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 	if c.PAToken == nil {
 		return 0, nil, errNilClient
 	}
-	jwt, err := c.PAToken(ctx)
+	jwt, err := c.PAToken(ctx, endpoint)
 	if err != nil {
-		return 0, nil, fmt.Errorf("deviceflow: %w: %v", errMint, err)
+		return 0, nil, fmt.Errorf("%w: %w", errMint, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -447,17 +515,26 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 		// innermost cause rather than the whole chain.
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			return 0, nil, fmt.Errorf("deviceflow: POST %s: %v", endpoint, ue.Err)
+			return 0, nil, &NetError{Endpoint: endpoint, Err: ue.Err}
 		}
-		return 0, nil, fmt.Errorf("deviceflow: POST %s: %v", endpoint, err)
+		return 0, nil, &NetError{Endpoint: endpoint, Err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return 0, nil, fmt.Errorf("deviceflow: reading response from %s: %v", endpoint, err)
+		return 0, nil, &NetError{Endpoint: endpoint, Err: err}
 	}
 	if len(body) > maxBody {
-		return 0, nil, fmt.Errorf("deviceflow: response from %s larger than %d bytes", endpoint, maxBody)
+		return 0, nil, fmt.Errorf("the Brand's login server sent an answer larger than %d bytes (%s)", maxBody, endpoint)
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		// The PA JWT was refused: when the server's clock is far from
+		// ours, say so rather than leave the User guessing.
+		if off, ok := httpx.ClockOffset(resp.Header, time.Now()); ok {
+			if hint := httpx.ClockHint(off); hint != "" {
+				return 0, nil, &UnauthorizedError{ClockOffset: off, Hint: hint}
+			}
+		}
 	}
 	return resp.StatusCode, body, nil
 }
@@ -468,7 +545,7 @@ func responseError(status int, body []byte, secrets ...Secret) error {
 	if status == http.StatusUnauthorized {
 		// With or without an OAuth body (invalid_client), a 401 means the
 		// personal-agent JWT was refused (PACT §3.4, §5.3).
-		return fmt.Errorf("deviceflow: %w", ErrUnauthorized)
+		return ErrUnauthorized
 	}
 	var oe struct {
 		Error            string `json:"error"`
@@ -483,7 +560,22 @@ func responseError(status int, body []byte, secrets ...Secret) error {
 		}
 		return &OAuthError{StatusCode: status, Code: code, Description: sanitize(oe.ErrorDescription, 300, secrets)}
 	}
-	return fmt.Errorf("deviceflow: authorization server answered HTTP %d without an OAuth error", status)
+	return &ServerError{StatusCode: status}
+}
+
+// hasOAuthError reports whether body is a JSON object with a non-empty
+// "error" member. Some authorization servers answer a pending poll with
+// HTTP 200 and {"error":"authorization_pending"}: the member is read
+// whatever the status (issue 9).
+func hasOAuthError(body []byte) bool {
+	var oe struct {
+		Error any `json:"error"`
+	}
+	if json.Unmarshal(body, &oe) != nil {
+		return false
+	}
+	s, isString := oe.Error.(string)
+	return oe.Error != nil && (!isString || s != "")
 }
 
 // registeredCodes are the OAuth error codes of RFC 6749 §5.2 and RFC 8628
@@ -546,7 +638,7 @@ func parseToken(body []byte, requested []string, oldRefresh Secret) (*Token, err
 		expiresIn = n
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("deviceflow: bad token response: %s", strings.Join(problems, "; "))
+		return nil, fmt.Errorf("the Brand's login server sent an unusable answer: %s", strings.Join(problems, "; "))
 	}
 	t := &Token{
 		TokenType:    "Bearer",

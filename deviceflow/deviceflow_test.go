@@ -127,7 +127,7 @@ func newClient(clk Clock) (*Client, *int) {
 	return &Client{
 		ClientID: "https://pa.example.com",
 		Clock:    clk,
-		PAToken: func(context.Context) (string, error) {
+		PAToken: func(context.Context, string) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			n++
@@ -487,7 +487,7 @@ func TestRFC8414_FetchMetadata(t *testing.T) {
 	if err == nil {
 		t.Fatal("want error")
 	}
-	for _, want := range []string{"not on the metadata URL's origin", "token_endpoint", "jwks_uri missing"} {
+	for _, want := range []string{"the issuer the metadata URL was built from", "token_endpoint", "jwks_uri missing"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -497,11 +497,109 @@ func TestRFC8414_FetchMetadata(t *testing.T) {
 	}
 }
 
+// RFC 8414 §3.3 (PACT §5.1, issue 9): the issuer is the one the metadata
+// URL was built from, path included; another Brand's path on the same host
+// is refused.
+func TestRFC8414_Section3_3_IssuerBindingWithPath(t *testing.T) {
+	var issuer string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Accept"); got != "application/json" {
+			t.Errorf("Accept %q", got)
+		}
+		fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":"%[2]s/t","jwks_uri":"%[2]s/j"}`, issuer, "http://"+r.Host)
+	}))
+	defer srv.Close()
+	pactForm := srv.URL + "/a2a/b1/oauth/.well-known/oauth-authorization-server"
+	rfcForm := srv.URL + "/.well-known/oauth-authorization-server/a2a/b1/oauth"
+	for _, u := range []string{pactForm, rfcForm} {
+		issuer = srv.URL + "/a2a/b1/oauth"
+		if _, err := FetchMetadata(context.Background(), srv.Client(), u); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+		for _, other := range []string{srv.URL + "/a2a/b2/oauth", srv.URL, srv.URL + "/a2a/b1/oauth/", srv.URL + "/a2a/b1"} {
+			issuer = other
+			_, err := FetchMetadata(context.Background(), srv.Client(), u)
+			if err == nil || !strings.Contains(err.Error(), "RFC 8414 §3.3") {
+				t.Errorf("%s with issuer %s: err = %v, want the §3.3 refusal", u, other, err)
+			}
+		}
+	}
+	issuer = srv.URL
+	if _, err := FetchMetadata(context.Background(), srv.Client(), srv.URL+"/.well-known/oauth-authorization-server"); err != nil {
+		t.Errorf("host-only issuer: %v", err)
+	}
+	if _, err := FetchMetadata(context.Background(), srv.Client(), srv.URL+"/oauth/metadata.json"); err == nil {
+		t.Error("a metadata URL in neither RFC 8414 form was accepted")
+	}
+}
+
+func TestRFC8414_ExpectedIssuer(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://p.example/a2a/b1/oauth/.well-known/oauth-authorization-server": "https://p.example/a2a/b1/oauth",
+		"https://p.example/.well-known/oauth-authorization-server/tenant":       "https://p.example/tenant",
+		"https://p.example/.well-known/oauth-authorization-server":              "https://p.example",
+	} {
+		if got, err := ExpectedIssuer(in); err != nil || got != want {
+			t.Errorf("ExpectedIssuer(%s) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
 func BenchmarkPollDecision(b *testing.B) {
 	body := []byte(okToken)
 	for b.Loop() {
 		if _, err := parseToken(body, nil, ""); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// RFC 8628 §3.5 (issue 9): the error member is read whatever the HTTP
+// status; a 200 carrying authorization_pending or slow_down keeps polling,
+// and a 200 carrying another error ends with its name.
+func TestRFC8628_Section3_5_ErrorReadWhateverTheStatus(t *testing.T) {
+	as := newFakeAS(t)
+	as.token(200, `{"error":"authorization_pending"}`)
+	as.token(200, `{"error":"slow_down"}`)
+	as.token(200, okToken)
+	clk := newFakeClock()
+	c, _ := newClient(clk)
+	tok, err := c.Poll(context.Background(), as.srv.URL+"/token", authorize(t, c, as))
+	if err != nil || tok.AccessToken.Reveal() != "eyJ.access.SECRET" {
+		t.Fatalf("Poll = %v, %v; want the token after pending and slow_down", tok, err)
+	}
+	want := []time.Duration{6 * time.Second, 6 * time.Second, 12 * time.Second}
+	if got := clk.Waits(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("waits = %v, want %v (slow_down adds 5 s)", got, want)
+	}
+
+	as2 := newFakeAS(t)
+	as2.token(200, `{"error":"access_denied","access_token":"x","token_type":"Bearer"}`)
+	c2, _ := newClient(newFakeClock())
+	_, err = c2.Poll(context.Background(), as2.srv.URL+"/token", authorize(t, c2, as2))
+	if !errors.Is(err, ErrAccessDenied) {
+		t.Fatalf("200 access_denied: err = %v, want ErrAccessDenied", err)
+	}
+	as3 := newFakeAS(t)
+	as3.token(200, `{"error":"invalid_grant"}`)
+	c3, _ := newClient(newFakeClock())
+	if _, err := c3.Refresh(context.Background(), as3.srv.URL+"/token", "rt"); !errors.Is(err, ErrInvalidGrant) {
+		t.Fatalf("refresh 200 invalid_grant: %v", err)
+	}
+}
+
+// Issue 9 (time), PACT §3.2: a 401 from the authorization server whose
+// Date is far from the local clock says whose clock is off, and by how
+// much; it is still ErrUnauthorized.
+func TestSection3_2_UnauthorizedWithSkewedDateNamesTheClock(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", time.Now().Add(-10*time.Minute).UTC().Format(http.TimeFormat))
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	c, _ := newClient(newFakeClock())
+	_, err := c.Authorize(context.Background(), srv.URL+"/device", []string{"orders:read"}, cardScopes)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "your clock is 600 s ahead of the Provider's") {
+		t.Fatalf("err = %v", err)
 	}
 }

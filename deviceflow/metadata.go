@@ -59,14 +59,19 @@ func (m *Metadata) SupportsGrantType(grantType string) bool {
 //
 // It checks: HTTP 200 with a JSON object; issuer, token_endpoint and jwks_uri
 // present; issuer, every endpoint and jwks_uri are https URLs (plain http only
-// on loopback hosts) without fragment; and the issuer has the same origin as
-// metadataURL (RFC 8414 §3.3 binds the metadata to its issuer). Every failed
-// check is reported in one error.
+// on loopback hosts) without fragment or userinfo; and the issuer is exactly
+// the one metadataURL was built from, path included (RFC 8414 §3.3, see
+// ExpectedIssuer) — so the delegation token's iss, which must equal it
+// (PACT §5.4), is bound to the metadata URL the card named. Every failed
+// check is reported in one error. Asks for application/json.
 func FetchMetadata(ctx context.Context, client *http.Client, metadataURL string) (*Metadata, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	mu, err := checkURL(metadataURL)
+	if _, err := checkURL(metadataURL); err != nil {
+		return nil, fmt.Errorf("deviceflow: metadata URL: %w", err)
+	}
+	wantIssuer, err := ExpectedIssuer(metadataURL)
 	if err != nil {
 		return nil, fmt.Errorf("deviceflow: metadata URL: %w", err)
 	}
@@ -77,30 +82,30 @@ func FetchMetadata(ctx context.Context, client *http.Client, metadataURL string)
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("deviceflow: fetching metadata %s: %w", metadataURL, err)
+		return nil, fmt.Errorf("could not fetch the Brand's login server settings (%s): %w", metadataURL, httpx.Describe(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("deviceflow: reading metadata %s: %w", metadataURL, err)
+		return nil, fmt.Errorf("could not read the Brand's login server settings (%s): %w", metadataURL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("deviceflow: metadata %s: HTTP %d", metadataURL, resp.StatusCode)
+		return nil, fmt.Errorf("the Brand's login server settings are not available at %s (status %d)", metadataURL, resp.StatusCode)
 	}
 	if len(body) > maxBody {
-		return nil, fmt.Errorf("deviceflow: metadata %s: body larger than %d bytes", metadataURL, maxBody)
+		return nil, fmt.Errorf("the Brand's login server settings at %s are larger than %d bytes", metadataURL, maxBody)
 	}
 	var md Metadata
 	if err := json.Unmarshal(body, &md); err != nil {
-		return nil, fmt.Errorf("deviceflow: metadata %s is not an RFC 8414 JSON object: %w", metadataURL, err)
+		return nil, fmt.Errorf("the Brand's login server settings at %s are not readable: %w", metadataURL, err)
 	}
 	var problems []string
 	if md.Issuer == "" {
 		problems = append(problems, "issuer missing")
-	} else if iu, err := checkURL(md.Issuer); err != nil {
+	} else if _, err := checkURL(md.Issuer); err != nil {
 		problems = append(problems, "issuer: "+err.Error())
-	} else if iu.Scheme != mu.Scheme || iu.Host != mu.Host {
-		problems = append(problems, fmt.Sprintf("issuer %q is not on the metadata URL's origin %s://%s", md.Issuer, mu.Scheme, mu.Host))
+	} else if md.Issuer != wantIssuer {
+		problems = append(problems, fmt.Sprintf("issuer %q is not %q, the issuer the metadata URL was built from (RFC 8414 §3.3)", md.Issuer, wantIssuer))
 	}
 	for _, f := range []struct{ name, v string }{
 		{"token_endpoint", md.TokenEndpoint},
@@ -118,9 +123,38 @@ func FetchMetadata(ctx context.Context, client *http.Client, metadataURL string)
 		}
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("deviceflow: metadata %s: %s", metadataURL, strings.Join(problems, "; "))
+		return nil, fmt.Errorf("the Brand's login server settings at %s are not usable: %s", metadataURL, strings.Join(problems, "; "))
 	}
 	return &md, nil
+}
+
+// WellKnownSuffix is the RFC 8414 well-known URI suffix.
+const WellKnownSuffix = "/.well-known/oauth-authorization-server"
+
+// ExpectedIssuer is the issuer identifier a metadata URL was built from
+// (RFC 8414 §3.1, §3.3): for the form PACT cards use (§5.1),
+// {issuer}/.well-known/oauth-authorization-server, the URL without that
+// suffix; for the RFC 8414 §3.1 form,
+// {origin}/.well-known/oauth-authorization-server{path}, the origin followed
+// by the path. A URL in neither form, or with a query or fragment, is an
+// error: its metadata cannot be bound to an issuer.
+func ExpectedIssuer(metadataURL string) (string, error) {
+	u, err := url.Parse(metadataURL)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%q is not an absolute URL", metadataURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q has a query or fragment; RFC 8414 metadata URLs have neither", metadataURL)
+	}
+	origin := u.Scheme + "://" + u.Host
+	p := u.EscapedPath()
+	switch {
+	case strings.HasPrefix(p, WellKnownSuffix+"/"): // RFC 8414 §3.1: inserted after the host
+		return origin + strings.TrimPrefix(p, WellKnownSuffix), nil
+	case strings.HasSuffix(p, WellKnownSuffix): // PACT §5.1: appended to the issuer
+		return origin + strings.TrimSuffix(p, WellKnownSuffix), nil
+	}
+	return "", fmt.Errorf("%q is not an RFC 8414 metadata URL (it must contain %s)", metadataURL, WellKnownSuffix)
 }
 
 // checkURL parses raw as an absolute https URL (http allowed for loopback

@@ -174,14 +174,14 @@ func fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, tim
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("fetching the Agent Card: %w", httpx.Describe(err))
+		return nil, 0, fmt.Errorf("could not fetch the Brand's Agent Card (%s): %w", hostOf(cardURL), httpx.Describe(err))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, 0, fmt.Errorf("%w at %s (HTTP %d): check the brand's domain or card URL", ErrNotFound, resp.Request.URL, resp.StatusCode)
+		return nil, 0, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	case resp.StatusCode != http.StatusOK:
-		return nil, 0, fmt.Errorf("fetching the Agent Card at %s: HTTP %d", resp.Request.URL, resp.StatusCode)
+		return nil, 0, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	}
 	final := resp.Request.URL.String()
 	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
@@ -223,7 +223,9 @@ func Parse(data []byte) (*Card, error) {
 	c := &Card{Raw: json.RawMessage(data), Card: &card}
 	var problems []string
 	for _, iface := range card.SupportedInterfaces {
-		if iface == nil || iface.ProtocolBinding != a2a.TransportProtocolHTTPJSON || iface.ProtocolVersion != "1.0" {
+		// Binding names are compared case-insensitively ("http+json" is
+		// HTTP+JSON; issue 9).
+		if iface == nil || !strings.EqualFold(string(iface.ProtocolBinding), string(a2a.TransportProtocolHTTPJSON)) || iface.ProtocolVersion != "1.0" {
 			continue
 		}
 		u, err := url.Parse(iface.URL)
@@ -239,7 +241,7 @@ func Parse(data []byte) (*Card, error) {
 		break
 	}
 	if c.InterfaceURL == "" {
-		return nil, fmt.Errorf("no usable supportedInterfaces entry with protocolBinding \"HTTP+JSON\" and protocolVersion \"1.0\" (§2.1)%s", joinProblems(problems))
+		return nil, fmt.Errorf("no usable supportedInterfaces entry with protocolBinding \"HTTP+JSON\" and protocolVersion \"1.0\"%s", joinProblems(problems))
 	}
 	for _, req := range card.SecurityRequirements {
 		if len(req) != 1 {
@@ -252,7 +254,7 @@ func Parse(data []byte) (*Card, error) {
 		}
 	}
 	if c.PAScheme == "" {
-		return nil, errors.New("no personal-agent JWT scheme: the card must declare an httpAuthSecurityScheme with scheme \"Bearer\" and bearerFormat \"JWT\", listed alone in one securityRequirements entry (§2.1)")
+		return nil, errors.New("no personal-agent JWT scheme: the card must declare an httpAuthSecurityScheme with scheme \"Bearer\" and bearerFormat \"JWT\", listed alone in one securityRequirements entry")
 	}
 	c.Delegation, problems = delegation(&card, c.PAScheme, problems)
 	c.Problems = problems
@@ -300,7 +302,7 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 				dc = f
 			}
 			if dc == nil {
-				problems = append(problems, fmt.Sprintf("delegation scheme %q has no deviceCode flow (§5.1)", name))
+				problems = append(problems, fmt.Sprintf("delegation scheme %q has no deviceCode flow", name))
 				continue
 			}
 			d := &Delegation{Scheme: string(name), Scopes: dc.Scopes, DeviceAuthorizationURL: dc.DeviceAuthorizationURL,
@@ -319,7 +321,7 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 			}
 			if len(bad) > 0 {
 				sort.Strings(bad)
-				problems = append(problems, fmt.Sprintf("delegation scheme %q unusable (§5.1): %s", name, strings.Join(bad, "; ")))
+				problems = append(problems, fmt.Sprintf("delegation scheme %q unusable: %s", name, strings.Join(bad, "; ")))
 				continue
 			}
 			if d.Scopes == nil {
@@ -337,3 +339,39 @@ func joinProblems(p []string) string {
 	}
 	return ": " + strings.Join(p, "; ")
 }
+
+// hostOf is rawURL's host, or rawURL when it has none.
+func hostOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return rawURL
+}
+
+// StatusError is a card URL that answered with an error status. A 404 or
+// 410 matches ErrNotFound (exit 5).
+type StatusError struct {
+	URL        string
+	StatusCode int
+}
+
+// Error says what happened in plain words; Detail has the status.
+func (e *StatusError) Error() string {
+	switch {
+	case e.notFound():
+		return fmt.Sprintf("%v at %s: check the brand's domain or card URL", ErrNotFound, e.URL)
+	case e.StatusCode >= 500:
+		return fmt.Sprintf("could not fetch the Brand's Agent Card at %s: the server failed; try again later", e.URL)
+	}
+	return fmt.Sprintf("could not fetch the Brand's Agent Card at %s: the server refused; check the brand's domain or card URL", e.URL)
+}
+
+// Detail is the status, e.g. "GET https://… : HTTP 503".
+func (e *StatusError) Detail() string { return fmt.Sprintf("GET %s: HTTP %d", e.URL, e.StatusCode) }
+
+func (e *StatusError) notFound() bool {
+	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusGone
+}
+
+// Is makes a 404 or 410 match ErrNotFound.
+func (e *StatusError) Is(target error) bool { return target == ErrNotFound && e.notFound() }

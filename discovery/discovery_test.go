@@ -191,7 +191,15 @@ func TestFetch_HostileServers(t *testing.T) {
 			srv := httptest.NewServer(tc.h)
 			defer srv.Close()
 			_, err := Fetch(context.Background(), client(), srv.URL+WellKnownPath)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
+			text := ""
+			if err != nil {
+				text = err.Error()
+				var d interface{ Detail() string }
+				if errors.As(err, &d) {
+					text += " " + d.Detail() // the wire detail (--json, --debug)
+				}
+			}
+			if err == nil || !strings.Contains(text, tc.want) {
 				t.Fatalf("got %v, want it to mention %q", err, tc.want)
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {

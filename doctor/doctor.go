@@ -21,6 +21,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/publish"
 	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/signer"
 )
 
 // Status is the outcome of one check.
@@ -333,7 +334,13 @@ func (r *runner) brand(ctx context.Context, b brand) string {
 // Provider answers with an empty list (§2.2) once it accepts the PA JWT.
 func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Registration) {
 	p := r.o.Profile
-	s, err := p.Signer(r.cfg)
+	endpoint := strings.TrimRight(iface, "/") + "/tasks?pageSize=1"
+	// The endpoint-origin rule (profile.CheckEndpoint): a PA JWT only goes under its registration.
+	err := r.cfg.CheckEndpoint(reg, "tasks endpoint", endpoint)
+	var s *signer.Signer
+	if err == nil {
+		s, err = p.Signer(r.cfg)
+	}
 	var tok string
 	if err == nil {
 		var sub string
@@ -345,7 +352,7 @@ func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Regi
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail, Summary: "cannot mint a PA JWT: " + err.Error()})
 		return
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(iface, "/")+"/tasks?pageSize=1", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail, Summary: err.Error()})
 		return

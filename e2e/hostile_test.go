@@ -315,7 +315,7 @@ func TestHostile_RetryAfterOfAYear(t *testing.T) {
 		je := wantError(t, r, 1, "RATE_LIMITED", 429, "429")
 		// The asked wait is stated: about a year (8,760 h; 8,784 in a leap
 		// year; a second less for an HTTP-date read a moment later).
-		m := regexp.MustCompile(`asks to wait (\d+)h`).FindStringSubmatch(je.Message)
+		m := regexp.MustCompile(`wait (\d+)h`).FindStringSubmatch(je.Message)
 		if hours, _ := strconv.Atoi(append(m, "", "")[1]); hours < 8759 || hours > 8784 {
 			t.Errorf("%s: message %q does not state the asked wait of a year", name, je.Message)
 		}

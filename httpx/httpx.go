@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -81,7 +82,10 @@ func NewClient(o Options) *http.Client {
 				return &RedirectError{URL: req.URL.String(), Reason: "redirect from https to http refused"}
 			}
 			if err := CheckURL(req.URL); err != nil {
-				return &RedirectError{URL: req.URL.String(), Reason: err.Error()}
+				return &RedirectError{URL: req.URL.Redacted(), Reason: err.Error()}
+			}
+			if err := checkCredentialRedirect(via[0], req); err != nil {
+				return err
 			}
 			return nil
 		},
@@ -99,10 +103,21 @@ func (e *RedirectError) Error() string { return fmt.Sprintf("redirect to %s: %s"
 // ErrInsecureURL is wrapped by CheckURL's errors.
 var ErrInsecureURL = errors.New("insecure URL")
 
+// ErrUserinfo is wrapped by CheckURL's error for a URL that carries a user
+// name or password (https://user:pass@host/…). It also matches
+// ErrInsecureURL.
+var ErrUserinfo = fmt.Errorf("%w: credentials in a URL", ErrInsecureURL)
+
 // CheckURL accepts https URLs, and http URLs whose host is a loopback host
-// (localhost, 127.0.0.0/8, [::1]). Anything else is refused with an error
-// wrapping ErrInsecureURL.
+// (localhost, 127.0.0.0/8, [::1]), without userinfo. Anything else is
+// refused with an error wrapping ErrInsecureURL (ErrUserinfo for a URL of
+// the form scheme://user:password@host: no URL from a card, metadata, a
+// redirect or the User may carry credentials). The password never appears
+// in the error.
 func CheckURL(u *url.URL) error {
+	if u.User != nil {
+		return fmt.Errorf("%w: %s carries a user name or password before the host; pact refuses credentials in URLs", ErrUserinfo, u.Redacted())
+	}
 	switch u.Scheme {
 	case "https":
 		if u.Host == "" {
@@ -174,6 +189,16 @@ func Describe(err error) error {
 	if errors.As(err, &oe) && oe.Op == "dial" {
 		return &NetError{Err: err, Msg: "could not connect: is the server running?"}
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrInsecureURL) {
+		// Any other transport failure: its cause, without the method and
+		// URL Go puts in front (kept in Detail).
+		msg := ue.Err.Error()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+			msg = "the connection was closed before an answer arrived"
+		}
+		return &NetError{Err: err, Msg: msg}
+	}
 	return err
 }
 
@@ -187,12 +212,16 @@ type NetError struct {
 	Err error
 }
 
-func (e *NetError) Error() string {
+// Error is the explanation in plain words; Detail adds the request.
+func (e *NetError) Error() string { return e.Msg }
+
+// Detail is the request and the transport error, for --json and --debug.
+func (e *NetError) Detail() string {
 	var ue *url.Error
 	if errors.As(e.Err, &ue) {
-		return fmt.Sprintf("%s %s: %s", ue.Op, ue.URL, e.Msg)
+		return fmt.Sprintf("%s %s: %v", ue.Op, ue.URL, ue.Err)
 	}
-	return e.Msg
+	return e.Err.Error()
 }
 func (e *NetError) Unwrap() error { return e.Err }
 

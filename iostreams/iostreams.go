@@ -126,11 +126,17 @@ func (s *IO) Printf(format string, a ...any) { fmt.Fprintf(s.Out, format, a...) 
 func (s *IO) Eprintf(format string, a ...any) { fmt.Fprintf(s.ErrOut, format, a...) }
 
 // Table writes rows aligned in columns to w; the first row is a header
-// (styled bold when colour is on). Widths count runes as displayed.
+// (styled bold when colour is on). Widths count runes as displayed. Every
+// cell goes through Sanitize: tables show remote text (names, grant ids).
 func (s *IO) Table(w io.Writer, rows [][]string) {
 	if len(rows) == 0 {
 		return
 	}
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = SanitizeAll(r)
+	}
+	rows = safe
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {

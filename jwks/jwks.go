@@ -42,21 +42,39 @@ func Public(keys ...jose.JSONWebKey) jose.JSONWebKeySet {
 	return set
 }
 
-// Parse decodes a JWKS document. It refuses a set that holds private or
-// symmetric key material, and keys without a kid, since verifiers in PACT
-// select keys by kid.
+// Parse decodes a JWKS document key by key (RFC 7517 §5: "keys" is an
+// array of JWKs). A key that cannot be used is skipped, not fatal: one of a
+// type go-jose does not know (e.g. "kty": "AKP", a post-quantum key), with
+// malformed parameters, or without a kid (PACT verifiers select keys by
+// kid). The result holds only the usable keys, in order, and may be empty:
+// a verifier then fails only on the kid it needs (ErrUnknownKID).
+//
+// Errors: the document is not a JSON object with a "keys" array, or a key
+// holds private or symmetric key material (the server is publishing a
+// secret: the whole set is refused).
 func Parse(data []byte) (*jose.JSONWebKeySet, error) {
-	var set jose.JSONWebKeySet
-	if err := json.Unmarshal(data, &set); err != nil {
+	var doc struct {
+		Keys *[]json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("not a JWKS document: %w", err)
 	}
-	for i, k := range set.Keys {
+	if doc.Keys == nil {
+		return nil, errors.New(`not a JWKS document: no "keys" array`)
+	}
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
+	for i, raw := range *doc.Keys {
+		var k jose.JSONWebKey
+		if err := k.UnmarshalJSON(raw); err != nil {
+			continue // unknown kty or bad parameters: skip this key only
+		}
 		if !k.IsPublic() {
 			return nil, fmt.Errorf("JWKS key %d (kid %q) holds private or symmetric key material", i, k.KeyID)
 		}
 		if k.KeyID == "" {
-			return nil, fmt.Errorf("JWKS key %d has no kid", i)
+			continue
 		}
+		set.Keys = append(set.Keys, k)
 	}
 	return &set, nil
 }
@@ -235,7 +253,7 @@ func Fetch(ctx context.Context, client *http.Client, uri string) (*jose.JSONWebK
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", "application/jwk-set+json, application/json")
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetching JWKS: %w", httpx.Describe(err))

@@ -9,29 +9,11 @@ import (
 	"testing"
 )
 
-func TestSanitiseRemovesEscapesControlsAndBidi(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text\nline two\tok":                "plain text\nline two\tok",
-		"\x1b[31mred\x1b[0m":                      "red",
-		"\x1b]8;;http://evil\x07link\x1b]8;;\x07": "link",
-		"\x1b]0;title\x1b\\after":                 "after",
-		"bell\x07 back\x08space\r":                "bell backspace",
-		"c1\u009b31mx":                            "c131mx",
-		"abc\u202edcba\u2066x\u2069":              "abcdcbax",
-		"bad \xff byte":                           "bad \uFFFD byte",
-		"café ✓":                                  "café ✓",
-	} {
-		if got := sanitize(in); got != want {
-			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestCleanJSONCleansEveryStringAndKey(t *testing.T) {
 	var v any
 	json.Unmarshal([]byte(`{"a\u001b[2Jb":["x\u001b[31my",{"n":1,"s":"\u202eevil"}]}`), &v)
 	got, _ := json.Marshal(cleanJSON(v))
-	if string(got) != `{"ab":["xy",{"n":1,"s":"evil"}]}` {
+	if string(got) != `{"a\\x1b[2Jb":["x\\x1b[31my",{"n":1,"s":"\\u202eevil"}]}` {
 		t.Fatalf("cleanJSON = %s", got)
 	}
 }
@@ -61,12 +43,12 @@ func TestMCP_RemoteTextPassesTheSanitiser(t *testing.T) {
 	var out CardOutput
 	res := e.mustCall("get_agent_card", map[string]any{"brand": h.URL + "/.well-known/agent-card.json"}, &out)
 	all, _ := json.Marshal(res)
-	for _, bad := range []string{`\u001b`, "\x1b", "\u202e", `\u202e`, "pwned"} {
+	for _, bad := range []string{`\u001b`, `\u0007`, "\x1b", "\x07", "\u202e"} {
 		if strings.Contains(string(all), bad) {
 			t.Fatalf("the result carries %q: %s", bad, all)
 		}
 	}
-	if out.Pact.Name != "Evil Co." || out.Pact.Description != "wipe" {
+	if out.Pact.Name != `Evil\x1b]0;pwned\x07 Co.\u202e` || out.Pact.Description != `\x1b[2J\x1b[31mwipe\x1b[0m` {
 		t.Fatalf("cleaned = %q %q", out.Pact.Name, out.Pact.Description)
 	}
 }

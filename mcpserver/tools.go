@@ -289,10 +289,9 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 	for _, sk := range f.Skills {
 		lines = append(lines, "skill: "+sk.Name+": "+sk.Description)
 	}
-	if f.Signature.Verified {
-		lines = append(lines, "signature: verified")
-	} else {
-		lines = append(lines, "signature: not verified ("+strings.Join(f.Signature.Problems, "; ")+")")
+	lines = append(lines, "signature: "+f.Signature.Label)
+	if len(f.Signature.Problems) > 0 {
+		lines = append(lines, "signature problems: "+strings.Join(f.Signature.Problems, "; "))
 	}
 	for _, p := range f.Problems {
 		lines = append(lines, "problem: "+p)

@@ -2,9 +2,28 @@
 // PACT §5.3, which the personal agent shows but never proxies or observes.
 //
 // The command is chosen as the CLI contract says: PACT_BROWSER, then
-// BROWSER, then the system browser (github.com/pkg/browser). Whatever the
-// launched program prints goes to the given stderr, so --json output on
-// stdout stays clean.
+// BROWSER (each a command line, the URL added as its last argument), then
+// the system opener (xdg-open and friends, open, rundll32). Whatever runs is
+// started detached and never waited for:
+//
+//   - in a session of its own (setsid on Unix), so it is not the terminal's
+//     foreground job, cannot open /dev/tty and does not get the terminal's
+//     Ctrl+C;
+//   - with stdin from /dev/null, so it cannot read the User's keystrokes;
+//   - with its stdout and stderr copied to the writer the caller gives (or
+//     discarded), never to the caller's stdout, through a pipe that pact
+//     owns, so a browser that keeps running never holds pact's own output
+//     open.
+//
+// Start returns as soon as the program has started: callers poll (RFC 8628)
+// and honour Ctrl+C at once, whatever the opener does. A program that exits
+// with a failure is reported later through Process.Done/Err.
+//
+// On a headless session (Linux and the BSDs: SSH_CONNECTION or SSH_TTY set
+// and neither DISPLAY nor WAYLAND_DISPLAY) the system opener is not run and
+// Start returns ErrHeadless: the caller prints the link and the code only.
+// An explicit PACT_BROWSER or BROWSER is still honoured there (a remote
+// editor's BROWSER helper forwards links to the User's own machine).
 package opener
 
 import (
@@ -14,18 +33,20 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/pkg/browser"
 )
 
-// StartGrace is how long Open waits for a browser command to fail.
-var StartGrace = 3 * time.Second
+// ErrHeadless means nothing was started: the session has no display (SSH
+// without DISPLAY or WAYLAND_DISPLAY) and no PACT_BROWSER or BROWSER is set.
+var ErrHeadless = errors.New("this session has no display (SSH without DISPLAY or WAYLAND_DISPLAY)")
 
-// mu serialises use of browser.Stdout/Stderr, which are package globals.
-var mu sync.Mutex
+// ErrNoOpener means no browser command was found: no PACT_BROWSER or
+// BROWSER, and none of the system openers (xdg-open, x-www-browser,
+// www-browser; open; rundll32) is installed.
+var ErrNoOpener = errors.New("no browser command was found (set PACT_BROWSER or BROWSER)")
 
 // Command returns the browser command line the environment names
 // (PACT_BROWSER, else BROWSER), split on spaces, or nil when neither is set.
@@ -38,52 +59,140 @@ func Command() []string {
 	return nil
 }
 
-// Open opens rawURL (absolute http or https only, so the URL cannot be taken
-// for a command-line flag) with the PACT_BROWSER or BROWSER command, the URL
-// as its last argument, or else with the system browser. The program's
-// stdout and stderr go to stderr (nil: discarded). A browser command may
-// keep running (a browser window that stays open): Open waits at most
-// StartGrace for it to fail and otherwise lets it run. It returns an error
-// naming the command when it fails; the caller should then print the URL
-// and keep going.
-func Open(rawURL string, stderr io.Writer) error {
+// Headless reports whether this is a session without a display where a
+// system browser cannot be shown: on Linux and the BSDs, SSH_CONNECTION or
+// SSH_TTY is set and neither DISPLAY nor WAYLAND_DISPLAY is. Always false on
+// macOS and Windows.
+func Headless() bool {
+	switch runtime.GOOS {
+	case "darwin", "windows", "ios", "android", "js", "wasip1", "plan9":
+		return false
+	}
+	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	return ssh && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == ""
+}
+
+// Process is an opener that was started. It runs on its own; Done is
+// closed when it has exited (and its output has been copied).
+type Process struct {
+	// Name is the program run (for messages), e.g. "xdg-open".
+	Name string
+	// Pid is its process id.
+	Pid int
+
+	done chan struct{}
+	err  error
+}
+
+// Done is closed when the program has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is, once Done is closed, why the program failed (it exited with a
+// non-zero status or was killed), or nil.
+func (p *Process) Err() error {
+	<-p.done
+	return p.err
+}
+
+// Start opens rawURL (an absolute http or https URL only, so the URL cannot
+// be taken for a command-line flag) with the PACT_BROWSER or BROWSER
+// command, the URL as its last argument, or else with the system opener,
+// and returns as soon as the program has started, without waiting for it.
+// The program's stdout and stderr are copied to stderr (nil: discarded).
+//
+// Errors: a refused URL; ErrHeadless (nothing started, print the link);
+// ErrNoOpener; the program could not be started. Each names what failed in
+// plain words; the caller should then print the link and keep going.
+func Start(rawURL string, stderr io.Writer) (*Process, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("opener: refusing to open %q: not an absolute http(s) URL", rawURL)
+		return nil, fmt.Errorf("refusing to open %q: not an absolute http(s) link", rawURL)
 	}
+	argv := Command()
+	if argv == nil {
+		if Headless() {
+			return nil, ErrHeadless
+		}
+		if argv = systemOpener(); argv == nil {
+			return nil, ErrNoOpener
+		}
+	}
+	cmd := exec.Command(argv[0], append(argv[1:], rawURL)...)
+	// Stdin stays nil: /dev/null.
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	if argv := Command(); argv != nil {
-		cmd := exec.Command(argv[0], append(argv[1:], rawURL)...)
-		cmd.Stdout = stderr
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("opener: running %s: %w", argv[0], err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				return fmt.Errorf("opener: %s exited with status %d", argv[0], ee.ExitCode())
-			}
-			if err != nil {
-				return fmt.Errorf("opener: running %s: %w", argv[0], err)
-			}
-			return nil
-		case <-time.After(StartGrace):
-			return nil // still running: a browser that stays open
-		}
+	// A writer that is not an *os.File makes exec copy through a pipe pact
+	// owns: the program never inherits pact's own stdout/stderr.
+	w := &lockedWriter{w: stderr}
+	cmd.Stdout, cmd.Stderr = w, w
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("could not start %s: %w", filepath.Base(argv[0]), unwrapExec(err))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	oldOut, oldErr := browser.Stdout, browser.Stderr
-	browser.Stdout, browser.Stderr = stderr, stderr
-	defer func() { browser.Stdout, browser.Stderr = oldOut, oldErr }()
-	if err := browser.OpenURL(rawURL); err != nil {
-		return fmt.Errorf("opener: no browser could be opened (set PACT_BROWSER or BROWSER): %w", err)
+	p := &Process{Name: filepath.Base(argv[0]), Pid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		if err := cmd.Wait(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+				p.err = fmt.Errorf("%s exited with status %d", p.Name, ee.ExitCode())
+			} else {
+				p.err = fmt.Errorf("%s failed: %w", p.Name, err)
+			}
+		}
+	}()
+	return p, nil
+}
+
+// Open is Start for callers that need only to know whether the program
+// started. It never waits for the program.
+func Open(rawURL string, stderr io.Writer) error {
+	_, err := Start(rawURL, stderr)
+	return err
+}
+
+// systemOpener is the platform's URL opener, or nil when none is installed.
+func systemOpener() []string {
+	switch runtime.GOOS {
+	case "darwin":
+		return []string{"open"}
+	case "windows":
+		return []string{"rundll32", "url.dll,FileProtocolHandler"}
+	}
+	for _, p := range []string{"xdg-open", "x-www-browser", "www-browser"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return []string{path}
+		}
 	}
 	return nil
+}
+
+// unwrapExec drops exec's "exec: \"name\":" prefix, the caller names the
+// program itself.
+func unwrapExec(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		if errors.Is(ee.Err, exec.ErrNotFound) {
+			return errors.New("no such program")
+		}
+		return ee.Err
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// lockedWriter serialises the program's stdout and stderr copies.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

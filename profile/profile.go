@@ -346,7 +346,7 @@ func (p *Profile) AddProvider(rawURL, audience string) (Registration, error) {
 		return Registration{}, err
 	}
 	if strings.TrimSpace(audience) == "" {
-		return Registration{}, fmt.Errorf("%w: --audience is required: it is the value the Provider assigned to this personal agent (§3.1)", ErrInvalidInput)
+		return Registration{}, fmt.Errorf("%w: --audience is required: it is the value the Provider assigned to this personal agent", ErrInvalidInput)
 	}
 	reg := Registration{URL: u, Audience: audience}
 	err = p.update(func(c *Config) error {

@@ -67,7 +67,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 		// The fixture changed under the test: fail, never skip silently.
 		t.Fatal("the demo Provider has no Brand offering delegation: this test needs one")
 	}
-	mint := func(context.Context) (string, error) { return sg.Mint(prov.Audience(), "u-e2e") }
+	mint := func(context.Context, string) (string, error) { return sg.Mint(prov.Audience(), "u-e2e") }
 
 	// The card's delegation block.
 	card := getJSON(t, brand.CardURL)
@@ -115,7 +115,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 	// A delegated message:send and its receipt.
 	var body []byte
 	err = m.Send(ctx, brand.InterfaceURL, func(dt string, g *delegation.Grant) error {
-		pa, _ := mint(ctx)
+		pa, _ := mint(ctx, "")
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, brand.InterfaceURL+"/message:send",
 			strings.NewReader(`{"message":{"messageId":"m-e2e-1","role":"ROLE_USER","parts":[{"text":"cancel A-10001"}]}}`))
 		req.Header.Set("Authorization", "Bearer "+pa)

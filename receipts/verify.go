@@ -140,12 +140,17 @@ func (r *Result) Err() error {
 	return &delegation.VerifyError{What: "receipt " + ShortID(r.ID), Problems: p}
 }
 
+// MaxFutureSkew is how far in the future a receipt's ts may be (clock
+// skew, as delegation.DefaultSkew); a later ts is a problem (issue 9).
+const MaxFutureSkew = delegation.DefaultSkew
+
 // Verify checks a receipt (PACT §5.6): compact JWS signed ES256 or RS256
 // (none, HMAC and anything else refused; no crit), key by kid from
 // exp.JWKSURI through keys (a *jwks.Cache refetches once on an unknown kid),
 // then the signed payload must equal the claims shown (compared as JSON
 // values), pa == exp.PA, brand == exp.Brand, grantId == exp.GrantID,
-// user == exp.User, scopesUsed ⊆ exp.Scopes, ts an RFC 3339 time.
+// user == exp.User, scopesUsed ⊆ exp.Scopes, ts an RFC 3339 time no more
+// than MaxFutureSkew after the time of verification.
 //
 // The Result is always returned, for archiving. err is nil when verified, a
 // *delegation.VerifyError listing every failed check, or, when the key could
@@ -175,13 +180,13 @@ func finish(res *Result, signed *delegation.Signed, err error) (*Result, error) 
 		return res, err
 	}
 	res.Key = signed.Key
-	res.Claims, res.Problems = checkPayload(signed.Payload, res.Receipt.Claims, res.Expect)
+	res.Claims, res.Problems = checkPayload(signed.Payload, res.Receipt.Claims, res.Expect, res.VerifiedAt)
 	return res, res.Err()
 }
 
 // checkPayload decodes the verified payload and checks it against the shown
 // claims and exp, returning every problem.
-func checkPayload(payload, shown []byte, exp Expect) (*Claims, []string) {
+func checkPayload(payload, shown []byte, exp Expect, now time.Time) (*Claims, []string) {
 	var problems []string
 	var c Claims
 	if err := json.Unmarshal(payload, &c); err != nil {
@@ -216,8 +221,10 @@ func checkPayload(payload, shown []byte, exp Expect) (*Claims, []string) {
 			problems = append(problems, fmt.Sprintf("scope %q used but not granted", s))
 		}
 	}
-	if _, err := time.Parse(time.RFC3339, c.TS); err != nil {
+	if ts, err := time.Parse(time.RFC3339, c.TS); err != nil {
 		problems = append(problems, fmt.Sprintf("ts %q is not an RFC 3339 time", c.TS))
+	} else if ahead := ts.Sub(now); ahead > MaxFutureSkew {
+		problems = append(problems, fmt.Sprintf("ts %s is %s in the future, beyond the allowed clock skew of %s", c.TS, ahead.Round(time.Second), MaxFutureSkew))
 	}
 	return &c, problems
 }

@@ -10,7 +10,9 @@
 //   - "file": one JSON file, mode 0600, for headless machines.
 //
 // Values are stored compactly, one entry per secret, so they fit the
-// platforms' size limits (about 2.5 KB on Windows).
+// platforms' size limits (about 2.5 KB on Windows). A larger value (a big
+// delegation token) is split across entries transparently in the OS
+// keyring (see chunk.go); the file backend stores it whole.
 package secrets
 
 import (
@@ -30,8 +32,9 @@ import (
 // Service is the keyring service name of every entry pact writes.
 const Service = "pact"
 
-// MaxValue is the largest value accepted (Windows Credential Manager holds
-// about 2.5 KB per secret).
+// MaxValue is the largest value kept in one OS keyring entry (Windows
+// Credential Manager holds about 2.5 KB per secret); larger values are
+// split into chunks of ChunkSize, up to MaxTotal.
 const MaxValue = 2400
 
 // ErrNotFound means no secret is stored under that key.
@@ -96,7 +99,7 @@ func (s *osStore) call(op, key string, fn func() error) error {
 	}
 }
 
-func (s *osStore) Get(key string) (string, error) {
+func (s *osStore) getOne(key string) (string, error) {
 	var v string
 	err := s.call("reading", key, func() (err error) { v, err = keyring.Get(Service, key); return })
 	if errors.Is(err, keyring.ErrNotFound) {
@@ -105,14 +108,11 @@ func (s *osStore) Get(key string) (string, error) {
 	return v, err
 }
 
-func (s *osStore) Set(key, value string) error {
-	if len(value) > MaxValue {
-		return fmt.Errorf("secret %q is %d bytes; the OS keyring holds at most %d", key, len(value), MaxValue)
-	}
+func (s *osStore) setOne(key, value string) error {
 	return s.call("writing", key, func() error { return keyring.Set(Service, key, value) })
 }
 
-func (s *osStore) Delete(key string) error {
+func (s *osStore) deleteOne(key string) error {
 	err := s.call("deleting", key, func() error { return keyring.Delete(Service, key) })
 	if errors.Is(err, keyring.ErrNotFound) {
 		return nil

@@ -68,7 +68,7 @@ func TestOSStore_MockRoundTrip(t *testing.T) {
 	if _, err := s.Get("p/none"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("want ErrNotFound, got %v", err)
 	}
-	if err := s.Set("p/big", strings.Repeat("x", MaxValue+1)); err == nil {
+	if err := s.Set("p/big", strings.Repeat("x", MaxTotal+1)); err == nil {
 		t.Fatal("oversize value accepted")
 	}
 }

@@ -53,7 +53,7 @@ func Generate(alg string, rsaBits int) (crypto.Signer, error) {
 		}
 		return rsa.GenerateKey(rand.Reader, rsaBits)
 	}
-	return nil, fmt.Errorf("unsupported algorithm %q: PACT allows ES256 or RS256 (§3.2)", alg)
+	return nil, fmt.Errorf("unsupported algorithm %q: PACT allows ES256 or RS256", alg)
 }
 
 // AlgOf returns the PACT algorithm for a private key's type.

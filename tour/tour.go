@@ -403,9 +403,13 @@ func (p *person) visit(ctx context.Context) func(*deviceflow.Authorization) {
 	return func(a *deviceflow.Authorization) {
 		p.t.line("user_code %s · link %s", p.t.st.Bold.Render(a.UserCode), a.VerificationURIComplete)
 		if p.open != nil {
-			p.t.line("Opening it in your browser: log in as jane / jane-demo-pass and approve.")
+			// The opener is started detached and never waited for: the
+			// countdown (and Ctrl+C) starts at once.
 			if err := p.open(a.VerificationURIComplete); err != nil {
-				p.t.line("Could not open a browser (%v): open the link yourself.", err)
+				p.t.line("Could not open the browser (%v); open this link: %s", err, a.VerificationURIComplete)
+				p.t.line("Log in there as jane / jane-demo-pass and approve.")
+			} else {
+				p.t.line("Opening it in your browser: log in as jane / jane-demo-pass and approve.")
 			}
 			p.wait = p.t.io.StartCountdown("Waiting for your approval in the browser", a.ExpiresAt)
 			return

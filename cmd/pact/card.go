@@ -58,7 +58,7 @@ when a later card changes any of them, pact stops and shows what changed.
 				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}, Signature: bad.Signature}}); err != nil {
 					return err
 				}
-				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Error.Render("error:"), err)
+				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 				return silentError{code: exitFailure}
 			}
 			if err != nil {
@@ -85,30 +85,30 @@ when a later card changes any of them, pact stops and shows what changed.
 			}
 			st := a.io.OutStyles()
 			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
-			a.io.Printf("%s\n", st.Bold.Render(card.Name()))
+			a.io.Printf("%s\n", st.Bold.Render(safe(card.Name())))
 			if card.Card.Description != "" {
-				a.io.Printf("%s\n", card.Card.Description)
+				a.io.Printf("%s\n", safe(card.Card.Description))
 			}
 			a.io.Printf("\n")
-			row("card", card.URL)
+			row("card", safe(card.URL))
 			if card.FinalURL != card.URL {
-				row("served from", card.FinalURL)
+				row("served from", safe(card.FinalURL))
 			}
-			row("interface", card.InterfaceURL+"  (HTTP+JSON 1.0)")
-			row("identity", "personal-agent JWT ("+card.PAScheme+")")
+			row("interface", safe(card.InterfaceURL)+"  (HTTP+JSON 1.0)")
+			row("identity", "personal-agent JWT ("+safe(card.PAScheme)+")")
 			if card.Signature.Verified {
-				row("signature", st.Success.Render(card.Signature.Label())+st.Faint.Render("  key "+card.Signature.KID+" from "+card.Signature.KeyURL))
+				row("signature", st.Success.Render(safe(card.Signature.Label()))+st.Faint.Render("  key "+safe(card.Signature.KID)+" from "+safe(card.Signature.KeyURL)))
 			} else {
-				row("signature", st.Warning.Render(card.Signature.Label()))
+				row("signature", st.Warning.Render(safe(card.Signature.Label())))
 			}
 			for _, p := range card.Signature.Problems {
-				row("", st.Warning.Render(p))
+				row("", st.Warning.Render(safe(p)))
 			}
 			row("pinned", pinNote)
 			if f.Provider != nil {
 				row("provider", f.Provider.URL+"  audience "+f.Provider.Audience)
 			} else {
-				row("provider", st.Warning.Render("not registered")+" — pact provider add "+conversation.SuggestProviderURL(card)+" --audience AUD")
+				row("provider", st.Warning.Render("not registered")+" — pact provider add "+safe(conversation.SuggestProviderURL(card))+" --audience AUD")
 			}
 			if d := card.Delegation; d != nil {
 				row("delegation", "device code (RFC 8628); scopes:")
@@ -117,7 +117,7 @@ when a later card changes any of them, pact stops and shows what changed.
 					w = max(w, len(id))
 				}
 				for _, id := range d.ScopeIDs() {
-					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(fmt.Sprintf("%-*s", w, id)), d.Scopes[id])
+					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(safe(fmt.Sprintf("%-*s", w, id))), safe(d.Scopes[id]))
 				}
 			} else {
 				row("delegation", "not offered (identity only)")
@@ -127,10 +127,10 @@ when a later card changes any of them, pact stops and shows what changed.
 				for _, s := range card.Card.Skills {
 					names = append(names, s.Name)
 				}
-				row("skills", strings.Join(names, ", "))
+				row("skills", safe(strings.Join(names, ", ")))
 			}
 			for _, p := range card.Problems {
-				row("problem", st.Warning.Render(p))
+				row("problem", st.Warning.Render(safe(p)))
 			}
 			return nil
 		},
@@ -152,7 +152,7 @@ func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, tr
 		cur := discovery.PinOf(card, time.Now())
 		if had && !a.json && (old.ProviderOrigin != cur.ProviderOrigin || old.InterfaceURL != cur.InterfaceURL || old.KeyThumbprint != cur.KeyThumbprint) {
 			a.io.Eprintf("%s accepted the card of %s as it is now; it was:\n%s", a.io.ErrStyles().Success.Render("✓"), arg,
-				(&discovery.CardChangedError{Old: old, New: cur}).Table())
+				safe((&discovery.CardChangedError{Old: old, New: cur}).Table()))
 		}
 		return "accepted now (--trust)", nil
 	}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +21,16 @@ func newChatCmd(a *app) *cobra.Command {
 		Short: "Hold a conversation with a Brand's agent",
 		Long: `Hold a conversation with a Brand's agent. On a terminal this is a full-screen
 chat; otherwise each line of stdin is sent as a message and each reply printed
-(JSON lines with --json, one object per reply, as pact send --json prints).`,
+(JSON lines with --json, one object per reply, as pact send --json prints).
+
+In that line mode a line starting with / is a command, never sent:
+  /new              start a new conversation
+  /login SCOPE...   let pact act on your account at the Brand
+  /help             list the commands
+  /quit             leave (Ctrl+D, or the end of stdin, too)
+To send a message that starts with /, type the slash twice: //text sends /text.
+When you type at a terminal, a "you›" prompt on stderr shows that pact is
+waiting for a line, also when stdout is piped.`,
 		Args:              exactArgs(1, "chat needs a BRAND (a domain, an origin or a card URL)"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,35 +51,64 @@ chat; otherwise each line of stdin is sent as a message and each reply printed
 
 // lineChat sends each stdin line as a message. Failures of one message are
 // reported and the chat goes on; the exit code is that of the last failure.
+//
+// A line starting with "/" is a command handled here, never sent: /new,
+// /login, /help, /quit (lineCommands). "//text" sends "/text". When a
+// person types (stdin and stderr are terminals) a prompt on stderr shows
+// that input is expected, also when stdout is piped.
 func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
-	prompt := a.io.Interactive() && !a.json
+	prompt := a.io.IsStdinTTY() && a.io.IsStderrTTY()
 	st := a.io.ErrStyles()
 	if prompt {
-		a.io.Eprintf("%s %s\n", st.Bold.Render(s.Card.Name()), st.Faint.Render("· type a message, Ctrl+D to quit"))
-		if turns, err := s.History(); err == nil {
+		a.io.Eprintf("%s %s\n", st.Bold.Render(safe(s.Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
+		if turns, err := s.History(); err == nil && !a.json {
 			for _, t := range turns {
 				a.printTurn(t)
 			}
 		}
 	}
-	in := bufio.NewScanner(a.io.In)
-	in.Buffer(make([]byte, 64<<10), 1<<20)
+	lines, readErr := readLines(a.io.In)
+	ctx := cmd.Context()
 	var last error
 	for {
 		if prompt {
 			a.io.Eprintf("%s ", st.Accent.Render("you›"))
 		}
-		if !in.Scan() {
+		var (
+			line string
+			ok   bool
+		)
+		// Ctrl+C ends the chat at once, also while waiting for a line.
+		select {
+		case <-ctx.Done():
+			if prompt {
+				a.io.Eprintf("\n")
+			}
+			return ctx.Err()
+		case line, ok = <-lines:
+		}
+		if !ok {
 			break
 		}
-		text := strings.TrimSpace(in.Text())
+		text := strings.TrimSpace(line)
 		if text == "" {
 			continue
 		}
-		if cmd.Context().Err() != nil {
-			break
+		if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
+			quit, err := a.lineCommand(ctx, s, text)
+			if err != nil {
+				last = silentError{code: a.reportLine(err)}
+			}
+			if quit {
+				return last // the rest of stdin is not read
+			}
+			continue
 		}
-		res, err := a.deliver(cmd.Context(), s, text)
+		text = strings.TrimPrefix(text, "/") // "//text" sends "/text"
+		res, err := a.deliver(ctx, s, text)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		var pending *stepUpPending
 		switch {
 		case errors.As(err, &pending):
@@ -75,8 +116,8 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			if a.json {
 				a.printJSONLine(pending.res)
 			} else {
-				a.io.Printf("%s\n", pending.res.Text())
-				a.io.Eprintf("%s\n", pending.Error())
+				a.io.Printf("%s\n", safe(pending.res.Text()))
+				a.io.Eprintf("%s\n", safe(pending.Error()))
 			}
 		case err != nil:
 			code := a.reportLine(err)
@@ -87,31 +128,110 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 				a.printReceiptNote(res)
 			}
 		default:
-			a.printResult(res)
+			if err := a.printResult(res, ""); err != nil {
+				last = silentError{code: a.reportLine(err)}
+			}
 		}
 	}
-	if err := in.Err(); err != nil {
+	if err := <-readErr; err != nil {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
 	return last
 }
 
+// readLines reads r line by line (up to 1 MiB a line) on its own goroutine:
+// the lines, then the read error (nil at the end of input) once lines is
+// closed.
+func readLines(r io.Reader) (<-chan string, <-chan error) {
+	lines, errc := make(chan string), make(chan error, 1)
+	go func() {
+		in := bufio.NewScanner(r)
+		in.Buffer(make([]byte, 64<<10), 1<<20)
+		for in.Scan() {
+			lines <- in.Text()
+		}
+		errc <- in.Err()
+		close(lines)
+	}()
+	return lines, errc
+}
+
+// lineHelp lists the line-mode commands.
+const lineHelp = `Type a message and press Enter to send it. Commands:
+  /new              start a new conversation
+  /login SCOPE...   let pact act on your account at the Brand (/login alone lists its permissions)
+  /help             this help
+  /quit             leave (Ctrl+D too)
+A line starting with / is a command and is not sent. To send a message that
+starts with /, type the slash twice: //text sends /text.`
+
+// lineCommand runs one line-mode command (text starts with a single "/").
+// It reports whether the chat should end.
+func (a *app) lineCommand(ctx context.Context, s *conversation.Session, text string) (quit bool, err error) {
+	st := a.io.ErrStyles()
+	f := strings.Fields(text)
+	switch f[0] {
+	case "/quit", "/exit", "/q":
+		return true, nil
+	case "/help", "/?":
+		a.io.Eprintf("%s\n", lineHelp)
+	case "/new":
+		if err := s.StartNew(); err != nil {
+			return false, err
+		}
+		a.io.Eprintf("%s The next message starts a new conversation with %s.\n", st.Success.Render("✓"), s.Card.Name())
+	case "/login":
+		d := s.Card.Delegation
+		if d == nil {
+			return false, conversation.ErrNoDelegation
+		}
+		if len(f) == 1 {
+			a.io.Eprintf("%s can be given these permissions; type /login and the ones you want:\n", s.Card.Name())
+			ids := make([]string, 0, len(d.Scopes))
+			for id := range d.Scopes {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			for _, id := range ids {
+				a.io.Eprintf("  %s  %s\n", st.Accent.Render(id), d.Scopes[id])
+			}
+			return false, nil
+		}
+		g, err := a.login(ctx, s, f[1:])
+		if err != nil {
+			return false, err
+		}
+		a.reportGrant(f[1:], g)
+	default:
+		return false, usageError{fmt.Errorf("unknown command %s: type /help for the commands; to send a message that starts with /, type //%s", f[0], strings.TrimPrefix(text, "/"))}
+	}
+	return false, nil
+}
+
 func (a *app) printTurn(t conversation.Turn) {
 	st := a.io.ErrStyles()
 	if t.Role == "user" {
-		a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(t.Text))
+		a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(safe(t.Text)))
 		return
 	}
-	a.io.Eprintf("%s\n", st.Faint.Render(t.Text))
+	a.io.Eprintf("%s\n", st.Faint.Render(safe(t.Text)))
 }
 
 // reportLine reports one failed message in line mode and returns its code.
 func (a *app) reportLine(err error) int {
 	code, reason, status := classify(err)
 	if a.json {
-		a.printJSONLine(map[string]any{"error": map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}})
+		a.printJSONLine(map[string]any{"error": map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}})
 		return code
 	}
-	a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
+	msg := a.humanError(err)
+	var stale *conversation.StaleContextError
+	if errors.As(err, &stale) {
+		msg = safe(stale.What()) + " type /new to start a new conversation"
+		if d := errDetail(err); a.debug && d != "" {
+			msg += "\n  detail: " + safe(d)
+		}
+	}
+	a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), msg)
 	return code
 }

@@ -34,26 +34,25 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 		return nil, conversation.ErrNoDelegation
 	}
 	var sp stopper = noSpinner{}
+	finished := make(chan struct{})
+	defer close(finished)
 	shown := func(auth *deviceflow.Authorization) {
-		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(s.Card.Name()))
+		name := safe(s.Card.Name())
+		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(name))
 		w := 0
 		for _, id := range scopes {
 			w = max(w, len(id))
 		}
 		for _, id := range scopes {
-			a.io.Eprintf("  %s  %s\n", st.Accent.Render(fmt.Sprintf("%-*s", w, id)), d.Scopes[id])
+			a.io.Eprintf("  %s  %s\n", st.Accent.Render(safe(fmt.Sprintf("%-*s", w, id))), safe(d.Scopes[id]))
 		}
-		a.io.Eprintf("Provider: %s\n", originOf(s.Card.InterfaceURL))
-		a.io.Eprintf("Code:     %s\n", st.Bold.Render(auth.UserCode))
-		a.io.Eprintf("Link:     %s\n", auth.VerificationURIComplete)
+		a.io.Eprintf("Provider: %s\n", safe(originOf(s.Card.InterfaceURL)))
+		a.io.Eprintf("Code:     %s\n", st.Bold.Render(safe(auth.UserCode)))
+		a.io.Eprintf("Link:     %s\n", safe(auth.VerificationURIComplete))
 		if !a.noBrows && (a.io.Interactive() || opener.Command() != nil) {
-			if err := opener.Open(auth.VerificationURIComplete, a.io.ErrOut); err != nil {
-				a.io.Eprintf("%s could not open a browser (%v); open the link yourself.\n", st.Warning.Render("!"), err)
-			} else {
-				a.io.Eprintf("Opened the link in your browser. Log in with %s there; pact never sees your password.\n", s.Card.Name())
-			}
+			a.openLink(auth.VerificationURIComplete, name, finished)
 		} else {
-			a.io.Eprintf("Open the link in a browser and log in with %s; pact never sees your password.\n", s.Card.Name())
+			a.io.Eprintf("Open the link in a browser and log in with %s; pact never sees your password.\n", name)
 		}
 		if a.json || !a.io.IsStderrTTY() {
 			a.io.Eprintf("Waiting for approval (the code expires in %s)…\n", time.Until(auth.ExpiresAt).Round(time.Second))
@@ -64,6 +63,38 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 	g, err := s.Login(ctx, scopes, shown)
 	sp.Stop()
 	return g, err
+}
+
+// openLink starts the browser on link without waiting for it (polling
+// starts at once) and says honestly what happened: opening, not opened;
+// on a headless session or when the browser cannot start, only the link.
+// A browser that fails later is reported until finished is closed.
+func (a *app) openLink(link, brand string, finished <-chan struct{}) {
+	st := a.io.ErrStyles()
+	p, err := opener.Start(link, a.io.ErrOut)
+	switch {
+	case errors.Is(err, opener.ErrHeadless):
+		a.io.Eprintf("No browser here (a remote session without a display): open the link on a device with a browser and log in with %s; pact never sees your password.\n", brand)
+		return
+	case err != nil:
+		a.io.Eprintf("%s could not open the browser (%v); open this link: %s\n", st.Warning.Render("!"), err, safe(link))
+		a.io.Eprintf("Log in with %s there; pact never sees your password.\n", brand)
+		return
+	}
+	a.io.Eprintf("Opening the link in your browser (%s). Log in with %s there; pact never sees your password.\n", p.Name, brand)
+	go func() {
+		select {
+		case <-p.Done():
+			if err := p.Err(); err != nil {
+				clear := ""
+				if a.io.IsStderrTTY() {
+					clear = "\r\x1b[K"
+				}
+				a.io.Eprintf("%s%s could not open the browser (%v); open this link: %s\n", clear, st.Warning.Render("!"), err, safe(link))
+			}
+		case <-finished:
+		}
+	}()
 }
 
 func originOf(u string) string {
@@ -98,12 +129,12 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 			earlier = append(earlier, sc)
 		}
 	}
-	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), strings.Join(g.Scopes, " "), g.ExpiresAt.Local().Format("15:04 MST"))
+	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), safe(strings.Join(g.Scopes, " ")), g.ExpiresAt.Local().Format("15:04 MST"))
 	if len(missing) > 0 {
-		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), strings.Join(missing, " "))
+		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), safe(strings.Join(missing, " ")))
 	}
 	if len(earlier) > 0 {
-		a.io.Eprintf("%s also in this grant, approved earlier: %s\n", st.Faint.Render("·"), strings.Join(earlier, " "))
+		a.io.Eprintf("%s also in this grant, approved earlier: %s\n", st.Faint.Render("·"), safe(strings.Join(earlier, " ")))
 	}
 }
 
@@ -111,8 +142,8 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 // scopes, then the caller sends the message again in the same context.
 func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *conversation.StepUp) error {
 	st := a.io.ErrStyles()
-	a.io.Printf("%s\n", su.Text)
-	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), s.Card.Name(), strings.Join(su.MissingScopes, ", "))
+	a.io.Printf("%s\n", safe(su.Text))
+	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), safe(s.Card.Name()), safe(strings.Join(su.MissingScopes, ", ")))
 	g, err := a.login(ctx, s, su.MissingScopes)
 	if err != nil {
 		return err
@@ -332,7 +363,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				items, damaged = opts.Receipts.List(strings.TrimRight(brand, "/"))
 			}
 			if damaged != nil {
-				a.io.Eprintf("%s %v\n", a.io.ErrStyles().Warning.Render("warning:"), damaged)
+				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Warning.Render("warning:"), safe(damaged.Error()))
 			}
 			ix := a.brandIndex(opts)
 			out := []receiptItemJSON{}
@@ -394,16 +425,16 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			st := a.io.OutStyles()
 			status := st.Success.Render("verified")
 			if !e.Verified {
-				status = st.Error.Render("FAILED: " + strings.Join(e.Problems, "; "))
+				status = st.Error.Render("FAILED: " + safe(strings.Join(e.Problems, "; ")))
 			}
 			a.io.Printf("%s %s\n", st.Bold.Render("receipt "+receipts.ShortID(e.ID)), status)
 			var c receipts.Claims
 			json.Unmarshal(e.Claims, &c)
 			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
-			row("brand", c.Brand)
-			row("user", c.User+" (the Brand's id for you)")
-			row("grant", c.GrantID)
-			row("scopes used", strings.Join(c.ScopesUsed, " "))
+			row("brand", safe(c.Brand))
+			row("user", safe(c.User)+" (the Brand's id for you)")
+			row("grant", safe(c.GrantID))
+			row("scopes used", safe(strings.Join(c.ScopesUsed, " ")))
 			for i, raw := range c.Actions {
 				var act struct {
 					Tool     string `json:"tool"`
@@ -414,16 +445,16 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				if i == 0 {
 					label = "actions"
 				}
-				text := act.Tool
+				text := safe(act.Tool)
 				if act.ArgsHash != "" {
-					text += st.Faint.Render(" (arguments hash " + act.ArgsHash + ")")
+					text += st.Faint.Render(" (arguments hash " + safe(act.ArgsHash) + ")")
 				}
 				row(label, text)
 			}
 			if ts, err := time.Parse(time.RFC3339, c.TS); err == nil {
 				row("time", ts.Local().Format("2006-01-02 15:04:05 MST"))
 			} else {
-				row("time", c.TS)
+				row("time", safe(c.TS))
 			}
 			if e.JWKThumbprint != "" {
 				row("signed by", "key "+e.JWKThumbprint+" (kept in the archive; `pact receipts verify` checks it again)")
@@ -491,9 +522,9 @@ receipt is checked. Exits 6 if any receipt fails.`,
 					case c.Verified:
 						a.io.Printf("%s %s\n", st.Success.Render("✓"), receipts.ShortID(c.ID))
 					case c.Unchecked:
-						a.io.Printf("%s %s  %s\n", st.Warning.Render("?"), receipts.ShortID(c.ID), strings.Join(c.Problems, "; "))
+						a.io.Printf("%s %s  %s\n", st.Warning.Render("?"), receipts.ShortID(c.ID), safe(strings.Join(c.Problems, "; ")))
 					default:
-						a.io.Printf("%s %s  %s\n", st.Error.Render("✗"), receipts.ShortID(c.ID), strings.Join(c.Problems, "; "))
+						a.io.Printf("%s %s  %s\n", st.Error.Render("✗"), receipts.ShortID(c.ID), safe(strings.Join(c.Problems, "; ")))
 					}
 				}
 				a.io.Eprintf("%d verified, %d failed, %d not checked\n", ok, failed, unchecked)

@@ -79,12 +79,12 @@ func (a *app) printDoctor(rep *doctor.Report) {
 		case doctor.Fail:
 			mark = st.Error.Render("✗")
 		}
-		a.io.Printf("%s %s  %s\n", mark, st.Bold.Render(fmt.Sprintf("%-*s", w, c.ID)), c.Summary)
+		a.io.Printf("%s %s  %s\n", mark, st.Bold.Render(fmt.Sprintf("%-*s", w, c.ID)), safe(c.Summary))
 		if c.Subject != "" && c.Status != doctor.OK && !strings.Contains(c.Summary, c.Subject) {
-			a.io.Printf("  %*s  %s\n", w, "", st.Faint.Render(c.Subject))
+			a.io.Printf("  %*s  %s\n", w, "", st.Faint.Render(safe(c.Subject)))
 		}
 		if c.Fix != "" {
-			a.io.Printf("  %*s  %s %s\n", w, "", st.Accent.Render("fix:"), c.Fix)
+			a.io.Printf("  %*s  %s %s\n", w, "", st.Accent.Render("fix:"), safe(c.Fix))
 		}
 	}
 	ok, warn, fail := rep.Counts()

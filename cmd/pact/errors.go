@@ -75,6 +75,7 @@ var exitTable = []exitRule{
 	{as(&a2aclient.Error{Reason: a2aclient.ReasonInternal}), exitFailure, "", 0},
 	{is(discovery.ErrInvalidCard), exitFailure, "INVALID_CARD", 0},
 	{is(discovery.ErrCardChanged), exitFailure, "CARD_CHANGED", 0},
+	{is(profile.ErrUntrustedEndpoint), exitFailure, "UNTRUSTED_ENDPOINT", 0},
 	{is(profile.ErrActiveKey), exitFailure, "ACTIVE_KEY", 0},
 	{is(errKeyNotLive), exitFailure, "KEY_NOT_LIVE", 0},
 	{is(profile.ErrNotInitialised), exitFailure, "NOT_INITIALISED", 0},
@@ -187,7 +188,7 @@ func (a *app) report(err error) int {
 	}
 	var je jqError
 	if a.json && !errors.As(err, &je) {
-		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": err.Error(), "httpStatus": status}, err)}
+		body := map[string]any{"error": errorDetails(map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}, err)}
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
 		var filtered bytes.Buffer
@@ -205,11 +206,11 @@ func (a *app) report(err error) int {
 		if a.jq != nil {
 			// The expression may have filtered the envelope away: people
 			// still see what went wrong.
-			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), err.Error())
+			a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 		}
 		return code
 	}
 	st := a.io.ErrStyles()
-	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), err.Error())
+	a.io.Eprintf("%s %s\n", st.Error.Render("error:"), a.humanError(err))
 	return code
 }

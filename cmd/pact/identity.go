@@ -75,7 +75,7 @@ registration a Provider needs: issuer and jwks_uri.`,
 				return usageError{fmt.Errorf("--issuer is required, for example: pact init --issuer https://pa.example.com")}
 			}
 			if alg != "ES256" && alg != "RS256" {
-				return usageError{fmt.Errorf("--alg must be ES256 or RS256 (§3.2), not %q", alg)}
+				return usageError{fmt.Errorf("--alg must be ES256 or RS256, not %q", alg)}
 			}
 			if keyring != "" && keyring != "file" && keyring != "os" {
 				return usageError{fmt.Errorf("--keyring must be file or os, not %q", keyring)}

@@ -111,7 +111,7 @@ func (a *app) sessionOptions() (conversation.Options, error) {
 	opts := conversation.NewOptions(p, a.httpClient())
 	if a.debug {
 		opts.Client.OnRetry = func(attempt int, wait time.Duration, cause error) {
-			a.io.Eprintf("retry %d in %s: %v\n", attempt, wait, cause)
+			a.io.Eprintf("retry %d in %s: %s\n", attempt, wait, safe(cause.Error()))
 		}
 	}
 	return opts, nil

@@ -65,14 +65,14 @@ func (a *app) spinner(label string) stopper {
 // --json report it), and step-up (interactive: consent, then send again in
 // the same context with a new messageId; otherwise exit 4 with the task).
 func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	sp := a.spinner("Waiting for " + s.Card.Name())
+	sp := a.spinner("Waiting for " + safe(s.Card.Name()))
 	res, err := s.Send(ctx, text)
 	sp.Stop()
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) && !a.json {
-		a.io.Eprintf("%s %s closed conversation %s. Starting a new conversation.\n",
-			a.io.ErrStyles().Warning.Render("!"), s.Card.Name(), closed.ContextID)
-		sp = a.spinner("Waiting for " + s.Card.Name())
+		a.io.Eprintf("%s %s ended the conversation. Starting a new conversation.\n",
+			a.io.ErrStyles().Warning.Render("!"), safe(s.Card.Name()))
+		sp = a.spinner("Waiting for " + safe(s.Card.Name()))
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 	}
@@ -87,7 +87,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		if err := a.stepUp(ctx, s, su); err != nil {
 			return res, err
 		}
-		sp = a.spinner("Waiting for " + s.Card.Name())
+		sp = a.spinner("Waiting for " + safe(s.Card.Name()))
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 		if err == nil && res.StepUp() != nil {
@@ -109,15 +109,10 @@ func (e *stepUpPending) Error() string {
 		strings.Join(e.su.MissingScopes, " --scope ") + "` and send again"
 }
 
-func (a *app) printResult(res *conversation.Result) {
-	st := a.io.OutStyles()
-	text := res.Text()
-	if a.io.IsStdoutTTY() {
-		a.io.Printf("%s\n", st.Agent.Render(text))
-	} else {
-		a.io.Printf("%s\n", text)
-	}
+func (a *app) printResult(res *conversation.Result, saveDir string) error {
+	err := a.printReply(res, saveDir)
 	a.printReceiptNote(res)
+	return err
 }
 
 func (a *app) printReceiptNote(res *conversation.Result) {
@@ -129,18 +124,27 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), receipts.ShortID(res.Receipt.ID))
 		return
 	}
-	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), receipts.ShortID(res.Receipt.ID), strings.Join(res.Receipt.Problems, "; "))
+	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(strings.Join(res.Receipt.Problems, "; ")))
 }
 
 func newSendCmd(a *app) *cobra.Command {
-	var f sessionFlags
+	var (
+		f         sessionFlags
+		saveFiles string
+	)
 	cmd := &cobra.Command{
 		Use:   "send BRAND TEXT...",
 		Short: "Send one message to a Brand's agent and print the reply (§4)",
 		Long: `Send one message and print the agent's reply. The stored conversation with the
 Brand is continued (one contextId per profile and Brand) unless --new;
 --context names one. Retries after a network error or 5xx reuse the same
-messageId, so the agent never acts twice (§4.3).
+messageId, so the agent never acts twice (§4.3); an error answer is final.
+
+On a terminal with colour the reply is rendered as Markdown (style: dark, or
+PACT_MARKDOWN_STYLE=light, dracula, tokyo-night, pink, ascii, notty); with
+NO_COLOR or when stdout is not a terminal it is printed as plain text. Data
+parts are shown as indented JSON, file parts as name, type and size;
+--save-files DIR writes the files to DIR.
 
 With --json, stdout holds one object:
   {"brand", "interfaceUrl", "contextId", "messageId", "reply", "receipt"?}`,
@@ -168,8 +172,8 @@ With --json, stdout holds one object:
 						return err
 					}
 				} else {
-					a.io.Printf("%s\n", pending.res.Text())
-					a.io.Eprintf("%s\n", pending.Error())
+					a.io.Printf("%s\n", safe(pending.res.Text()))
+					a.io.Eprintf("%s\n", safe(pending.Error()))
 				}
 				return silentError{code: exitConsent}
 			}
@@ -182,10 +186,10 @@ With --json, stdout holds one object:
 				}
 				return a.printJSON(res)
 			}
-			a.printResult(res)
-			return nil
+			return a.printResult(res, saveFiles)
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().StringVar(&saveFiles, "save-files", "", "save the files in the reply to this folder (never overwriting a file)")
 	return cmd
 }

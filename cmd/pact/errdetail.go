@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"strings"
+)
+
+// detailer is an error that carries wire detail (protocol reason, HTTP
+// status, the server's own message, the request) next to its plain-words
+// Error(): a2aclient.Error, conversation.StaleContextError,
+// deviceflow.OAuthError, httpx.NetError, discovery.StatusError, ...
+type detailer interface{ Detail() string }
+
+// errDetail is the wire detail of the outermost error in err's chain that
+// has one, or "".
+func errDetail(err error) string {
+	var d detailer
+	if errors.As(err, &d) {
+		return d.Detail()
+	}
+	return ""
+}
+
+// jsonMessage is the "message" of a --json error envelope: the plain words,
+// then the wire detail in brackets (scripts and bug reports keep it).
+func jsonMessage(err error) string {
+	msg := err.Error()
+	if d := errDetail(err); d != "" && !strings.Contains(msg, d) {
+		msg += " [" + d + "]"
+	}
+	return msg
+}
+
+// humanError is the text of a human "error:" line: plain words only, and
+// the wire detail on a second line under --debug.
+func (a *app) humanError(err error) string {
+	msg := safe(err.Error())
+	if a.debug {
+		if d := errDetail(err); d != "" {
+			msg += "\n  detail: " + safe(d)
+		}
+	}
+	return msg
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/reply"
+)
+
+// printReply prints the agent's reply on stdout: Markdown on a colour
+// terminal, plain text otherwise (NO_COLOR, a pipe); data parts as JSON and
+// file parts as name, type and size. Inline files are saved to saveDir when
+// it is set; otherwise a note on stderr says how.
+func (a *app) printReply(res *conversation.Result, saveDir string) error {
+	parts := res.Parts()
+	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth()}
+	if a.io.IsStdoutTTY() {
+		o.Clean = safe
+	}
+	a.io.Printf("%s\n", reply.Render(parts, o))
+	if !reply.HasFiles(parts) {
+		return nil
+	}
+	st := a.io.ErrStyles()
+	if saveDir == "" {
+		a.io.Eprintf("%s the reply has files: save them with --save-files DIR\n", st.Faint.Render("·"))
+		return nil
+	}
+	saved, err := reply.Save(parts, saveDir)
+	for _, f := range saved {
+		a.io.Eprintf("%s saved %s (%s) to %s\n", st.Success.Render("✓"), safe(f.Name), reply.Size(f.Size), f.Path)
+	}
+	return err
+}
+
+// stdoutWidth is the terminal's width for wrapping Markdown (at most 120
+// columns), 80 when unknown. An ioctl, never a terminal query.
+func (a *app) stdoutWidth() int {
+	if f, ok := a.io.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return min(w, 120)
+		}
+	}
+	return 80
+}

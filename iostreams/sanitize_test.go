@@ -1,0 +1,80 @@
+package iostreams
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Issue 9 (terminal escape injection): escape sequences, bare C0/C1
+// controls and bidi controls from remote text never reach a terminal raw;
+// newline and tab survive; the rest is shown visibly.
+func TestSanitize_NeutralisesTerminalControls(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain text, ünïcødé 👋", "plain text, ünïcødé 👋"},
+		{"line 1\nline 2\tcol", "line 1\nline 2\tcol"},
+		{"crlf\r\nnext", "crlf\nnext"},
+		{"bare\rCR", `bare\x0dCR`},
+		{"\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
+		{"\x1b[2J clear", `\x1b[2J clear`},
+		{"\x1b]52;c;ZXZpbA==\x07", `\x1b]52;c;ZXZpbA==\x07`},
+		{"nul\x00bs\x08del\x7f", `nul\x00bs\x08del\x7f`},
+		{"c1 csi \u009b31m", `c1 csi \u009b31m`},
+		{"\u0085nel", `\u0085nel`},
+		{"abc\u202eevil\u202c", `abc\u202eevil\u202c`},
+		{"\u2066iso\u2069 \u200e\u200f\u061c", `\u2066iso\u2069 \u200e\u200f\u061c`},
+		{"bad \xff utf8", "bad \uFFFD utf8"},
+	}
+	for _, c := range cases {
+		if got := Sanitize(c.in); got != c.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSanitize_CleanStringIsReturnedAsIs(t *testing.T) {
+	s := strings.Repeat("Order #A-88213 is cancelled.\n", 10)
+	if got := Sanitize(s); got != s {
+		t.Fatalf("changed a clean string: %q", got)
+	}
+}
+
+// checkSafe asserts Sanitize's contract on out (the result for in).
+func checkSafe(t *testing.T, in, out string) {
+	t.Helper()
+	if !utf8.ValidString(out) {
+		t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", in, out)
+	}
+	for _, r := range out {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || isBidi(r) {
+			t.Fatalf("Sanitize(%q) = %q still holds control %U", in, out, r)
+		}
+	}
+	if again := Sanitize(out); again != out {
+		t.Fatalf("Sanitize is not idempotent: %q then %q", out, again)
+	}
+	if clean(in) && out != in {
+		t.Fatalf("Sanitize changed clean text %q into %q", in, out)
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"", "hi\n", "\x1b]0;t\x07", "\x1b[2J", "\u009b", "\u202e", "\r\n\r", "\xff\xfe", "a\tb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkSafe(t, s, Sanitize(s))
+	})
+}
+
+// Tables show remote text: every cell is sanitised.
+func TestTable_CellsAreSanitized(t *testing.T) {
+	io, _, out, _ := Test()
+	io.Table(out, [][]string{{"BRAND", "GRANT"}, {"Evil\x1b]0;t\x07", "g\u202e1"}})
+	if strings.ContainsAny(out.String(), "\x1b\x07\u202e") {
+		t.Fatalf("raw control in table: %q", out.String())
+	}
+	if !strings.Contains(out.String(), `Evil\x1b]0;t\x07`) {
+		t.Fatalf("table = %q", out.String())
+	}
+}

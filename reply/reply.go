@@ -1,0 +1,239 @@
+// Package reply shows an agent's reply (the parts of an A2A Message, PACT
+// §4.2) to people: text parts as Markdown on a colour terminal (glamour)
+// or as plain text; data parts as indented JSON; file parts as their name,
+// media type and size, which Save can write to a folder. Nothing is
+// dropped, and nothing here queries the terminal.
+package reply
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/styles"
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// StyleEnv names the environment variable that picks the Markdown style:
+// one of glamour's standard styles ("dark", "light", "dracula",
+// "tokyo-night", "pink", "ascii", "notty"). Unset or unknown: "dark". The
+// style is never guessed by querying the terminal's background colour.
+const StyleEnv = "PACT_MARKDOWN_STYLE"
+
+// Options say how to render.
+type Options struct {
+	// Markdown renders text parts as Markdown with colours and styles:
+	// only for a terminal with colour on (not NO_COLOR, not a pipe).
+	Markdown bool
+	// Width is the wrap width of Markdown in columns; 0 = 80.
+	Width int
+	// Style is a glamour standard style; "" = $PACT_MARKDOWN_STYLE, else
+	// "dark".
+	Style string
+	// Clean makes remote text safe for a terminal (escape sequences shown,
+	// not run); nil = keep the text as received (a pipe, a file).
+	Clean func(string) string
+}
+
+// Render returns parts for people, each part separated by a blank line,
+// without a trailing newline.
+//
+//   - text: as is, or rendered as Markdown when o.Markdown;
+//   - data: "data:" and the value as JSON indented by two spaces;
+//   - file: "file NAME (MEDIA TYPE, SIZE)" for inline bytes, "file NAME
+//     (MEDIA TYPE) at URL" for a link.
+//
+// A Markdown rendering failure falls back to the plain text.
+func Render(parts []*a2a.Part, o Options) string {
+	clean := o.Clean
+	if clean == nil {
+		clean = func(s string) string { return s }
+	}
+	var md *glamour.TermRenderer
+	var out []string
+	for i, p := range parts {
+		if p == nil {
+			continue
+		}
+		switch c := p.Content.(type) {
+		case a2a.Text:
+			text := clean(string(c))
+			if o.Markdown {
+				if md == nil {
+					md, _ = newRenderer(o)
+				}
+				if md != nil {
+					if r, err := md.Render(text); err == nil {
+						text = strings.Trim(r, "\n")
+					}
+				}
+			}
+			out = append(out, text)
+		case a2a.Data:
+			b, err := json.MarshalIndent(c.Value, "  ", "  ")
+			if err != nil {
+				b = []byte(fmt.Sprintf("%v", c.Value))
+			}
+			out = append(out, "data:\n  "+clean(string(b)))
+		case a2a.Raw:
+			out = append(out, fmt.Sprintf("file %s (%s, %s)", clean(displayName(p, i)), clean(mediaType(p)), Size(int64(len(c)))))
+		case a2a.URL:
+			out = append(out, fmt.Sprintf("file %s (%s) at %s", clean(displayName(p, i)), clean(mediaType(p)), clean(string(c))))
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+func newRenderer(o Options) (*glamour.TermRenderer, error) {
+	width := o.Width
+	if width <= 0 {
+		width = 80
+	}
+	style := o.Style
+	if style == "" {
+		style = os.Getenv(StyleEnv)
+	}
+	if _, ok := styles.DefaultStyles[style]; !ok {
+		style = styles.DarkStyle
+	}
+	return glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+}
+
+// HasFiles reports whether parts hold a file part.
+func HasFiles(parts []*a2a.Part) bool {
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		switch p.Content.(type) {
+		case a2a.Raw, a2a.URL:
+			return true
+		}
+	}
+	return false
+}
+
+// Saved is a file part written by Save.
+type Saved struct {
+	Name string // the part's file name as shown
+	Path string // where it was written
+	Size int64
+}
+
+// Save writes the inline file parts (bytes) to dir, creating it (0700),
+// each as a new file (0600, created exclusively) named after the part's
+// file name reduced to a safe base name (no folders, no leading dot); an
+// existing file is never overwritten: "name (2).ext" and so on. File parts
+// that are links are not downloaded. Errors name the file.
+func Save(parts []*a2a.Part, dir string) ([]Saved, error) {
+	var saved []Saved
+	for i, p := range parts {
+		if p == nil {
+			continue
+		}
+		raw, ok := p.Content.(a2a.Raw)
+		if !ok {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return saved, fmt.Errorf("creating %s: %w", dir, err)
+		}
+		path, err := writeNew(dir, safeName(p.Filename, i), raw)
+		if err != nil {
+			return saved, err
+		}
+		saved = append(saved, Saved{Name: displayName(p, i), Path: path, Size: int64(len(raw))})
+	}
+	return saved, nil
+}
+
+// writeNew writes data to a new file dir/name, or dir/"name (n).ext" for
+// the first n whose file does not exist yet (created exclusively, so an
+// existing file is never replaced), and returns its path. A failed write
+// leaves no partial file.
+func writeNew(dir, name string, data []byte) (string, error) {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for n := 1; n < 1000; n++ {
+		candidate := name
+		if n > 1 {
+			candidate = fmt.Sprintf("%s (%d)%s", stem, n, ext)
+		}
+		path := filepath.Join(dir, candidate)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("saving %s: %w", path, err)
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path)
+			return "", fmt.Errorf("saving %s: %w", path, err)
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("no free file name for %s in %s", name, dir)
+}
+
+// safeName reduces a remote file name to a base name made of printable
+// characters, without path separators or a leading dot; "" or nothing left
+// gives "file-N".
+func safeName(name string, i int) string {
+	name = strings.ReplaceAll(name, "\\", "/")
+	if j := strings.LastIndex(name, "/"); j >= 0 {
+		name = name[j+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || !unicode.IsPrint(r) || r == ':' {
+			return '_'
+		}
+		return r
+	}, name)
+	name = strings.TrimLeft(strings.TrimSpace(name), ".")
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	if name == "" {
+		return fmt.Sprintf("file-%d", i+1)
+	}
+	return name
+}
+
+func displayName(p *a2a.Part, i int) string {
+	if p.Filename != "" {
+		return p.Filename
+	}
+	return fmt.Sprintf("file-%d", i+1)
+}
+
+func mediaType(p *a2a.Part) string {
+	if p.MediaType != "" {
+		return p.MediaType
+	}
+	return "unknown type"
+}
+
+// Size is n bytes in words: "512 B", "1.5 KiB", "3.2 MiB".
+func Size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
