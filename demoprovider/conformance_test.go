@@ -191,3 +191,25 @@ func mustUnmarshal(t testing.TB, data []byte, v any) {
 		t.Fatalf("decoding %.200s: %v", data, err)
 	}
 }
+
+// The Brand site's signed copy of the card revalidates the same way: a
+// stable ETag (Ed25519 signatures are deterministic), 304 on a match, HEAD
+// without a body.
+func TestSection2_1_SiteCardConditionalRequests(t *testing.T) {
+	e := start(t, nil)
+	u := e.example().SiteURL + "/.well-known/agent-card.json"
+	r := do(t, http.MethodGet, u, nil)
+	etag := r.header.Get("ETag")
+	if r.status != 200 || etag == "" || r.header.Get("Last-Modified") == "" {
+		t.Fatalf("GET: status %d, ETag %q, Last-Modified %q", r.status, etag, r.header.Get("Last-Modified"))
+	}
+	if again := do(t, http.MethodGet, u, nil); again.header.Get("ETag") != etag || string(again.body) != string(r.body) {
+		t.Fatalf("the signed card changed between two GETs")
+	}
+	if nm := do(t, http.MethodGet, u, nil, "If-None-Match", etag); nm.status != http.StatusNotModified || len(nm.body) != 0 {
+		t.Errorf("If-None-Match: status %d with %d bytes, want 304 without body", nm.status, len(nm.body))
+	}
+	if h := do(t, http.MethodHead, u, nil); h.status != 200 || len(h.body) != 0 || h.header.Get("ETag") != etag {
+		t.Errorf("HEAD: status %d, %d bytes, ETag %q", h.status, len(h.body), h.header.Get("ETag"))
+	}
+}
