@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
@@ -49,6 +51,7 @@ type Backend struct {
 	mu     sync.Mutex
 	unsent *outgoing // the last message whose reply never arrived (§4.3 retry)
 	last   string    // the text of the last message answered (what Resend sends again)
+	noted  bool      // the "sent without your delegation" notice was shown
 }
 
 // outgoing is a message as sent: its text and messageId.
@@ -74,8 +77,13 @@ func (b *Backend) Header() tui.Header {
 		h.Provider = strings.TrimSpace(c.Provider.Org) + " (" + s.Provider.URL + ")"
 	}
 	if g, err := s.Grant(); err == nil {
-		h.Scopes = append([]string(nil), g.Scopes...)
-		h.ExpiresAt = g.ExpiresAt
+		if g.Dead {
+			// A dead grant (delegation.Grant.MarkDead): messages go identity-only.
+			h.DelegationLost = true
+		} else {
+			h.Scopes = append([]string(nil), g.Scopes...)
+			h.ExpiresAt = g.ExpiresAt
+		}
 	}
 	return h
 }
@@ -120,6 +128,36 @@ type ClosedError struct{ Err *conversation.ClosedError }
 func (e *ClosedError) Error() string   { return e.Err.Error() }
 func (e *ClosedError) Unwrap() []error { return []error{tui.ErrContextClosed, e.Err} }
 
+// UnknownContextError is what Send returns when the Provider no longer knows the
+// conversation (INVALID_PARAMS on a stored contextId, §4.2: it restarted or the
+// conversation expired). It matches tui.ErrContextUnknown and
+// *conversation.StaleContextError.
+type UnknownContextError struct {
+	Err *conversation.StaleContextError
+}
+
+func (e *UnknownContextError) Error() string {
+	return "the Provider no longer knows this conversation; /new starts a new one"
+}
+func (e *UnknownContextError) Unwrap() []error { return []error{tui.ErrContextUnknown, e.Err} }
+
+// DelegationLostError is what Send returns when the delegation could not be used or
+// renewed (*delegation.LoginRequiredError): the grant is marked dead and the following
+// messages go with identity only. It matches tui.ErrDelegationLost and *delegation.LoginRequiredError.
+type DelegationLostError struct {
+	Err *delegation.LoginRequiredError
+}
+
+func (e *DelegationLostError) Error() string   { return Plain(e.Err) + " Continuing with identity only." }
+func (e *DelegationLostError) Unwrap() []error { return []error{tui.ErrDelegationLost, e.Err} }
+
+// PlainError carries an error in plain words (Plain) for the chat; Unwrap gives the
+// original for errors.Is and errors.As.
+type PlainError struct{ Err error }
+
+func (e *PlainError) Error() string { return Plain(e.Err) }
+func (e *PlainError) Unwrap() error { return e.Err }
+
 // Send sends text in the current conversation (§4.1) and returns the agent's reply turn,
 // or Reply.StepUp for a TASK_STATE_AUTH_REQUIRED task (§5.5) with the card's description of
 // every missing scope. When the previous Send of the same text got no reply (Esc, a
@@ -163,13 +201,32 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		if err == nil {
 			err = errors.New("no reply")
 		}
+		var stale *conversation.StaleContextError
+		if errors.As(err, &stale) {
+			// An error answer is final: the Provider did not take the message.
+			b.unsent = nil
+			return tui.Reply{}, &UnknownContextError{Err: stale}
+		}
+		var login *delegation.LoginRequiredError
+		if errors.As(err, &login) {
+			// The delegation cannot be used or renewed: the grant is now marked dead and
+			// the next message goes out with identity only (conversation.Session).
+			b.unsent = nil
+			b.noted = true // this error is the notice
+			return tui.Reply{}, &DelegationLostError{Err: login}
+		}
 		// The message may have reached the Brand: a retry of the same text reuses its id.
 		b.unsent = &outgoing{text: text, id: id}
-		return tui.Reply{}, inChat(err)
+		return tui.Reply{}, &PlainError{Err: err}
 	}
 	b.unsent = nil
 	b.last = text
 	var r tui.Reply
+	if res.DeadGrant != nil && !b.noted {
+		b.noted = true
+		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleSystem, At: time.Now(),
+			Text: "Sent without your delegation: it stopped working. /login approves it again."})
+	}
 	if su := res.StepUp(); su != nil {
 		r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: b.describe(su.MissingScopes)}
 	} else {
@@ -178,7 +235,7 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	if err != nil {
 		// The reply arrived but something after it failed (saving it, a context
 		// mismatch): show both.
-		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: err.Error(), At: time.Now()})
+		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: Plain(err), At: time.Now()})
 	}
 	return r, nil
 }
@@ -190,9 +247,13 @@ func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
 	if res.Message != nil {
 		t.ID = res.Message.ID
 		md = res.Message.Metadata
+		t.Parts = parts(res.Message.Parts)
 	} else if res.Task != nil {
 		t.ID = string(res.Task.ID)
 		md = res.Task.Metadata
+		if m := res.Task.Status.Message; m != nil {
+			t.Parts = parts(m.Parts)
+		}
 	}
 	if rs := res.Receipt; rs != nil {
 		m := &tui.ReceiptMark{ID: rs.ID, Verified: rs.Verified, Problems: append([]string(nil), rs.Problems...)}
@@ -304,8 +365,14 @@ func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.Dev
 		}
 	})
 	if err != nil {
-		return nil, err
+		if errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, &PlainError{Err: err}
 	}
+	b.mu.Lock()
+	b.noted = false
+	b.mu.Unlock()
 	return append([]string(nil), g.Scopes...), nil
 }
 
@@ -366,16 +433,26 @@ func (b *Backend) Scopes() []tui.Scope {
 	return b.describe(d.ScopeIDs())
 }
 
-// inChat rewords the CLI's advice for the chat, where the same actions
-// are slash commands.
-func inChat(err error) error {
-	var stale *conversation.StaleContextError
-	if errors.As(err, &stale) {
-		return fmt.Errorf("%v\nIf the Provider no longer knows this conversation (it restarted, or the conversation expired), start a new one with /new", stale.Err)
+// parts converts the non-text parts of a reply for the chat: data as JSON, raw bytes as an
+// inline file, a URL as a file by reference (A2A Part). Text parts are the turn's Text.
+func parts(ps []*a2a.Part) []tui.Part {
+	var out []tui.Part
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		switch c := p.Content.(type) {
+		case a2a.Data:
+			js, err := json.Marshal(c.Value)
+			if err != nil {
+				continue
+			}
+			out = append(out, tui.Part{Kind: tui.PartData, JSON: js, Name: p.Filename, MediaType: p.MediaType})
+		case a2a.Raw:
+			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, Data: append([]byte{}, c...)})
+		case a2a.URL:
+			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, URL: string(c)})
+		}
 	}
-	var login *delegation.LoginRequiredError
-	if errors.As(err, &login) {
-		return fmt.Errorf("the delegation for this Brand is no longer usable (%s); log in again with /login %s", login.Reason, strings.Join(login.Scopes, " "))
-	}
-	return err
+	return out
 }

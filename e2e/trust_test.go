@@ -250,8 +250,12 @@ func TestIssue9_NoEscapeFromRemoteTextOnTheTerminal(t *testing.T) {
 		t.Fatal("the error answer was not reported")
 	}
 	noTerminalControls(t, "error line", r.stderr)
+	// The Provider's own error.message is wire detail: people see it on the
+	// --debug detail line, made visible, never executed.
+	r = e.run("send", f.URL(), "again", "--debug")
+	noTerminalControls(t, "error line under --debug", r.stderr)
 	if !strings.Contains(r.stderr, `\x1b[2J`) {
-		t.Errorf("the error message is not shown visibly: %q", r.stderr)
+		t.Errorf("the error message is not shown visibly under --debug: %q", r.stderr)
 	}
 	r = e.run("conversations")
 	noTerminalControls(t, "conversations table", r.stdout)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pact-cli/pact/iostreams"
 )
 
 // traceBodyLimit is how much of each body the trace shows.
@@ -153,10 +155,12 @@ func (t *tracer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// emit writes one exchange to the trace. Bodies and headers are remote text
+// headed for a terminal (stderr), so they pass through iostreams.Sanitize.
 func (t *tracer) emit(s string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	io.WriteString(t.w, s)
+	io.WriteString(t.w, iostreams.Sanitize(s))
 }
 
 func writeHeaders(b *strings.Builder, prefix string, h http.Header) {

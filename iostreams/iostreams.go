@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/mattn/go-isatty"
-	"github.com/muesli/termenv"
 )
 
 // IO holds the streams of one command run.
@@ -26,7 +25,7 @@ type IO struct {
 
 	inTTY, outTTY, errTTY bool
 	color                 bool
-	out, err              *lipgloss.Renderer
+	outColor, errColor    bool
 }
 
 // System returns the process's streams, detecting terminals and NO_COLOR.
@@ -68,16 +67,7 @@ func (s *IO) SetColor(on bool) { s.setColor(on, on) }
 
 func (s *IO) setColor(out, err bool) {
 	s.color = out || err
-	s.out = lipgloss.NewRenderer(s.Out)
-	s.err = lipgloss.NewRenderer(s.ErrOut)
-	profile := func(on bool) termenv.Profile {
-		if on {
-			return termenv.ANSI256
-		}
-		return termenv.Ascii
-	}
-	s.out.SetColorProfile(profile(out))
-	s.err.SetColorProfile(profile(err))
+	s.outColor, s.errColor = out, err
 }
 
 // Color reports whether colour is on for stdout or stderr.
@@ -100,24 +90,31 @@ type Styles struct {
 	Bold, Faint, Accent, Success, Warning, Error, Agent, User lipgloss.Style
 }
 
-func styles(r *lipgloss.Renderer) Styles {
+// styles returns the styles of a stream: with colour off every style is plain (no escape
+// sequence at all, as for a pipe). lipgloss v2 never queries the terminal: the palette is
+// the 16 ANSI colours, which the terminal's theme adapts to its background.
+func styles(color bool) Styles {
+	n := lipgloss.NewStyle
+	if !color {
+		return Styles{Bold: n(), Faint: n(), Accent: n(), Success: n(), Warning: n(), Error: n(), Agent: n(), User: n()}
+	}
 	return Styles{
-		Bold:    r.NewStyle().Bold(true),
-		Faint:   r.NewStyle().Faint(true),
-		Accent:  r.NewStyle().Foreground(lipgloss.Color("12")),
-		Success: r.NewStyle().Foreground(lipgloss.Color("10")),
-		Warning: r.NewStyle().Foreground(lipgloss.Color("11")),
-		Error:   r.NewStyle().Foreground(lipgloss.Color("9")).Bold(true),
-		Agent:   r.NewStyle().Foreground(lipgloss.Color("14")),
-		User:    r.NewStyle().Foreground(lipgloss.Color("13")),
+		Bold:    n().Bold(true),
+		Faint:   n().Faint(true),
+		Accent:  n().Foreground(lipgloss.Color("12")),
+		Success: n().Foreground(lipgloss.Color("10")),
+		Warning: n().Foreground(lipgloss.Color("11")),
+		Error:   n().Foreground(lipgloss.Color("9")).Bold(true),
+		Agent:   n().Foreground(lipgloss.Color("14")),
+		User:    n().Foreground(lipgloss.Color("13")),
 	}
 }
 
 // Out returns styles for stdout; Err for stderr.
-func (s *IO) OutStyles() Styles { return styles(s.out) }
+func (s *IO) OutStyles() Styles { return styles(s.outColor) }
 
 // ErrStyles returns styles for stderr.
-func (s *IO) ErrStyles() Styles { return styles(s.err) }
+func (s *IO) ErrStyles() Styles { return styles(s.errColor) }
 
 // Printf writes to stdout.
 func (s *IO) Printf(format string, a ...any) { fmt.Fprintf(s.Out, format, a...) }
@@ -145,7 +142,7 @@ func (s *IO) Table(w io.Writer, rows [][]string) {
 			}
 		}
 	}
-	bold := styles(s.out).Bold
+	bold := styles(s.outColor).Bold
 	for ri, r := range rows {
 		var b strings.Builder
 		for i, c := range r {
@@ -194,7 +191,7 @@ func (s *IO) start(label string, deadline time.Time) *Spinner {
 		defer sp.done.Done()
 		frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 		start := time.Now()
-		st := styles(s.err)
+		st := styles(s.errColor)
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for i := 0; ; i++ {

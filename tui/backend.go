@@ -69,6 +69,32 @@ type Turn struct {
 	At time.Time
 	// Receipt is set on agent replies that carried a receipt (§5.6).
 	Receipt *ReceiptMark
+	// Parts are the reply's parts other than text (data, files), in order.
+	Parts []Part
+}
+
+// PartKind says what a non-text [Part] carries.
+type PartKind int
+
+const (
+	// PartData is structured data (an A2A data part), shown as indented JSON.
+	PartData PartKind = iota
+	// PartFile is a file, inline (Data) or by reference (URL).
+	PartFile
+)
+
+// Part is a non-text part of an agent reply (A2A Part with data, raw bytes or a URL).
+// Every string in it is remote text: the chat sanitises it before drawing.
+type Part struct {
+	Kind PartKind
+	// JSON is the data of a PartData, as JSON (any formatting; the chat indents it).
+	JSON []byte
+	// Name and MediaType are the part's filename and mediaType as sent; either may be empty.
+	Name, MediaType string
+	// Data holds an inline file's bytes (nil for a file by URL); /save writes them.
+	Data []byte
+	// URL is a file by reference; it is shown, never fetched.
+	URL string
 }
 
 // Header is the state shown at the top of the screen.
@@ -89,6 +115,10 @@ type Header struct {
 	Scopes []string
 	// ExpiresAt is the delegation token's exp. The zero time means identity only (§3).
 	ExpiresAt time.Time
+	// DelegationLost is set, with ExpiresAt zero, when the stored delegation stopped working
+	// (the Provider refused it and it could not be renewed): the chat continues with
+	// identity only and the header says so until a /login succeeds.
+	DelegationLost bool
 }
 
 // Scope is one delegation scope of a Brand (§5.2).
@@ -128,12 +158,25 @@ type Reply struct {
 	Turns []Turn
 	// StepUp is set when the Provider answered with a step-up task (§5.5) instead of a reply.
 	StepUp *StepUp
+	// Ended is set when the reply says the Brand ended the conversation: the chat says so
+	// at once and the next message starts a new conversation.
+	Ended bool
 }
 
 // ErrContextClosed is wrapped by the error Send returns when the Provider closed the
 // conversation (UNSUPPORTED_OPERATION on a known contextId, §4.2). The chat then asks the
 // User before starting a new conversation and sending the message again.
 var ErrContextClosed = errors.New("the Brand closed this conversation")
+
+// ErrContextUnknown is wrapped by the error Send returns when the Provider no longer knows
+// the conversation (it restarted, or the conversation expired). The chat offers to start a
+// new conversation and send the message again.
+var ErrContextUnknown = errors.New("the Brand no longer knows this conversation")
+
+// ErrDelegationLost is wrapped by the error Send returns when the stored delegation can no
+// longer be used or renewed. The Backend has dropped to identity only (Header reports
+// DelegationLost); the chat says so in one line and keeps the message for a new try.
+var ErrDelegationLost = errors.New("the delegation stopped working")
 
 // Backend is the conversation with one Brand, as the chat sees it.
 //
@@ -148,7 +191,7 @@ type Backend interface {
 	History() []Turn
 	// Send sends one message (§4.1) in the current context and returns what to show.
 	// Cancelling ctx (Esc) abandons the wait; the message may have reached the Brand.
-	// A Send that repeats the text of a cancelled Send (Ctrl+R after Esc) is a retry and
+	// A Send that repeats the text of a cancelled Send (Enter after Esc) is a retry and
 	// should reuse its messageId so the Provider answers it once (§4.3).
 	// The error wraps ErrContextClosed when the Provider closed the context (§4.2).
 	Send(ctx context.Context, text string) (Reply, error)

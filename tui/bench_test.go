@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // Run with: go test ./tui -run '^$' -bench . -benchmem
@@ -15,7 +15,7 @@ func benchModel(b testing.TB, n int) Model {
 	f.history = manyTurns(n)
 	m := New(f, testOptions())
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.View()
+	_ = m.View().Content
 	return m
 }
 
@@ -24,17 +24,17 @@ func BenchmarkKeystroke(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			m := benchModel(b, n)
-			k := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'a'}}
+			k := tea.KeyPressMsg{Code: 'a', Text: "a"}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
 				if i%64 == 63 {
 					b.StopTimer()
-					m.c.ta.Reset()
+					m.c.in.reset()
 					b.StartTimer()
 				}
 				m.Update(k)
-				_ = m.View()
+				_ = m.View().Content
 			}
 		})
 	}
@@ -49,7 +49,7 @@ func BenchmarkResize(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				m.Update(tea.WindowSizeMsg{Width: 100 + i%2*17, Height: 40 - i%2*7})
-				_ = m.View()
+				_ = m.View().Content
 			}
 		})
 	}
@@ -62,10 +62,10 @@ func heapAfterLoad(n int) (uint64, Model) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	m := benchModel(nil, n)
-	m.Update(tea.KeyMsg{Type: tea.KeyCtrlHome})
+	m.Update(press("ctrl+home"))
 	for range 200 {
-		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
-		_ = m.View()
+		m.Update(press("pgdown"))
+		_ = m.View().Content
 	}
 	for i := range m.c.sb.entries { // worst case: every turn's rendering cached
 		m.c.sb.lines(i, m.c.width)

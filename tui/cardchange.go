@@ -7,9 +7,8 @@ import (
 	"os"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // CardChange is a Brand's Agent Card that no longer matches what the User accepted before
@@ -38,7 +37,7 @@ func (m *cardChangeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width = msg.Width
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		switch strings.ToLower(msg.String()) {
 		case "y":
 			m.accepted = true
@@ -50,7 +49,13 @@ func (m *cardChangeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *cardChangeModel) View() string {
+func (m *cardChangeModel) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	return v
+}
+
+func (m *cardChangeModel) render() string {
 	w := m.width
 	if w <= 0 {
 		w = 80
@@ -92,14 +97,12 @@ func AskCardChange(ctx context.Context, in io.Reader, out io.Writer, opts Option
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	r := lipgloss.NewRenderer(io.Discard)
-	prof := termenv.NewOutput(out).EnvColorProfile()
-	if opts.Profile != nil {
-		prof = *opts.Profile
+	m := &cardChangeModel{c: c, st: newStyles(opts.NoColor)}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	r.SetColorProfile(prof)
-	m := &cardChangeModel{c: c, st: newStyles(r, opts.NoColor)}
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithAltScreen())
+	p := tea.NewProgram(m, popts...)
 	if _, err := p.Run(); err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 			return false, ctx.Err()

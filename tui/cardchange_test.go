@@ -1,18 +1,16 @@
 package tui
 
 import (
-	"io"
 	"strings"
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
-func panel() *cardChangeModel {
-	return &cardChangeModel{st: newStyles(lipgloss.NewRenderer(io.Discard), true), width: 100, c: CardChange{
+func cardPanel() *cardChangeModel {
+	return &cardChangeModel{st: newStyles(true), width: 100, c: CardChange{
 		Brand:   "shop.example",
 		Changes: []string{"another Provider"},
 		Rows: [][3]string{
@@ -23,14 +21,14 @@ func panel() *cardChangeModel {
 }
 
 func TestCardChangePanel_ShowsOldAndNewSideBySide(t *testing.T) {
-	v := ansi.Strip(panel().View())
+	v := ansi.Strip(cardPanel().render())
 	for _, want := range []string{"The Agent Card of shop.example changed", "another Provider", "Nothing has been sent",
 		"accepted", "now", "≠ provider   https://prov.example  https://evil.example", "  signed by  key K1", "Trust the new card and continue?"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("panel lacks %q:\n%s", want, v)
 		}
 	}
-	if strings.Contains(panel().View(), "\x1b[2J") {
+	if strings.Contains(cardPanel().render(), "\x1b[2J") {
 		t.Error("a control sequence from the card reached the screen")
 	}
 	if strings.Count(v, "≠") != 1 {
@@ -40,30 +38,30 @@ func TestCardChangePanel_ShowsOldAndNewSideBySide(t *testing.T) {
 
 func TestCardChangePanel_YTrustsOtherKeysQuit(t *testing.T) {
 	for _, tc := range []struct {
-		key  tea.KeyMsg
+		key  tea.KeyPressMsg
 		want bool
 	}{
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")}, true},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Y")}, true},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("n")}, false},
-		{tea.KeyMsg{Type: tea.KeyEsc}, false},
-		{tea.KeyMsg{Type: tea.KeyCtrlC}, false},
+		{press("y"), true},
+		{press("Y"), true},
+		{press("n"), false},
+		{press("esc"), false},
+		{press("ctrl+c"), false},
 	} {
 		key, want := tc.key, tc.want
-		m := panel()
+		m := cardPanel()
 		_, cmd := m.Update(key)
 		if cmd == nil || m.accepted != want {
 			t.Errorf("%q: accepted %v, quit %v; want accepted %v and quit", key.String(), m.accepted, cmd != nil, want)
 		}
 	}
-	m := panel()
-	if _, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter}); cmd != nil || m.accepted {
+	m := cardPanel()
+	if _, cmd := m.Update(press("enter")); cmd != nil || m.accepted {
 		t.Error("Enter answered the question; only y or n should")
 	}
 }
 
 func TestHeader_ShowsSignature(t *testing.T) {
-	st := newStyles(lipgloss.NewRenderer(io.Discard), true)
+	st := newStyles(true)
 	now := time.Now()
 	for sig, want := range map[string]string{
 		"signed by shop.example ✓": "Shop shop.example signed by shop.example ✓",

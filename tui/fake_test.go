@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/bubbles/spinner"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
 )
 
 // t0 is the fixed clock of every test, so goldens do not move.
@@ -137,11 +136,8 @@ func (f *fake) sentTexts() []string {
 	return slices.Clone(f.sent)
 }
 
-// testOptions are the options of every test: fixed clock, ANSI colours forced.
-func testOptions() Options {
-	p := termenv.ANSI
-	return Options{Now: fixedNow, Profile: &p}
-}
+// testOptions are the options of every test: fixed clock.
+func testOptions() Options { return Options{Now: fixedNow} }
 
 // harness drives a Model without a tea.Program: it runs commands on goroutines and feeds
 // their messages back, dropping timers (ticks) so nothing waits on the wall clock.
@@ -184,7 +180,7 @@ func (h *harness) until(what string, cond func() bool) {
 		case <-poll.C:
 		case msg := <-h.msgs:
 			switch msg := msg.(type) {
-			case nil, spinner.TickMsg:
+			case nil, spinner.TickMsg, tea.BackgroundColorMsg:
 			case tea.BatchMsg:
 				for _, c := range msg {
 					h.run(c)
@@ -193,20 +189,54 @@ func (h *harness) until(what string, cond func() bool) {
 				h.send(msg)
 			}
 		case <-deadline:
-			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.m.View())
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.view())
 		}
 	}
 }
 
+// typeText types s one key press per character, as a terminal delivers it.
 func (h *harness) typeText(s string) {
 	for _, r := range s {
-		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 }
 
-func (h *harness) key(t tea.KeyType) { h.send(tea.KeyMsg{Type: t}) }
+// key presses a named key ("enter", "esc", "ctrl+r", "alt+enter", …).
+func (h *harness) key(name string) { h.send(press(name)) }
 
-func (h *harness) view() string { return h.m.View() }
+// press is the key press of a key name as bubbletea v2 spells it.
+func press(name string) tea.KeyPressMsg {
+	var k tea.KeyPressMsg
+	for {
+		i := strings.IndexByte(name, '+')
+		if i < 0 || len(name) == 1 {
+			break
+		}
+		switch name[:i] {
+		case "ctrl":
+			k.Mod |= tea.ModCtrl
+		case "alt":
+			k.Mod |= tea.ModAlt
+		case "shift":
+			k.Mod |= tea.ModShift
+		}
+		name = name[i+1:]
+	}
+	codes := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"backspace": tea.KeyBackspace, "up": tea.KeyUp, "down": tea.KeyDown}
+	if c, ok := codes[name]; ok {
+		k.Code = c
+	} else {
+		k.Code = []rune(name)[0]
+		if k.Mod == 0 {
+			k.Text = name
+		}
+	}
+	return k
+}
+
+func (h *harness) view() string { return h.m.c.render() }
 
 func (h *harness) screenHas(s string) func() bool {
 	return func() bool { return strings.Contains(plain(h.view()), s) }

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
 // Golden tests run the chat in a real tea.Program (teatest) with a fake Backend, a fixed
@@ -37,9 +37,9 @@ func waitFor(t *testing.T, tm *teatest.TestModel, s string) {
 // finalScreen quits with Ctrl+C and returns the final View.
 func finalScreen(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.Send(press("ctrl+c"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
-	return fm.(Model).View()
+	return fm.(Model).c.render()
 }
 
 func requireGolden(t *testing.T, screen string) {
@@ -72,7 +72,7 @@ func TestGoldenSendAndReply(t *testing.T) {
 	tm := startProgram(t, f, testOptions(), 80, 24)
 	waitFor(t, tm, "identity only")
 	tm.Type("Where is my order A-88213?")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(press("enter"))
 	waitFor(t, tm, "tracking link")
 	screen := finalScreen(t, tm)
 	if got := f.sentTexts(); len(got) != 1 || got[0] != "Where is my order A-88213?" {
@@ -92,7 +92,7 @@ func TestGoldenHistoryReload(t *testing.T) {
 	tm := startProgram(t, f, testOptions(), 80, 24)
 	waitFor(t, tm, "identity only")
 	tm.Type("Hello")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(press("enter"))
 	waitFor(t, tm, "order number?")
 	finalScreen(t, tm)
 
@@ -138,7 +138,7 @@ func TestGoldenStepUpPanel(t *testing.T) {
 	tm := startProgram(t, f, testOptions(), 80, 24)
 	waitFor(t, tm, "42m left")
 	tm.Type("Please refund order A-88213")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(press("enter"))
 	waitFor(t, tm, "WDJB-MJHT")
 	screen := finalScreen(t, tm)
 	p := plain(screen)
@@ -179,7 +179,7 @@ func TestGoldenReceiptMark(t *testing.T) {
 func TestGoldenReceiptPanel(t *testing.T) {
 	tm := startProgram(t, receiptHistory(), testOptions(), 80, 24)
 	waitFor(t, tm, "on its way")
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlR})
+	tm.Send(press("ctrl+r"))
 	waitFor(t, tm, "Receipt rcpt-8")
 	screen := finalScreen(t, tm)
 	p := plain(screen)
@@ -204,7 +204,7 @@ func narrowFake() *fake {
 func TestGoldenNarrow40(t *testing.T) {
 	tm := startProgram(t, narrowFake(), testOptions(), 40, 20)
 	waitFor(t, tm, "429")
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("😀 wide 漢字")})
+	tm.Send(tea.PasteMsg{Content: "😀 wide 漢字"})
 	waitFor(t, tm, "漢字")
 	screen := finalScreen(t, tm)
 	for i, l := range strings.Split(screen, "\n") {
@@ -223,6 +223,28 @@ func TestGoldenNoColor(t *testing.T) {
 	screen := finalScreen(t, tm)
 	if bad := colourSGR(screen); bad != "" {
 		t.Fatalf("NO_COLOR screen has colour sequence %q", bad)
+	}
+	requireGolden(t, screen)
+}
+
+// A reply with Markdown, data and files, as the chat draws it.
+func TestGoldenMarkdownAndParts(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{
+		{Role: RoleUser, Text: "Where are my orders?", At: t0},
+		{Role: RoleAgent, Text: "You have **two** orders:\n\n1. `A-88213` running shoes, *shipped*\n2. `B-100` socks\n\nSee [tracking](https://brand.example.com/t/A-88213).", At: t0, Parts: []Part{
+			{Kind: PartData, JSON: []byte(`{"orders":[{"id":"A-88213","status":"shipped"},{"id":"B-100","status":"processing"}]}`)},
+			{Kind: PartFile, Name: "invoice-A-88213.pdf", MediaType: "application/pdf", Data: make([]byte, 48213)},
+		}},
+	}
+	tm := startProgram(t, f, testOptions(), 80, 30)
+	waitFor(t, tm, "invoice")
+	screen := finalScreen(t, tm)
+	p := plain(screen)
+	for _, want := range []string{"You have two orders:", "A-88213", "running shoes, shipped", `"status": "shipped"`, "invoice-A-88213.pdf (application/pdf, 48.2 kB) · /save saves it"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("screen lacks %q:\n%s", want, p)
+		}
 	}
 	requireGolden(t, screen)
 }

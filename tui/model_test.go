@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -32,26 +32,26 @@ func TestEnterSendsAltEnterAndCtrlJAddLines(t *testing.T) {
 	f := newFake()
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("one")
-	h.send(tea.KeyMsg{Type: tea.KeyEnter, Alt: true})
+	h.key("alt+enter")
 	h.typeText("two")
-	h.key(tea.KeyCtrlJ)
+	h.key("ctrl+j")
 	h.typeText("three")
-	if got := h.m.c.ta.Value(); got != "one\ntwo\nthree" {
+	if got := h.m.c.in.ta.Value(); got != "one\ntwo\nthree" {
 		t.Fatalf("input = %q, want three lines", got)
 	}
-	if h.m.c.ta.Height() != 3 {
-		t.Errorf("input height = %d, want 3 (grows with its lines)", h.m.c.ta.Height())
+	if h.m.c.in.ta.Height() != 3 {
+		t.Errorf("input height = %d, want 3 (grows with its lines)", h.m.c.in.ta.Height())
 	}
 	if len(f.sentTexts()) != 0 {
 		t.Fatal("a newline key sent the message")
 	}
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("reply", h.screenHas("order number?"))
 	if got := f.sentTexts(); !slices.Equal(got, []string{"one\ntwo\nthree"}) {
 		t.Fatalf("sent %q", got)
 	}
-	if h.m.c.ta.Value() != "" || h.m.c.ta.Height() != 1 {
-		t.Errorf("input not reset after send: %q height %d", h.m.c.ta.Value(), h.m.c.ta.Height())
+	if h.m.c.in.ta.Value() != "" || h.m.c.in.ta.Height() != 1 {
+		t.Errorf("input not reset after send: %q height %d", h.m.c.in.ta.Value(), h.m.c.in.ta.Height())
 	}
 }
 
@@ -60,8 +60,8 @@ func TestBracketedPasteManyLines(t *testing.T) {
 	f := newFake()
 	h := newHarness(t, f, testOptions(), 80, 24)
 	text := "line 1\nline 2\r\nline 3\nline 4"
-	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(text), Paste: true})
-	if got := h.m.c.ta.Value(); got != "line 1\nline 2\nline 3\nline 4" {
+	h.send(tea.PasteMsg{Content: text})
+	if got := h.m.c.in.value(); got != "line 1\nline 2\nline 3\nline 4" {
 		t.Fatalf("input = %q", got)
 	}
 	if len(f.sentTexts()) != 0 {
@@ -69,6 +69,36 @@ func TestBracketedPasteManyLines(t *testing.T) {
 	}
 	if !strings.Contains(plain(h.view()), "> line 1") {
 		t.Errorf("first pasted line not visible:\n%s", plain(h.view()))
+	}
+}
+
+// Issue 10 (5): after a 20-line paste the box is as tall as it gets and shows the lines
+// around the cursor (the last), not the first five.
+func TestIssue10_5_PasteFollowsCursor(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	var lines []string
+	for i := 1; i <= 20; i++ {
+		lines = append(lines, fmt.Sprintf("pasted %02d", i))
+	}
+	h.send(tea.PasteMsg{Content: strings.Join(lines, "\n")})
+	in := plain(h.m.c.in.view())
+	if !strings.Contains(in, "pasted 20") || strings.Contains(in, "pasted 01") {
+		t.Fatalf("the input shows:\n%s\nwant the last lines, where the cursor is", in)
+	}
+	if got, want := h.m.c.in.height(), maxInput(24); got != want {
+		t.Errorf("input height %d, want %d", got, want)
+	}
+}
+
+// Issue 10 (5): the box grows for a long line that wraps, not only for newlines.
+func TestIssue10_5_InputGrowsForWrappedLines(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 40, 24)
+	h.typeText(strings.Repeat("word ", 20)) // 100 cells in a 38-cell box: 3 rows
+	if got := h.m.c.in.height(); got != 3 {
+		t.Fatalf("input height %d for 100 cells at width 40, want 3:\n%s", got, plain(h.view()))
+	}
+	if h.m.c.in.value() != strings.Repeat("word ", 20) {
+		t.Fatalf("input = %q", h.m.c.in.value())
 	}
 }
 
@@ -84,21 +114,21 @@ func TestEscCancelsPendingSend(t *testing.T) {
 	}
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("hello")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("Send called", func() bool { return len(f.sentTexts()) == 1 })
 	if !strings.Contains(plain(h.view()), "waiting for Example Co. Support 0s") {
 		t.Fatalf("no pending status:\n%s", plain(h.view()))
 	}
 	h.typeText("draft")
-	if h.m.c.ta.Value() != "draft" {
-		t.Fatalf("input not editable while pending: %q", h.m.c.ta.Value())
+	if h.m.c.in.ta.Value() != "draft" {
+		t.Fatalf("input not editable while pending: %q", h.m.c.in.ta.Value())
 	}
-	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
-	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
-	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
-	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
-	h.send(tea.KeyMsg{Type: tea.KeyBackspace})
-	h.key(tea.KeyEsc)
+	h.key("backspace")
+	h.key("backspace")
+	h.key("backspace")
+	h.key("backspace")
+	h.key("backspace")
+	h.key("esc")
 	select {
 	case <-cancelled:
 	case <-time.After(5 * time.Second):
@@ -108,8 +138,8 @@ func TestEscCancelsPendingSend(t *testing.T) {
 	if !strings.Contains(p, "Stopped waiting") || !strings.Contains(p, "send it again") {
 		t.Fatalf("no retry notice:\n%s", p)
 	}
-	if h.m.c.ta.Value() != "hello" {
-		t.Errorf("cancelled text not offered again: %q", h.m.c.ta.Value())
+	if h.m.c.in.ta.Value() != "hello" {
+		t.Errorf("cancelled text not offered again: %q", h.m.c.in.ta.Value())
 	}
 	if h.m.c.pending != nil {
 		t.Error("still pending after Esc")
@@ -129,7 +159,7 @@ func TestContextClosedAsksThenResends(t *testing.T) {
 	}
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("still there?")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("question", h.screenHas("Start a new conversation"))
 	if f.newConvs != 0 {
 		t.Fatal("NewConversation called before the User answered")
@@ -151,13 +181,13 @@ func TestContextClosedNoKeepsConversation(t *testing.T) {
 	}
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("hi")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("question", h.screenHas("(y/n)"))
 	h.typeText("n")
 	if f.newConvs != 0 || len(f.sentTexts()) != 1 {
 		t.Fatalf("newConvs=%d sent=%q after n", f.newConvs, f.sentTexts())
 	}
-	if h.m.c.mode != modeChat {
+	if h.m.c.panel != nil {
 		t.Fatal("still asking after n")
 	}
 }
@@ -168,7 +198,7 @@ func TestStepUpApprovedResends(t *testing.T) {
 	f := stepUpFake(release)
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("refund please")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("code", h.screenHas("WDJB-MJHT"))
 	if got := f.loginAsks; len(got) != 1 || !slices.Equal(got[0], []string{"refunds:issue"}) {
 		t.Fatalf("Login asked for %q", got)
@@ -189,7 +219,7 @@ func TestStepUpPartialGrantDoesNotResend(t *testing.T) {
 	f := stepUpFake(release)
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("refund please")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("code", h.screenHas("WDJB-MJHT"))
 	release <- nil
 	h.until("notice", h.screenHas("Not granted: refunds:issue"))
@@ -200,23 +230,31 @@ func TestStepUpPartialGrantDoesNotResend(t *testing.T) {
 
 func TestStepUpEscCancelsLogin(t *testing.T) {
 	f := stepUpFake(make(chan []string))
-	opened := ""
+	opened := make(chan string, 1)
 	opts := testOptions()
-	opts.OpenURL = func(u string) error { opened = u; return nil }
+	opts.OpenURL = func(u string) error { opened <- u; return nil }
 	h := newHarness(t, f, opts, 80, 24)
 	h.typeText("refund please")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("code", h.screenHas("WDJB-MJHT"))
-	h.typeText("o")
-	if !strings.HasPrefix(opened, "https://brand.example/login") {
-		t.Fatalf("o opened %q", opened)
+	h.typeText("o") // the browser is started by a command, off the UI goroutine
+	select {
+	case u := <-opened:
+		if !strings.HasPrefix(u, "https://brand.example/login") {
+			t.Fatalf("o opened %q", u)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("o did not open the link")
 	}
-	h.typeText("c")
-	if want := ansi.SetSystemClipboard("WDJB-MJHT"); !strings.Contains(h.view(), want) {
-		t.Fatal("c did not emit the OSC 52 sequence")
+	_, cmd := h.m.Update(press("c"))
+	if cmd == nil || fmt.Sprint(cmd()) != fmt.Sprint(tea.SetClipboard("WDJB-MJHT")()) {
+		t.Fatal("c did not ask the terminal to copy the code (OSC 52)")
 	}
-	h.key(tea.KeyEsc)
-	if h.m.c.mode != modeChat || h.m.c.login != nil {
+	if p := plain(h.view()); strings.Contains(p, "Copied") || !strings.Contains(p, "Asked your terminal to copy") {
+		t.Errorf("c claims more than a request to the terminal:\n%s", p)
+	}
+	h.key("esc")
+	if h.m.c.panel != nil {
 		t.Fatal("Esc did not close the panel")
 	}
 	if !strings.Contains(plain(h.view()), "Login cancelled") {
@@ -235,13 +273,13 @@ func TestSlashLoginChecksScopes(t *testing.T) {
 	}
 	h := newHarness(t, f, testOptions(), 80, 24)
 	h.typeText("/login nope:nope")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	if len(f.loginAsks) != 0 || !strings.Contains(plain(h.view()), `unknown scope "nope:nope"`) {
 		t.Fatalf("unknown scope not refused (§5.2):\n%s", plain(h.view()))
 	}
-	h.m.c.ta.Reset()
+	h.m.c.in.ta.Reset()
 	h.typeText("/login orders:read orders:cancel")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("granted", h.screenHas("Granted: orders:read, orders:cancel."))
 	if !slices.Equal(f.loginAsks[0], []string{"orders:read", "orders:cancel"}) {
 		t.Fatalf("Login asked %q", f.loginAsks[0])
@@ -251,31 +289,31 @@ func TestSlashLoginChecksScopes(t *testing.T) {
 func TestTabCompletion(t *testing.T) {
 	h := newHarness(t, newFake(), testOptions(), 80, 24)
 	h.typeText("/lo")
-	h.key(tea.KeyTab)
-	if v := h.m.c.ta.Value(); v != "/log" {
+	h.key("tab")
+	if v := h.m.c.in.ta.Value(); v != "/log" {
 		t.Fatalf("/lo⇥ = %q, want /log", v)
 	}
 	if !strings.Contains(plain(h.view()), "/login  /logout") {
 		t.Errorf("candidates not listed:\n%s", plain(h.view()))
 	}
 	h.typeText("i")
-	h.key(tea.KeyTab)
-	if v := h.m.c.ta.Value(); v != "/login " {
+	h.key("tab")
+	if v := h.m.c.in.ta.Value(); v != "/login " {
 		t.Fatalf("/logi⇥ = %q", v)
 	}
 	h.typeText("or")
-	h.key(tea.KeyTab)
-	if v := h.m.c.ta.Value(); v != "/login orders:" {
+	h.key("tab")
+	if v := h.m.c.in.ta.Value(); v != "/login orders:" {
 		t.Fatalf("/login or⇥ = %q", v)
 	}
 	h.typeText("c")
-	h.key(tea.KeyTab)
-	if v := h.m.c.ta.Value(); v != "/login orders:cancel " {
+	h.key("tab")
+	if v := h.m.c.in.ta.Value(); v != "/login orders:cancel " {
 		t.Fatalf("/login orders:c⇥ = %q", v)
 	}
 	h.typeText("o")
-	h.key(tea.KeyTab)
-	if v := h.m.c.ta.Value(); v != "/login orders:cancel orders:read " {
+	h.key("tab")
+	if v := h.m.c.in.ta.Value(); v != "/login orders:cancel orders:read " {
 		t.Fatalf("already chosen scope offered again: %q", v)
 	}
 }
@@ -288,21 +326,22 @@ func TestSlashCommands(t *testing.T) {
 		{"/card", "Provider: Example Provider"},
 		{"/new", "New conversation"},
 		{"/receipts", "No receipt"},
-		{"/bogus", "unknown command /bogus"},
+		{"/bogus", "Unknown command /bogus"},
 	} {
-		h.m.c.ta.Reset()
+		h.m.c.in.ta.Reset()
 		h.typeText(c.cmd)
-		h.key(tea.KeyEnter)
-		if !strings.Contains(plain(h.view()), c.want) {
-			t.Errorf("%s: screen lacks %q:\n%s", c.cmd, c.want, plain(h.view()))
+		h.key("enter")
+		h.until(c.cmd, h.screenHas(c.want)) // /new runs as a command
+		if v := h.m.c.in.value(); v != "" {
+			t.Errorf("%s left %q in the input", c.cmd, v)
 		}
 	}
 	if f.newConvs != 1 {
 		t.Errorf("/new: NewConversation called %d times", f.newConvs)
 	}
-	h.m.c.ta.Reset()
+	h.m.c.in.ta.Reset()
 	h.typeText("/logout")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("logout", func() bool {
 		f.mu.Lock()
 		n := f.logouts
@@ -312,21 +351,22 @@ func TestSlashCommands(t *testing.T) {
 	if len(f.sentTexts()) != 0 {
 		t.Fatalf("a command was sent as a message: %q", f.sentTexts())
 	}
-	h.m.c.ta.Reset()
+	h.m.c.in.ta.Reset()
 	h.typeText("//etc is a path")
-	h.key(tea.KeyEnter)
+	h.key("enter")
 	h.until("reply", h.screenHas("order number?"))
 	if got := f.sentTexts(); !slices.Equal(got, []string{"/etc is a path"}) {
 		t.Fatalf("// escape sent %q", got)
 	}
-	_, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlC})
+	_, cmd := h.m.Update(press("ctrl+c"))
 	if cmd == nil || cmd() != tea.Quit() {
 		t.Fatal("Ctrl+C does not quit")
 	}
 }
 
-// An agent's text cannot drive the terminal: escape sequences are removed.
-func TestAgentTextControlSequencesRemoved(t *testing.T) {
+// An agent's text cannot drive the terminal: escape sequences are shown
+// visibly (iostreams.Sanitize), never executed.
+func TestAgentTextControlSequencesShownNotRun(t *testing.T) {
 	f := newFake()
 	f.history = []Turn{{Role: RoleAgent, Text: "hi\x1b]52;c;ZXZpbA==\x07 there\x1b[2J\x1b[31mred\u202e!", At: t0}}
 	h := newHarness(t, f, testOptions(), 80, 24)
@@ -336,8 +376,8 @@ func TestAgentTextControlSequencesRemoved(t *testing.T) {
 			t.Errorf("view contains %q", bad)
 		}
 	}
-	if !strings.Contains(plain(v), "hi there") {
-		t.Errorf("text lost:\n%s", plain(v))
+	if !strings.Contains(plain(v), `hi\x1b]52;c;ZXZpbA==\x07 there\x1b[2J\x1b[31mred\u202e!`) {
+		t.Errorf("text lost or not shown visibly:\n%s", plain(v))
 	}
 }
 
@@ -349,7 +389,7 @@ func TestScrollFollowsBottomOnlyWhenThere(t *testing.T) {
 	if !strings.Contains(plain(h.view()), "reply 199:") {
 		t.Fatal("not at the bottom on open")
 	}
-	h.key(tea.KeyPgUp)
+	h.key("pgup")
 	before := plain(h.view())
 	if strings.Contains(before, "reply 199:") {
 		t.Fatal("PgUp did not scroll")
@@ -359,7 +399,7 @@ func TestScrollFollowsBottomOnlyWhenThere(t *testing.T) {
 	if strings.Contains(after, "late arrival") || !strings.Contains(after, "new messages below") {
 		t.Fatalf("a new turn moved the view while scrolled up:\n%s", after)
 	}
-	h.key(tea.KeyEnd) // input empty: End goes to the bottom
+	h.key("end") // input empty: End goes to the bottom
 	if !strings.Contains(plain(h.view()), "late arrival") {
 		t.Fatal("End did not return to the bottom")
 	}
@@ -367,24 +407,24 @@ func TestScrollFollowsBottomOnlyWhenThere(t *testing.T) {
 	if !strings.Contains(plain(h.view()), "second arrival") {
 		t.Fatal("at the bottom, a new turn is not shown")
 	}
-	h.key(tea.KeyHome)
+	h.key("home")
 	if !strings.Contains(plain(h.view()), "message 0:") {
 		t.Fatal("Home did not go to the first turn")
 	}
 	for range 3 {
-		h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelDown})
+		h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	}
 	if strings.Contains(plain(h.view()), "message 0:") {
 		t.Fatal("wheel did not scroll down")
 	}
-	h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
-	h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
-	h.send(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
 	if !strings.Contains(plain(h.view()), "message 0:") {
 		t.Fatal("wheel did not scroll back up")
 	}
 	for range 400 {
-		h.key(tea.KeyPgDown)
+		h.key("pgdown")
 	}
 	if !h.m.c.sb.follow {
 		t.Fatal("PgDn to the end does not resume following")

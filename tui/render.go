@@ -2,17 +2,20 @@ package tui
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pact-cli/pact/iostreams"
 )
 
-// styles holds every style of the chat, built from one renderer so that the colour profile
-// is decided in one place. With NoColor the styles keep bold, faint and reverse but carry no
-// colour (https://no-color.org).
+// styles holds every style of the chat. The palette is fixed: the 16 ANSI colours, which
+// the terminal's own theme maps to something readable on its background, so no style needs
+// to know whether the background is dark. With NoColor the styles keep bold, faint and
+// reverse but carry no colour (https://no-color.org).
 type styles struct {
 	brand, dim, rule        lipgloss.Style
 	user, agent, sys, err   lipgloss.Style
@@ -22,14 +25,14 @@ type styles struct {
 	panelTitle, panelBorder lipgloss.Style
 }
 
-func newStyles(r *lipgloss.Renderer, noColor bool) styles {
-	col := func(c string) lipgloss.TerminalColor {
+func newStyles(noColor bool) styles {
+	col := func(c string) color.Color {
 		if noColor {
 			return lipgloss.NoColor{}
 		}
 		return lipgloss.Color(c)
 	}
-	s := r.NewStyle
+	s := lipgloss.NewStyle
 	return styles{
 		brand:       s().Bold(true),
 		dim:         s().Faint(true),
@@ -52,29 +55,17 @@ func newStyles(r *lipgloss.Renderer, noColor bool) styles {
 	}
 }
 
-// clean turns untrusted text (an agent's reply, an error from the network) into plain
-// printable text: escape sequences and control characters are removed, tabs become spaces
-// and line breaks are normalised to "\n". A Brand must not be able to drive the terminal.
+// clean turns untrusted text (an agent's reply, an error from the network, a name from a
+// card) into text safe to draw: tabs become four spaces, then iostreams.Sanitize, the one
+// sanitiser of every human path, shows escape sequences, bare C0/C1 controls and bidi
+// controls visibly (`\x1b`, `\u202e`) and turns CR LF into LF. A Brand must not be able to
+// drive the terminal.
+//
+// It is the ONE door for remote text into the chat: every string that came from the other
+// side passes through it before it is drawn.
 func clean(s string) string {
-	s = ansi.Strip(s)
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\r':
-			b.WriteRune('\n')
-		case unicode.IsControl(r), r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
-			// control characters and bidi overrides are dropped
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return strings.TrimRight(b.String(), "\n ")
+	s = iostreams.Sanitize(strings.ReplaceAll(s, "\t", "    "))
+	return strings.TrimRight(s, "\n ")
 }
 
 // wrap wraps plain text to width cells (wide characters and emoji count as two) and
@@ -105,13 +96,21 @@ func fit(s string, width int) string {
 }
 
 // renderTurn draws one turn for the given width as lines, ending with a blank line.
-// brand is the name used for agent turns.
-func renderTurn(st *styles, t Turn, width int, brand string) []string {
+// brand is the name used for agent turns, whose text is drawn as Markdown with md.
+func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []string {
 	if width < 8 {
 		width = 8
 	}
 	const indent = "  "
-	body := wrap(clean(t.Text), width-len(indent))
+	var body []string
+	if t.Role == RoleAgent {
+		if text := clean(t.Text); text != "" || len(t.Parts) == 0 {
+			body = md.render(text, width-len(indent))
+		}
+		body = append(body, partLines(st, t.Parts, width-len(indent))...)
+	} else {
+		body = wrap(clean(t.Text), width-len(indent))
+	}
 	stamp := ""
 	if !t.At.IsZero() {
 		stamp = st.dim.Render(t.At.Format("15:04"))
@@ -142,7 +141,11 @@ func renderTurn(st *styles, t Turn, width int, brand string) []string {
 				lines = append(lines, "")
 				continue
 			}
-			lines = append(lines, indent+st.input.Render(l))
+			if t.Role == RoleAgent {
+				lines = append(lines, indent+l)
+			} else {
+				lines = append(lines, indent+st.input.Render(l))
+			}
 		}
 	case RoleSystem:
 		for i, l := range body {
@@ -224,18 +227,20 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 		parts = append(parts, "via "+clean(h.Provider))
 	}
 	if h.KID != "" {
-		parts = append(parts, "key "+shortKID(h.KID))
+		parts = append(parts, "key "+shortKID(clean(h.KID)))
 	}
 	if h.Sub != "" {
-		parts = append(parts, "sub "+shortSub(h.Sub))
+		parts = append(parts, "sub "+shortSub(clean(h.Sub)))
 	}
 	l2 := st.dim.Render(joinFit(parts, " · ", width))
 	var l3 string
-	if h.ExpiresAt.IsZero() {
+	if h.ExpiresAt.IsZero() && h.DelegationLost {
+		l3 = st.bad.Render("identity only") + st.dim.Render(" · the delegation stopped working (/login)")
+	} else if h.ExpiresAt.IsZero() {
 		l3 = st.dim.Render("identity only · no delegation")
 	} else {
 		d := h.ExpiresAt.Sub(now)
-		sc := strings.Join(h.Scopes, " ")
+		sc := clean(strings.Join(h.Scopes, " "))
 		if sc == "" {
 			sc = "no scopes"
 		}

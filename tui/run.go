@@ -3,48 +3,74 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
+// ErrSignal is returned by Run (wrapped, with the signal's name) when a terminating
+// signal (SIGHUP, SIGQUIT, SIGTERM) ended the chat; the terminal was restored first.
+var ErrSignal = errors.New("terminated by a signal")
+
 // Run opens the chat full-screen on a terminal (in, out) and returns when the User quits
-// (nil), when ctx is cancelled (ctx.Err()) or when the terminal fails. The caller checks
-// that in and out are terminals first and falls back to line mode otherwise.
-// NO_COLOR in the environment implies opts.NoColor.
+// (nil), when ctx is cancelled (ctx.Err()), when a terminating signal arrives (an error
+// wrapping ErrSignal) or when the terminal fails. In every case the terminal is restored
+// (main screen, cursor, cooked mode) before Run returns. The caller checks that in and out
+// are terminals first and falls back to line mode otherwise. NO_COLOR in the environment
+// implies opts.NoColor.
+//
+// Run is the only place in pact that queries the terminal (its background colour, for the
+// Markdown theme); the query never blocks: a terminal that does not answer keeps the dark
+// theme.
 func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Options) error {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	if opts.Profile == nil {
-		p := termenv.NewOutput(out).EnvColorProfile()
-		if opts.NoColor && p == termenv.Ascii {
-			// NO_COLOR makes termenv drop every attribute; keep bold and reverse.
-			if f, ok := out.(*os.File); ok && isTerminal(f) {
-				p = termenv.ANSI
-			}
+	// SIGHUP (the terminal went away), SIGQUIT (Ctrl+\ from another shell) and SIGTERM end
+	// the program through its context, so that bubbletea restores the terminal on the way
+	// out instead of the process dying in raw mode on the alternate screen.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var got os.Signal
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case got = <-sigs:
+			cancel()
+		case <-runCtx.Done():
 		}
-		opts.Profile = &p
-	}
+	}()
+
 	m := New(b, opts)
-	p := tea.NewProgram(m,
-		tea.WithContext(ctx),
+	popts := []tea.ProgramOption{
+		tea.WithContext(runCtx),
 		tea.WithInput(in),
 		tea.WithOutput(out),
-		tea.WithAltScreen(),
-		tea.WithMouseCellMotion(),
-	)
+		tea.WithoutSignalHandler(), // SIGINT and SIGTERM are ours (above, and the caller's ctx)
+	}
+	if opts.NoColor {
+		// Keep bold, faint and reverse; drop colour.
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(m, popts...)
 	_, err := p.Run()
 	m.c.cancelAll()
+	cancel()
+	<-stopped
+	if got != nil {
+		return fmt.Errorf("%w: %s", ErrSignal, got)
+	}
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

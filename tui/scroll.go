@@ -11,6 +11,7 @@ type entry struct {
 	version int // bumped when the turn changes
 
 	cw, cv int      // width and version of lines
+	cg     int      // scroller generation of lines
 	lines  []string // cached rendering, nil when not rendered yet
 }
 
@@ -30,7 +31,11 @@ type scroller struct {
 
 	render  func(Turn, int) []string
 	renders int // how many turn renderings were computed (tests check caching)
+	gen     int // bumped when every rendering is stale (a new theme)
 }
+
+// restyle marks every cached rendering stale; turns are drawn again as they come into view.
+func (s *scroller) restyle() { s.gen++ }
 
 // add appends turns; the view moves with them only if it was following the bottom.
 func (s *scroller) add(ts ...Turn) {
@@ -45,9 +50,9 @@ func (s *scroller) add(ts ...Turn) {
 // lines returns the rendering of turn i at width w, from the cache when it is current.
 func (s *scroller) lines(i, w int) []string {
 	e := s.entries[i]
-	if e.lines == nil || e.cw != w || e.cv != e.version {
+	if e.lines == nil || e.cw != w || e.cv != e.version || e.cg != s.gen {
 		e.lines = s.render(e.turn, w)
-		e.cw, e.cv = w, e.version
+		e.cw, e.cv, e.cg = w, e.version, s.gen
 		s.renders++
 	}
 	return e.lines

@@ -10,15 +10,14 @@ import (
 )
 
 // printReply prints the agent's reply on stdout: Markdown on a colour
-// terminal, plain text otherwise (NO_COLOR, a pipe); data parts as JSON and
+// terminal, plain text otherwise (NO_COLOR, a pipe), always sanitised; data parts as JSON and
 // file parts as name, type and size. Inline files are saved to saveDir when
 // it is set; otherwise a note on stderr says how.
 func (a *app) printReply(res *conversation.Result, saveDir string) error {
 	parts := res.Parts()
-	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth()}
-	if a.io.IsStdoutTTY() {
-		o.Clean = safe
-	}
+	// Remote text is made safe on every human path, a pipe included: piped
+	// output usually ends on a terminal too (`| less -R`, `| cat`).
+	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth(), Clean: safe}
 	a.io.Printf("%s\n", reply.Render(parts, o))
 	if !reply.HasFiles(parts) {
 		return nil

@@ -35,7 +35,7 @@ func (a *app) runTUI(ctx context.Context, s *conversation.Session) error {
 		NoColor: !a.io.Color(),
 		OpenURL: open, // 'o' in the login panel is an explicit request, even with --no-browser
 	})
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, tui.ErrSignal) {
 		return silentError{code: exitFailure}
 	}
 	return err

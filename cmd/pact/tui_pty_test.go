@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
@@ -33,6 +35,7 @@ type ptyEnv struct {
 	t     *testing.T
 	env   []string
 	brand string
+	srv   *demoprovider.Server
 }
 
 func newPTYEnv(t *testing.T) *ptyEnv {
@@ -51,7 +54,7 @@ func newPTYEnv(t *testing.T) *ptyEnv {
 	addr := ln.Addr().String()
 	ln.Close()
 	home := t.TempDir()
-	e := &ptyEnv{t: t, brand: srv.Brands()[0].SiteURL, env: []string{
+	e := &ptyEnv{t: t, srv: srv, brand: srv.Brands()[0].SiteURL, env: []string{
 		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
 	}}
@@ -95,12 +98,20 @@ type screen struct {
 
 	mu   sync.Mutex
 	out  bytes.Buffer
+	vt   *vt.Emulator  // the screen as a terminal would show it (under mu)
 	done chan struct{} // closed when the output is drained
 }
 
 // start runs pact ARGS... on a fresh 80x24 pty, or skips the test when no
 // pty can be opened.
 func (e *ptyEnv) start(args ...string) *screen {
+	e.t.Helper()
+	return e.startPTY(true, nil, args...)
+}
+
+// startPTY is start with a terminal that answers queries (answer) or stays silent, and
+// stderr on the pty or, when not nil, on errFile.
+func (e *ptyEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen {
 	e.t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -111,11 +122,15 @@ func (e *ptyEnv) start(args ...string) *screen {
 	}
 	cmd := e.command(context.Background(), args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if errFile != nil {
+		cmd.Stderr = errFile
+	}
 	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	s := &screen{t: e.t, cmd: cmd, ptmx: ptmx, tty: tty, done: make(chan struct{})}
+	s := &screen{t: e.t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
+	go io.Copy(io.Discard, s.vt) // the emulator's own answers: the loop below answers
 	go func() {
 		defer close(s.done)
 		buf := make([]byte, 4096)
@@ -124,11 +139,12 @@ func (e *ptyEnv) start(args ...string) *screen {
 			n, err := ptmx.Read(buf)
 			s.mu.Lock()
 			s.out.Write(buf[:n])
+			s.vt.Write(buf[:n])
 			out := s.out.String()
 			s.mu.Unlock()
 			// Answer, in order, the queries a terminal answers (termenv asks for the
 			// background colour, then the cursor position, and waits 5 s for replies).
-			for {
+			for answer {
 				next, k := -1, 0
 				for j, a := range terminalAnswers {
 					if i := strings.Index(out[scanned:], a[0]); i >= 0 && (next < 0 || i < next) {
@@ -171,6 +187,14 @@ func (s *screen) text() string {
 	return ansi.Strip(s.out.String())
 }
 
+// shown is what the terminal shows now (the diff renderer of bubbletea v2 writes only the
+// cells that change, so a line typed over several frames is whole only here).
+func (s *screen) shown() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vt.String()
+}
+
 func (s *screen) raw() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,7 +202,8 @@ func (s *screen) raw() string {
 }
 
 // waitFor waits (at most 15 s) until want has been drawn after the first
-// skip bytes of text.
+// skip bytes of text, or is on the screen now; it returns the offset to skip
+// for what comes next.
 func (s *screen) waitFor(want string, skip int) int {
 	s.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -187,8 +212,11 @@ func (s *screen) waitFor(want string, skip int) int {
 		if i := strings.Index(txt[min(skip, len(txt)):], want); i >= 0 {
 			return skip + i + len(want)
 		}
+		if strings.Contains(s.shown(), want) {
+			return len(txt)
+		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("%q did not appear on the screen within 15s; screen text:\n%s", want, tail(txt, 3000))
+			s.t.Fatalf("%q did not appear on the screen within 15s; screen:\n%s\nscreen text:\n%s", want, s.shown(), tail(txt, 3000))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -236,7 +264,14 @@ func (s *screen) exit() int {
 // (echo and canonical input on) again.
 func (s *screen) checkRestored() {
 	s.t.Helper()
+	// The last bytes may still be on their way through the pty.
 	raw := s.raw()
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); raw = s.raw() {
+		if strings.LastIndex(raw, "\x1b[?1049l") > strings.LastIndex(raw, "\x1b[?1049h") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	enter, leave := strings.LastIndex(raw, "\x1b[?1049h"), strings.LastIndex(raw, "\x1b[?1049l")
 	if enter < 0 || leave < enter {
 		s.t.Errorf("the alternate screen was not left (enter at %d, leave at %d)", enter, leave)

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// keyMap is every key of the chat, in one place: the handlers match these bindings and the
+// help line and /help list them, so a key cannot work without being listed or be listed
+// without working.
+type keyMap struct {
+	// The conversation.
+	Send, Newline, Complete, Stop, Quit key.Binding
+	Scroll, PageUp, PageDown            key.Binding
+	Top, Bottom, Home, End              key.Binding
+	Receipt                             key.Binding
+	// The login panel.
+	Open, Copy, Cancel key.Binding
+	// The receipt panel.
+	Close key.Binding
+	// Yes/no questions.
+	Yes, No key.Binding
+}
+
+func defaultKeys() keyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return keyMap{
+		Send:     b("Enter", "send", "enter"),
+		Newline:  b("Alt+Enter", "newline", "alt+enter", "ctrl+j", "shift+enter"),
+		Complete: b("Tab", "complete", "tab"),
+		Stop:     b("Esc", "stop waiting", "esc"),
+		Quit:     b("Ctrl+C", "quit", "ctrl+c"),
+		// Scroll is only the help entry of PageUp and PageDown.
+		Scroll:   key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("PgUp/PgDn", "scroll")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown")),
+		Top:      b("Ctrl+Home", "first message", "ctrl+home"),
+		Bottom:   b("Ctrl+End", "last message", "ctrl+end"),
+		// Home and End jump only while the input is empty (else they move in the line).
+		Home:    b("Home", "first message (empty input)", "home"),
+		End:     b("End", "last message (empty input)", "end"),
+		Receipt: b("Ctrl+R", "receipt", "ctrl+r"),
+		Open:    b("o", "open link", "o", "O"),
+		Copy:    b("c", "copy code", "c", "C"),
+		Cancel:  b("Esc", "cancel", "esc"),
+		Close:   b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
+		Yes:     b("y", "yes", "y", "Y"),
+		No:      b("n", "no", "n", "N", "esc"),
+	}
+}
+
+// keyMatches reports whether k is one of the keys of the bindings.
+func keyMatches(k tea.KeyPressMsg, bs ...key.Binding) bool { return key.Matches(k, bs...) }
+
+// helpItems formats bindings as "Key desc" items, in order.
+func helpItems(bs ...key.Binding) []string {
+	out := make([]string, 0, len(bs))
+	for _, b := range bs {
+		if h := b.Help(); h.Key != "" {
+			out = append(out, h.Key+" "+h.Desc)
+		}
+	}
+	return out
+}
+
+// conversationHelp is the help line of the conversation: while waiting, and otherwise.
+func (k keyMap) conversationHelp(waiting bool) []string {
+	if waiting {
+		items := helpItems(k.Stop, k.Quit, k.Scroll)
+		return append(items, "Enter queues the next message")
+	}
+	items := helpItems(k.Send, k.Quit)
+	items = append(items, "/help")
+	return append(items, helpItems(k.Newline, k.Scroll, k.Complete, k.Receipt)...)
+}
+
+// commandHelp is what /help shows: the commands, then every key of the conversation.
+func (k keyMap) commandHelp() string {
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, c := range commands {
+		b.WriteString(c.name)
+		if c.args != "" {
+			b.WriteString(" " + c.args)
+		}
+		b.WriteString("  " + c.help + "\n")
+	}
+	b.WriteString("Keys: ")
+	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Quit), " · "))
+	b.WriteString(". While a reply is on its way, Enter queues your next message; queued messages are sent in order. Start a message with // to send text that begins with /.")
+	return b.String()
+}

@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The login panel: a device-code login (§5.3) started by /login or by a step-up (§5.5).
+
+type (
+	codeMsg struct {
+		seq int
+		dc  DeviceCode
+	}
+	loginDoneMsg struct {
+		seq     int
+		granted []string
+		err     error
+	}
+)
+
+// loginPanel is a running device flow.
+type loginPanel struct {
+	seq    int
+	stepUp *StepUp // nil for /login
+	scopes []Scope
+	code   *DeviceCode
+	cancel context.CancelFunc
+}
+
+// startLogin runs the device flow for scopes as a command and opens the panel. su is the
+// step-up that asked for it, nil for /login.
+func (c *chat) startLogin(su *StepUp, scopes []Scope) tea.Cmd {
+	c.seq++
+	seq := c.seq
+	ctx, cancel := context.WithCancel(context.Background())
+	c.openPanel(&loginPanel{seq: seq, stepUp: su, scopes: scopes, cancel: cancel})
+	ids := make([]string, len(scopes))
+	for i, s := range scopes {
+		ids[i] = s.ID
+	}
+	ch := make(chan DeviceCode, 1)
+	var once sync.Once
+	shown := func(dc DeviceCode) { once.Do(func() { ch <- dc }) }
+	b := c.b
+	run := func() tea.Msg {
+		g, err := b.Login(ctx, ids, shown)
+		return loginDoneMsg{seq: seq, granted: g, err: err}
+	}
+	wait := func() tea.Msg {
+		select {
+		case dc := <-ch:
+			return codeMsg{seq: seq, dc: dc}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return tea.Batch(run, wait, c.startSpinner(), c.scheduleTick())
+}
+
+// update handles the flow's messages.
+func (l *loginPanel) update(c *chat, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case codeMsg:
+		if msg.seq == l.seq {
+			dc := msg.dc
+			l.code = &dc
+		}
+		return nil
+	case loginDoneMsg:
+		if msg.seq == l.seq {
+			return l.done(c, msg)
+		}
+	}
+	return nil
+}
+
+func (l *loginPanel) done(c *chat, msg loginDoneMsg) tea.Cmd {
+	l.cancel()
+	c.closePanel()
+	c.header = c.b.Header()
+	tick := c.scheduleTick()
+	if msg.err != nil {
+		text := "Login failed: " + clean(msg.err.Error())
+		if l.stepUp != nil {
+			text += ". The message that needed it was not sent again."
+		}
+		c.fail(text)
+		c.requeue()
+		return tick
+	}
+	var missing []string
+	for _, s := range l.scopes {
+		if !slices.Contains(msg.granted, s.ID) {
+			missing = append(missing, clean(s.ID))
+		}
+	}
+	granted := make([]string, len(msg.granted))
+	for i, g := range msg.granted {
+		granted[i] = clean(g)
+	}
+	list := strings.Join(granted, ", ")
+	if list == "" {
+		list = "none"
+	}
+	c.notice("Granted: " + list + ".")
+	if len(missing) > 0 {
+		text := "Not granted: " + strings.Join(missing, ", ") + "."
+		if l.stepUp != nil {
+			text += " The message that needed it was not sent again."
+		}
+		c.notice(text)
+		return tea.Batch(tick, c.next())
+	}
+	if l.stepUp != nil {
+		c.notice("Sending your message again with the new permission.")
+		c.sb.end()
+		return tea.Batch(tick, c.send(c.lastUserText(), true))
+	}
+	return tea.Batch(tick, c.next())
+}
+
+// lastUserText is the text of the latest user turn (what Resend sends again).
+func (c *chat) lastUserText() string {
+	for i := len(c.sb.entries) - 1; i >= 0; i-- {
+		if t := c.sb.entries[i].turn; t.Role == RoleUser {
+			return t.Text
+		}
+	}
+	return ""
+}
+
+func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	switch {
+	case keyMatches(k, c.keys.Cancel):
+		l.cancel()
+		c.closePanel()
+		msg := "Login cancelled."
+		if l.stepUp != nil {
+			msg += " The message that needed it was not sent again."
+		}
+		c.notice(msg)
+		return tea.Batch(c.scheduleTick(), c.next()), true
+	case l.code == nil || c.in.value() != "":
+		// Typing goes on in the input below the panel (Enter queues the message); once
+		// the input holds text, o and c are letters too.
+		return nil, false
+	case keyMatches(k, c.keys.Open):
+		if c.opts.OpenURL == nil {
+			c.flash = "No browser is set up here; open the link yourself."
+			return nil, true
+		}
+		open, link := c.opts.OpenURL, l.code.VerificationURIComplete
+		c.flash = "Opening the link in your browser…"
+		return func() tea.Msg {
+			if err := open(link); err != nil {
+				return flashMsg("Could not open the browser: " + clean(err.Error()) + ". Open the link yourself.")
+			}
+			return flashMsg("Asked your browser to open the link.")
+		}, true
+	case keyMatches(k, c.keys.Copy):
+		code := l.code.UserCode
+		if c.opts.Copy != nil {
+			cp := c.opts.Copy
+			return func() tea.Msg {
+				if err := cp(code); err != nil {
+					return flashMsg("Could not copy: " + clean(err.Error()) + ". Select the code yourself.")
+				}
+				return flashMsg("Copied the code " + clean(code) + ".")
+			}, true
+		}
+		// OSC 52: the terminal may refuse it without telling, so this is only a request.
+		c.flash = "Asked your terminal to copy the code; if it cannot, select " + clean(code) + " yourself."
+		return tea.SetClipboard(clean(code)), true
+	}
+	return nil, false
+}
+
+func (l *loginPanel) paste(*chat, string) (tea.Cmd, bool) { return nil, false }
+
+func (l *loginPanel) help(c *chat) []string {
+	if l.code == nil {
+		return helpItems(c.keys.Cancel, c.keys.Quit)
+	}
+	return helpItems(c.keys.Open, c.keys.Copy, c.keys.Cancel, c.keys.Quit)
+}
+
+// status keeps the countdown in view whatever the size of the window.
+func (l *loginPanel) status(c *chat, now time.Time) string {
+	if l.code == nil {
+		return c.spin.View() + c.st.status.Render(" asking "+c.brandName()+" for a login code")
+	}
+	if left := l.code.ExpiresAt.Sub(now); left > 0 {
+		return c.st.status.Render("Code expires in " + countdown(left) + " · waiting for approval")
+	}
+	return c.st.bad.Render("The code has expired.") + c.st.status.Render(" Esc, then try again.")
+}
+
+func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
+	title := "Log in to " + c.brandName()
+	var body []string
+	if l.stepUp != nil {
+		title = "Permission needed"
+		if t := clean(l.stepUp.Text); t != "" {
+			body = append(body, t, "")
+		}
+	}
+	body = append(body, "Scopes asked:")
+	for _, s := range l.scopes {
+		line := "• " + c.st.title.Render(clean(s.ID))
+		if d := clean(s.Description); d != "" {
+			line += " — " + d
+		}
+		body = append(body, line)
+	}
+	body = append(body, "")
+	if l.code == nil {
+		body = append(body, c.spin.View()+" Asking "+c.brandName()+" for a login code…")
+		return c.panelFrame(w, title, body)
+	}
+	dc := l.code
+	body = append(body, "Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "), "Link:")
+	out := c.panelFrame(w, title, body)
+	out = append(out, linkLines(clean(dc.VerificationURIComplete), w)...)
+	var tail []string
+	switch {
+	case dc.BrowserOpened:
+		tail = append(tail, "The link is open in your browser: log in with "+c.brandName()+" and approve.")
+	case dc.BrowserErr != nil:
+		tail = append(tail, c.st.err.Render("Could not open the browser: "+clean(dc.BrowserErr.Error())+".")+" Open the link yourself.")
+	default:
+		tail = append(tail, "Open the link, log in with "+c.brandName()+" and approve.")
+	}
+	for _, t := range tail {
+		for _, l := range wrapStyled(t, max(w-2, 4)) {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
+}
+
+// linkLines draws a link at the left edge, unindented, cut into pieces of exactly w cells
+// when it is wider than the window, each piece a hyperlink (OSC 8) to the whole link, so
+// that it can be clicked anywhere and copied without stray spaces.
+func linkLines(link string, w int) []string {
+	if link == "" {
+		return nil
+	}
+	w = max(w, 1)
+	var out []string
+	rest := link
+	for rest != "" {
+		piece := ansi.Truncate(rest, w, "")
+		if piece == "" { // a character wider than the window
+			piece = string([]rune(rest)[:1])
+		}
+		rest = rest[len(piece):]
+		out = append(out, ansi.SetHyperlink(link)+piece+ansi.ResetHyperlink())
+	}
+	return out
+}
