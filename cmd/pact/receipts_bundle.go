@@ -90,11 +90,11 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				}
 				e, err := get(id)
 				if err != nil {
-					return receiptIDError(err)
+					return err
 				}
 				rec, err := receipts.BundleRecordFromEntry(e)
 				if err != nil {
-					return &codedError{code: exitReceipts, reason: "NOT_VERIFIED", err: err}
+					return err
 				}
 				recs = append(recs, rec)
 			}
@@ -218,7 +218,9 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) error) error {
 		if put != nil {
 			key = "imported"
 		}
-		a.printJSON(map[string]any{key: ok, "failed": failed, "results": results})
+		if err := a.printJSON(map[string]any{key: ok, "failed": failed, "results": results}); err != nil {
+			return err
+		}
 	} else if put != nil {
 		a.io.Eprintf("%d imported, %d refused\n", ok, failed)
 	} else {
