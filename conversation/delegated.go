@@ -135,7 +135,7 @@ func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *d
 	} else {
 		res, _ = receipts.Verify(ctx, s.opts.Keys, rc, exp)
 	}
-	st := &ReceiptStatus{ID: receipts.ShortID(res.ID), Verified: res.Verified(), Problems: res.Problems}
+	st := &ReceiptStatus{ID: res.ID, Verified: res.Verified(), Problems: res.Problems}
 	if s.opts.Receipts != nil {
 		if _, err := s.opts.Receipts.Put(res); err != nil {
 			st.Problems = append(st.Problems, "archiving failed: "+err.Error())

@@ -29,7 +29,8 @@ import (
 	"github.com/pact-cli/pact/store"
 )
 
-// ReceiptStatus is what happened to a reply's receipt (§5.6).
+// ReceiptStatus is what happened to a reply's receipt (§5.6). ID is the
+// receipt's full id (receipts.ShortID gives the form shown to people).
 type ReceiptStatus struct {
 	ID       string   `json:"id"`
 	Verified bool     `json:"verified"`
@@ -311,7 +312,8 @@ func (s *Session) History() ([]Turn, error) {
 
 // Result is one delivered message and its reply.
 type Result struct {
-	Brand        string          `json:"brand"` // card URL
+	Brand        string          `json:"brand"`     // card URL
+	BrandName    string          `json:"brandName"` // the card's name
 	InterfaceURL string          `json:"interfaceUrl"`
 	ContextID    string          `json:"contextId"`
 	MessageID    string          `json:"messageId"` // the id sent
@@ -443,7 +445,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 		return nil, err
 	}
 	res := &Result{
-		Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
+		Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
 		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
 		DeadGrant: dead,
 	}

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -115,7 +116,10 @@ func (s *Store) Turns(interfaceURL, contextID string) ([]Turn, error) {
 }
 
 // ErrNoConversation means no stored conversation has that contextId.
-var ErrNoConversation = fmt.Errorf("no stored conversation with that context id")
+var ErrNoConversation = errors.New("no stored conversation with that context id")
+
+// ErrAmbiguousContext means a contextId prefix names several conversations.
+var ErrAmbiguousContext = errors.New("the context id is ambiguous")
 
 // Show returns the stored conversation whose contextId is contextID (or
 // starts with it, when that names one conversation), with its turns.
@@ -130,7 +134,7 @@ func (s *Store) Show(contextID string) (*Record, error) {
 	case len(cs) == 0 || contextID == "":
 		return nil, fmt.Errorf("%w: %q (see `pact conversations`)", ErrNoConversation, contextID)
 	case len(cs) > 1 && cs[0].ContextID != contextID:
-		return nil, fmt.Errorf("context id %q matches %d conversations; give more characters", contextID, len(cs))
+		return nil, fmt.Errorf("%w: %q matches %d conversations; give more characters", ErrAmbiguousContext, contextID, len(cs))
 	}
 	rec := &Record{Summary: toSummary(cs[0])}
 	rec.Turns, err = s.Turns(rec.InterfaceURL, rec.ContextID)

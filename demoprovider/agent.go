@@ -172,7 +172,8 @@ func (b *brandDef) respond(t turn) outcome {
 	}
 	switch {
 	case byeRe.MatchString(lower):
-		return outcome{text: fmt.Sprintf("Thanks for contacting %s. Goodbye!", b.name), close: true}
+		// "Example Co." ends with its own period: no "Co.." (one per sentence).
+		return outcome{text: fmt.Sprintf("Thanks for contacting %s. Goodbye!", strings.TrimSuffix(b.name, ".")), close: true}
 	case strings.Contains(lower, "cancel"):
 		return b.account(t, scopeOrdersCancel, orderID, "cancel")
 	case strings.Contains(lower, "refund"):

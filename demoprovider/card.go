@@ -1,12 +1,10 @@
 package demoprovider
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
 // Security scheme names on the demo cards (§2.1, §5.1).
@@ -102,20 +100,16 @@ func (s *Server) cardJSON(b *brandDef) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// cardProducer adapts cardJSON to the SDK's card handler.
-type cardProducer struct {
-	s *Server
-	b *brandDef
-}
-
-func (p cardProducer) Card(context.Context) (*a2a.AgentCard, error) { return p.s.card(p.b), nil }
-
-func (p cardProducer) CardJSON(context.Context) ([]byte, error) { return p.s.cardJSON(p.b) }
-
-// serveCard serves the public card (§2.1, no authentication) through the
-// SDK's card handler.
+// serveCard serves the public card (§2.1, no authentication), with the
+// ETag and Last-Modified a cache revalidates with.
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, b *brandDef) {
-	// Cards change rarely: let personal agents keep one for five minutes.
+	// Cards change rarely: let personal agents keep one for five minutes,
+	// then revalidate it (ETag, Last-Modified; see serveCacheable).
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	a2asrv.NewAgentCardHandler(cardProducer{s, b}).ServeHTTP(w, r)
+	body, err := s.cardJSON(b)
+	if err != nil {
+		writeA2AError(w, ReasonInternal, "the card could not be built")
+		return
+	}
+	s.serveCacheable(w, r, body, "application/json")
 }

@@ -249,8 +249,8 @@ func TestSection5_3_LiveSessionSkipsLoginAndGrantAccumulates(t *testing.T) {
 	}
 	_, set := asKeys(t, b)
 	var c1, c2 map[string]any
-	_ = json.Unmarshal(verifyJWS(t, set, first["access_token"].(string)), &c1)
-	_ = json.Unmarshal(verifyJWS(t, set, second["access_token"].(string)), &c2)
+	mustUnmarshal(t, verifyJWS(t, set, first["access_token"].(string)), &c1)
+	mustUnmarshal(t, verifyJWS(t, set, second["access_token"].(string)), &c2)
 	if c1["grant_id"] != c2["grant_id"] {
 		t.Errorf("grant ids differ: %v %v", c1["grant_id"], c2["grant_id"])
 	}
@@ -325,7 +325,7 @@ func TestSection5_5_ActsAsUserWithReceipts(t *testing.T) {
 		ScopesUsed                   []string
 		Actions                      []action
 	}
-	_ = json.Unmarshal(rc.Claims, &claims)
+	mustUnmarshal(t, rc.Claims, &claims)
 	if claims.User != "jane-4471" || claims.PA != e.pa.issuer || claims.Brand != b.InterfaceURL || claims.GrantID == "" ||
 		!slices.Equal(claims.ScopesUsed, []string{"orders:cancel"}) || len(claims.Actions) != 1 || claims.Actions[0].Tool != "cancel_order" || claims.Actions[0].ArgsHash == "" {
 		t.Errorf("receipt claims %s", rc.Claims)
@@ -365,8 +365,8 @@ func TestSection5_5_StepUpTaskKeepsContextOpen(t *testing.T) {
 	}
 	var missing []string
 	var link string
-	_ = json.Unmarshal(task.Metadata["pact.missingScopes"], &missing)
-	_ = json.Unmarshal(task.Metadata["pact.verificationUriComplete"], &link)
+	mustUnmarshal(t, task.Metadata["pact.missingScopes"], &missing)
+	mustUnmarshal(t, task.Metadata["pact.verificationUriComplete"], &link)
 	if !slices.Equal(missing, []string{"refunds:issue"}) || link == "" || task.Metadata["pact.receipt"] == nil {
 		t.Fatalf("metadata %s", r.body)
 	}
@@ -401,7 +401,7 @@ func TestSection5_5_BadDelegationTokenIs401InvalidToken(t *testing.T) {
 	// Revoked grant.
 	var c map[string]any
 	_, set := asKeys(t, b)
-	_ = json.Unmarshal(verifyJWS(t, set, tok), &c)
+	mustUnmarshal(t, verifyJWS(t, set, tok), &c)
 	if !e.srv.RevokeGrant(c["grant_id"].(string)) {
 		t.Fatal("RevokeGrant: unknown grant")
 	}

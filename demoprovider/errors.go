@@ -15,6 +15,9 @@ const (
 	ReasonPushNotSupported        = "PUSH_NOTIFICATION_NOT_SUPPORTED"
 	ReasonTaskNotFound            = "TASK_NOT_FOUND"
 	ReasonInternal                = "INTERNAL"
+	// ReasonVersionNotSupported is A2A 1.0's answer to an A2A-Version the
+	// Provider does not speak (§3 of A2A; 400 FAILED_PRECONDITION).
+	ReasonVersionNotSupported = "VERSION_NOT_SUPPORTED"
 )
 
 // errorDomain is the google.rpc.ErrorInfo domain of every A2A error (§6).
@@ -33,6 +36,7 @@ var reasonStatus = map[string]struct {
 	ReasonUnsupportedOperation:    {http.StatusBadRequest, "FAILED_PRECONDITION"},
 	ReasonPushNotSupported:        {http.StatusBadRequest, "FAILED_PRECONDITION"},
 	ReasonTaskNotFound:            {http.StatusNotFound, "NOT_FOUND"},
+	ReasonVersionNotSupported:     {http.StatusBadRequest, "FAILED_PRECONDITION"},
 	ReasonInternal:                {http.StatusInternalServerError, "INTERNAL"},
 }
 

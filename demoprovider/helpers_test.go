@@ -40,7 +40,11 @@ func (c *clock) Add(d time.Duration) {
 type testPA struct {
 	issuer string
 	es, rs jose.JSONWebKey
-	srv    *httptest.Server
+	// other are published keys for algorithms outside §3.2's ES256/RS256
+	// (ES384, ES512, PS256), by alg: a token signed with one is refused
+	// for its alg alone, since its key is in the JWKS.
+	other map[jose.SignatureAlgorithm]jose.JSONWebKey
+	srv   *httptest.Server
 }
 
 func newTestPA(t testing.TB) *testPA {
@@ -53,16 +57,33 @@ func newTestPA(t testing.TB) *testPA {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ec384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec521, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pa := &testPA{
 		es: jose.JSONWebKey{Key: ec, KeyID: "es-1", Algorithm: "ES256", Use: "sig"},
 		rs: jose.JSONWebKey{Key: rk, KeyID: "rs-1", Algorithm: "RS256", Use: "sig"},
+		other: map[jose.SignatureAlgorithm]jose.JSONWebKey{
+			jose.ES384: {Key: ec384, KeyID: "es384-1", Algorithm: "ES384", Use: "sig"},
+			jose.ES512: {Key: ec521, KeyID: "es512-1", Algorithm: "ES512", Use: "sig"},
+			jose.PS256: {Key: rk, KeyID: "ps256-1", Algorithm: "PS256", Use: "sig"},
+		},
 	}
 	var h http.Handler
 	pa.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(pa.srv.Close)
 	pa.issuer = pa.srv.URL
 	h = jwks.Handler(pa.issuer, pa.jwksURI(), func() (jose.JSONWebKeySet, error) {
-		return jose.JSONWebKeySet{Keys: []jose.JSONWebKey{pa.es, pa.rs}}, nil
+		set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{pa.es, pa.rs}}
+		for _, alg := range []jose.SignatureAlgorithm{jose.ES384, jose.ES512, jose.PS256} {
+			set.Keys = append(set.Keys, pa.other[alg])
+		}
+		return set, nil
 	})
 	return pa
 }

@@ -52,6 +52,10 @@ type Config struct {
 	Now func() time.Time
 	// Addr is the Provider's listen address; "" = 127.0.0.1:0.
 	Addr string
+	// SiteAddrs are the listen addresses of the Brand sites, in the order
+	// of Brands (see BrandCount); a missing or "" entry = 127.0.0.1:0.
+	// Fixed addresses give the same brand URLs on every start.
+	SiteAddrs []string
 
 	// DeviceCodeTTL is the device_code lifetime returned as expires_in
 	// (RFC 8628 §3.2); 0 = 600 s.
@@ -94,6 +98,7 @@ type Server struct {
 	audience string
 	now      func() time.Time
 	url      string
+	started  time.Time // when Start made the cards (their Last-Modified)
 	verifier *paVerifier
 	brands   []*brandDef
 	byID     map[string]*brandDef
@@ -147,6 +152,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.started = s.now().UTC()
 	client := cfg.HTTPClient
 	if client == nil {
 		client = httpx.NewClient(httpx.Options{Timeout: 10 * time.Second})
@@ -176,7 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("demoprovider: listen %s: %w", addr, err)
+		return nil, &ListenError{What: "the demo Provider", Addr: addr, Err: err}
 	}
 	s.url = "http://" + originHost(ln.Addr().(*net.TCPAddr))
 	as, err := newAuthServer(s, cfg)
@@ -187,14 +193,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.as = as
 
 	var siteLns []net.Listener
-	for _, b := range s.brands {
-		sl, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	for i, b := range s.brands {
+		siteAddr := "127.0.0.1:0"
+		if i < len(cfg.SiteAddrs) && cfg.SiteAddrs[i] != "" {
+			siteAddr = cfg.SiteAddrs[i]
+		}
+		sl, err := lc.Listen(ctx, "tcp", siteAddr)
 		if err != nil {
 			ln.Close()
 			for _, l := range siteLns {
 				l.Close()
 			}
-			return nil, fmt.Errorf("demoprovider: brand site listen: %w", err)
+			return nil, &ListenError{What: b.name + "'s site", Addr: siteAddr, Err: err}
 		}
 		siteLns = append(siteLns, sl)
 		s.sites[b.id] = "http://" + sl.Addr().String()
@@ -212,6 +222,23 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	go func() { wg.Wait(); close(s.done) }()
 	return s, nil
 }
+
+// ListenError is a listener Start could not open (most often: the port is
+// taken).
+type ListenError struct {
+	What string // "the demo Provider" or "Example Co.'s site"
+	Addr string // host:port
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("demoprovider: %s cannot listen on %s: %v", e.What, e.Addr, e.Err)
+}
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// BrandCount is how many Brands (and so Brand sites) the demo Provider
+// hosts.
+func BrandCount() int { return len(newBrands()) }
 
 // originHost renders a listen address as a host:port usable in URLs; an
 // unspecified address (0.0.0.0, ::) is shown as 127.0.0.1.
@@ -287,6 +314,12 @@ const (
 	routeDevice
 	routeCallback
 	routeConsent
+	// A2A operations this Provider answers with an error (see
+	// conformance.go).
+	routeStream
+	routeSubscribe
+	routeExtendedCard
+	routePushConfig
 )
 
 // matchRoute maps the part of a path after /a2a/{brandId}/ to a route and
@@ -314,6 +347,13 @@ func matchRoute(rest string) (rt route, methods []string, taskID string) {
 		return routeCallback, post, ""
 	case "oauth/consent":
 		return routeConsent, []string{http.MethodGet, http.MethodPost}, ""
+	case "message:stream":
+		return routeStream, post, ""
+	case "extendedAgentCard":
+		return routeExtendedCard, get, ""
+	}
+	if rt, methods, id := matchPushConfigRoute(rest); rt != routeNone {
+		return rt, methods, id
 	}
 	if id, ok := strings.CutPrefix(rest, "tasks/"); ok && id != "" && !strings.Contains(id, "/") {
 		if id, ok := strings.CutSuffix(id, ":cancel"); ok {
@@ -321,6 +361,12 @@ func matchRoute(rest string) (rt route, methods []string, taskID string) {
 				return routeNone, nil, ""
 			}
 			return routeCancelTask, post, id
+		}
+		if id, ok := strings.CutSuffix(id, ":subscribe"); ok {
+			if id == "" {
+				return routeNone, nil, ""
+			}
+			return routeSubscribe, []string{http.MethodGet, http.MethodPost}, id
 		}
 		if strings.Contains(id, ":") {
 			return routeNone, nil, ""
@@ -382,6 +428,12 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// A2A operations: the protocol version first (A2A 1.0 §3, see
+	// checkA2AVersion).
+	if isA2AOperation(rt) && !checkA2AVersion(w, r) {
+		return
+	}
+
 	// Everything else carries a PA JWT, checked before the body is read
 	// (§3.2, §3.4).
 	id, err := s.verifier.verify(r.Context(), r)
@@ -390,6 +442,8 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch rt {
+	case routeStream, routeSubscribe, routeExtendedCard, routePushConfig:
+		s.serveUnsupported(w, rt, b)
 	case routeSend:
 		s.serveSend(w, r, b, id)
 	case routeListTasks:

@@ -71,11 +71,13 @@ func (s *Server) serveSiteCard(w http.ResponseWriter, r *http.Request, b *brandD
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
 	if s.cfg.RogueCard {
+		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-	} else {
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Write(signed)
+		return
 	}
-	w.Write(signed)
+	// Like the Provider's copy: cacheable, with validators (conformance.go).
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	s.serveCacheable(w, r, signed, "application/json")
 }

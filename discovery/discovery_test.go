@@ -55,7 +55,9 @@ func loadCard(t *testing.T) map[string]any {
 		t.Fatal(err)
 	}
 	var m map[string]any
-	json.Unmarshal(b, &m)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
 	return m
 }
 

@@ -169,6 +169,42 @@ func TestTrace_RedactsSecrets(t *testing.T) {
 	}
 }
 
+// A secret in a traced request's URL (a query parameter, a userinfo
+// password) is redacted like one in a body; other parameters stay readable.
+func TestTrace_RedactsSecretsInTheURL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	var trace bytes.Buffer
+	c := NewClient(Options{Debug: &trace})
+	u := srv.URL + "/cb?code=s3cr3t-code&state=visible-state&access_token=tok-123456&device%5Fcode=dc-999"
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	out := trace.String()
+	for _, secret := range []string{"s3cr3t-code", "tok-123456", "dc-999"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("trace leaks %q:\n%s", secret, out)
+		}
+	}
+	for _, shown := range []string{"state=visible-state", "code=[redacted]", "access_token=[redacted]", "/cb?"} {
+		if !strings.Contains(out, shown) {
+			t.Errorf("trace lacks %q:\n%s", shown, out)
+		}
+	}
+	withPass, err := url.Parse("http://user:hunter2-pass@127.0.0.1/x?token=abc-secret#access_token=frag-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := RedactURL(withPass)
+	for _, secret := range []string{"hunter2-pass", "abc-secret", "frag-secret"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("RedactURL leaks %q: %s", secret, got)
+		}
+	}
+}
+
 func TestRedact_TruncatedSecretValue(t *testing.T) {
 	got := Redact(`{"refresh_token": "rt_abcdefgh`)
 	if strings.Contains(got, "rt_abc") {

@@ -78,6 +78,35 @@ func Redact(s string) string {
 	return s
 }
 
+// RedactURL renders u for a trace with its secrets removed: the value of
+// every query parameter named in secretFields ("?code=…", "access_token=…"),
+// any userinfo password, and JWTs anywhere (Redact). Redact alone cannot do
+// it: it reads a whole line as a form only when the line is a bare query.
+func RedactURL(u *url.URL) string {
+	c := *u
+	if c.User != nil {
+		if _, has := c.User.Password(); has {
+			c.User = url.UserPassword(c.User.Username(), "[redacted]")
+		}
+	}
+	if c.RawQuery != "" {
+		parts := strings.Split(c.RawQuery, "&")
+		for i, p := range parts {
+			k, _, hasValue := strings.Cut(p, "=")
+			name, err := url.QueryUnescape(k)
+			if err != nil {
+				name = k
+			}
+			if hasValue && secretFields[name] {
+				parts[i] = k + "=[redacted]"
+			}
+		}
+		c.RawQuery = strings.Join(parts, "&")
+	}
+	c.Fragment, c.RawFragment = "", "" // never sent; may hold a token (implicit flows)
+	return Redact(strings.ReplaceAll(c.String(), "%5Bredacted%5D", "[redacted]"))
+}
+
 func redactHeader(name, value string) string {
 	switch http.CanonicalHeaderKey(name) {
 	case "Authorization", "X-A2a-User-Delegation":
@@ -95,7 +124,7 @@ type tracer struct {
 
 func (t *tracer) RoundTrip(r *http.Request) (*http.Response, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "> %s %s\n", r.Method, Redact(r.URL.String()))
+	fmt.Fprintf(&b, "> %s %s\n", r.Method, RedactURL(r.URL))
 	writeHeaders(&b, "> ", r.Header)
 	if r.Body != nil && r.GetBody != nil {
 		if body, err := r.GetBody(); err == nil {

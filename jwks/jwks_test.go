@@ -30,9 +30,14 @@ func newKey(t testing.TB, kid string) jose.JSONWebKey {
 
 func TestPublic_HasNoPrivateMembers(t *testing.T) {
 	set := Public(newKey(t, "a"), newKey(t, "b"))
-	data, _ := json.Marshal(set)
+	data, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var raw struct{ Keys []map[string]any }
-	json.Unmarshal(data, &raw)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
 	if len(raw.Keys) != 2 {
 		t.Fatalf("want 2 keys, got %d", len(raw.Keys))
 	}

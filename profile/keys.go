@@ -58,7 +58,7 @@ func (p *Profile) Activate(kid string) (KeyInfo, error) {
 	err := p.update(func(c *Config) error {
 		k := c.Key(kid)
 		if k == nil {
-			return fmt.Errorf("%w: no key %q in profile %q (see `%s`)", ErrInvalidInput, kid, p.Name, Command(p.Name, "key list"))
+			return notFound("no key %q in profile %q (see `%s`)", kid, p.Name, Command(p.Name, "key list"))
 		}
 		if _, err := p.Secrets.Get(p.keySecret(kid)); err != nil {
 			return fmt.Errorf("the private key %s cannot be read from %s: %w", kid, p.Secrets.Where(), err)

@@ -281,7 +281,7 @@ func (p *Profile) Retire(kid string) error {
 			c.Keys = append(c.Keys[:i], c.Keys[i+1:]...)
 			return p.Secrets.Delete(p.keySecret(kid))
 		}
-		return fmt.Errorf("no key %q in profile %q (see `pact key list`)", kid, p.Name)
+		return notFound("no key %q in profile %q (see `pact key list`)", kid, p.Name)
 	})
 }
 
@@ -375,7 +375,7 @@ func (p *Profile) RemoveProvider(rawURL string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("no Provider %s is registered (see `pact provider list`)", u)
+		return notFound("no Provider %s is registered (see `pact provider list`)", u)
 	})
 }
 

@@ -74,7 +74,7 @@ func TestRotateStagesThenActivateAndRetire(t *testing.T) {
 	if s, err := p.Signer(c); err != nil || s.KID() != old {
 		t.Fatalf("signer after rotate uses %v, %v; want the old key", s, err)
 	}
-	if _, err := p.Activate("nope"); !errors.Is(err, ErrInvalidInput) {
+	if _, err := p.Activate("nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("activating an unknown kid: %v", err)
 	}
 	if _, err := p.Activate(info.KID); err != nil {
@@ -137,7 +137,9 @@ func TestProviders_AddListRemove(t *testing.T) {
 	if _, err := p.AddProvider("http://127.0.0.1:9/", "aud"); !errors.Is(err, ErrNotInitialised) {
 		t.Fatalf("add before init: %v", err)
 	}
-	p.Init("https://pa.example.com", "", "", false)
+	if _, err := p.Init("https://pa.example.com", "", "", false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.AddProvider("http://127.0.0.1:9/", ""); err == nil {
 		t.Fatal("empty audience accepted")
 	}

@@ -36,11 +36,15 @@ type BundleRecord struct {
 	VerifiedAt *time.Time      `json:"verifiedAt,omitempty"`
 }
 
+// ErrNotVerified is wrapped by BundleRecordFromEntry for a receipt that was
+// kept apart as rejected (exit 6 in the CLI, like a failed verification).
+var ErrNotVerified = errors.New("not verified")
+
 // BundleRecordFromEntry is the bundle line of an archived receipt. Only a
 // verified entry (one that has the key that verified it) can be exported.
 func BundleRecordFromEntry(e *Entry) (BundleRecord, error) {
 	if !e.Verified || len(e.JWK) == 0 {
-		return BundleRecord{}, fmt.Errorf("receipt %s is not verified: it is kept apart and not exported", ShortID(e.ID))
+		return BundleRecord{}, fmt.Errorf("receipt %s is not verified: it is kept apart and not exported (%w)", ShortID(e.ID), ErrNotVerified)
 	}
 	r := BundleRecord{JWS: e.JWS, JWK: e.JWK, JWKSURI: e.Expect.JWKSURI}
 	if !e.VerifiedAt.IsZero() {

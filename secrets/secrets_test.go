@@ -28,8 +28,19 @@ func TestFileStore_RoundTripAndMode(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("secrets file mode = %v (%v), want 0600", fi.Mode(), err)
 	}
+	if err := s.Set("p/y", "v2"); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Delete("p/x"); err != nil {
 		t.Fatal(err)
+	}
+	// A delete rewrites the file: still 0600, never world-readable.
+	fi, err = os.Stat(s.(*fileStore).Path())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file mode after a delete = %v (%v), want 0600", fi.Mode(), err)
+	}
+	if v, err := s.Get("p/y"); v != "v2" || err != nil {
+		t.Fatalf("the other secret after a delete: %q, %v", v, err)
 	}
 	if err := s.Delete("p/x"); err != nil {
 		t.Fatalf("deleting an absent key: %v", err)
@@ -93,5 +104,31 @@ func TestOSStore_RealSecretService(t *testing.T) {
 	}
 	if _, err := s.Get(key); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
+	}
+}
+
+// A delete is the first write of a fresh file keyring (logout before any
+// login, a retire in a new profile): the file it creates is 0600 too.
+func TestFileStore_DeleteFirstCreatesAPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open("file", dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete("p/none"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.(*fileStore).Path())
+	if err != nil {
+		t.Fatalf("the delete wrote no file: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file created by a delete has mode %v, want 0600", fi.Mode().Perm())
+	}
+	if err := s.Set("p/x", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(s.(*fileStore).Path()); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("after a set: %v, %v", fi.Mode(), err)
 	}
 }

@@ -47,9 +47,14 @@ func TestSection3_2_MintedTokenShape(t *testing.T) {
 				t.Fatalf("iat=%d exp=%d, want exp = iat + 120", c.IssuedAt, c.Expiry)
 			}
 			// aud is one string, not an array (§3.2 "One string").
-			payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[1])
+			payload, err := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[1])
+			if err != nil {
+				t.Fatal(err)
+			}
 			var raw map[string]any
-			json.Unmarshal(payload, &raw)
+			if err := json.Unmarshal(payload, &raw); err != nil {
+				t.Fatal(err)
+			}
 			if _, ok := raw["aud"].(string); !ok {
 				t.Fatalf("aud is %T, want a string", raw["aud"])
 			}

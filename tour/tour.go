@@ -28,6 +28,7 @@ import (
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
 )
@@ -40,17 +41,72 @@ type Options struct {
 	// Open opens a login link in the User's browser; nil = the built-in
 	// scripted User logs in and approves by HTTP.
 	Open func(url string) error
+	// Emit, when set, receives one Step per step of the tour instead of
+	// the human text on stdout (`pact --json demo`: JSON Lines, see
+	// docs/json.md); an error it returns ends Run with that error once
+	// the tour is over.
+	Emit func(Step) error
+}
+
+// Step is one step of the tour as `pact --json demo` prints it: its number
+// (from 1), name and spec section ("§3.1", "" for the closing step), the
+// explanations shown to people (plain text), the messages exchanged
+// (role "user" or "agent") and the receipts received with their
+// verification (§5.6). Slices are never nil.
+type Step struct {
+	Step     int           `json:"step"`
+	Name     string        `json:"name"`
+	Section  string        `json:"section"`
+	Notes    []string      `json:"notes"`
+	Messages []StepMessage `json:"messages"`
+	Receipts []StepReceipt `json:"receipts"`
+}
+
+// StepMessage is one message of a Step.
+type StepMessage struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// StepReceipt is one receipt of a Step: its full id (64 hex characters),
+// whether it verified, and why not.
+type StepReceipt struct {
+	ID       string   `json:"id"`
+	Verified bool     `json:"verified"`
+	Problems []string `json:"problems"`
 }
 
 type tour struct {
 	io   *iostreams.IO
 	st   iostreams.Styles
 	step int
+
+	emit    func(Step) error
+	cur     *Step // the step being collected under Emit
+	emitErr error // the first error of emit
+}
+
+func newStep(n int, name, section string) *Step {
+	return &Step{Step: n, Name: name, Section: section, Notes: []string{}, Messages: []StepMessage{}, Receipts: []StepReceipt{}}
+}
+
+// flush emits the step being collected, if any.
+func (t *tour) flush() {
+	if t.emit == nil || t.cur == nil {
+		return
+	}
+	if err := t.emit(*t.cur); err != nil && t.emitErr == nil {
+		t.emitErr = err
+	}
+	t.cur = nil
 }
 
 // Run plays the tour. It returns when the tour is over or ctx ends.
 func Run(ctx context.Context, o Options) error {
-	t := &tour{io: o.IO, st: o.IO.OutStyles()}
+	t := &tour{io: o.IO, st: o.IO.OutStyles(), emit: o.Emit}
+	if t.emit != nil {
+		t.st = iostreams.Styles{} // plain text in JSON
+	}
 	hc := o.HTTP
 	if hc == nil {
 		hc = httpx.NewClient(httpx.Options{})
@@ -228,24 +284,67 @@ func Run(ctx context.Context, o Options) error {
 	}
 	t.line("Only `pact card BRAND --trust` (or y in the chat's panel) accepts such a change.")
 
+	if t.emit != nil {
+		t.flush()
+		t.step++
+		t.cur = newStep(t.step, "Try it by hand", "")
+		t.cur.Notes = append(t.cur.Notes,
+			"pact demo serve: the demo Provider alone; it prints what to do next",
+			"pact demo serve --rogue-card: its Brands' cards change after the first look")
+		t.flush()
+		return t.emitErr
+	}
 	t.io.Printf("\n%s\n", t.st.Bold.Render("That is PACT. Try it by hand:"))
 	t.io.Printf("  pact demo serve          %s\n", t.st.Faint.Render("# the demo Provider alone; it prints what to do next"))
 	t.io.Printf("  pact demo serve --rogue-card  %s\n", t.st.Faint.Render("# its Brands' cards change after the first look"))
 	return nil
 }
 
-func (t *tour) title(s string) { t.io.Printf("%s\n", t.st.Bold.Render(s)) }
+func (t *tour) title(s string) {
+	if t.emit == nil {
+		t.io.Printf("%s\n", t.st.Bold.Render(s))
+	}
+}
 
 func (t *tour) heading(name, section string) {
 	t.step++
+	if t.emit != nil {
+		t.flush()
+		t.cur = newStep(t.step, name, section)
+		return
+	}
 	t.io.Printf("\n%s %s %s\n", t.st.Accent.Render(fmt.Sprintf("%d", t.step)), t.st.Bold.Render(name), t.st.Faint.Render(section))
 }
 
-func (t *tour) line(format string, a ...any) { t.io.Printf("  "+format+"\n", a...) }
+func (t *tour) line(format string, a ...any) {
+	if t.emit != nil {
+		if t.cur != nil {
+			t.cur.Notes = append(t.cur.Notes, strings.TrimSpace(fmt.Sprintf(format, a...)))
+		}
+		return
+	}
+	t.io.Printf("  "+format+"\n", a...)
+}
 
-func (t *tour) user(text string) { t.io.Printf("  %s %s\n", t.st.User.Render("you ›"), text) }
+func (t *tour) user(text string) {
+	if t.emit != nil {
+		if t.cur != nil {
+			t.cur.Messages = append(t.cur.Messages, StepMessage{"user", text})
+		}
+		return
+	}
+	t.io.Printf("  %s %s\n", t.st.User.Render("you ›"), text)
+}
 
-func (t *tour) agent(text string) { t.io.Printf("  %s %s\n", t.st.Agent.Render("agent ›"), text) }
+func (t *tour) agent(text string) {
+	if t.emit != nil {
+		if t.cur != nil {
+			t.cur.Messages = append(t.cur.Messages, StepMessage{"agent", text})
+		}
+		return
+	}
+	t.io.Printf("  %s %s\n", t.st.Agent.Render("agent ›"), text)
+}
 
 // say sends text and prints the exchange, with the receipt when there is one.
 func (t *tour) say(ctx context.Context, s *conversation.Session, text string) error {
@@ -264,11 +363,17 @@ func (t *tour) receipt(r *conversation.Result) {
 	if r.Receipt == nil {
 		return
 	}
+	if t.emit != nil {
+		if t.cur != nil {
+			t.cur.Receipts = append(t.cur.Receipts, StepReceipt{ID: r.Receipt.ID, Verified: r.Receipt.Verified, Problems: append([]string{}, r.Receipt.Problems...)})
+		}
+		return
+	}
 	mark := t.st.Success.Render("✓ verified")
 	if !r.Receipt.Verified {
 		mark = t.st.Error.Render("✗ " + strings.Join(r.Receipt.Problems, "; "))
 	}
-	t.line("%s receipt %s %s", t.st.Faint.Render("└"), r.Receipt.ID, mark)
+	t.line("%s receipt %s %s", t.st.Faint.Render("└"), receipts.ShortID(r.Receipt.ID), mark)
 }
 
 // send is Session.Send with a spinner while the agent answers.

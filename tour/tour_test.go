@@ -37,3 +37,36 @@ func TestTour_PlaysTheWholeProtocol(t *testing.T) {
 		pos += i + len(w)
 	}
 }
+
+// TestTour_JSONLinesOnePerStep: with Emit (pact --json demo) nothing goes to
+// stdout as text, and each step arrives once, in order, with its content.
+func TestTour_JSONLinesOnePerStep(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var steps []Step
+	if err := Run(ctx, Options{IO: io, Emit: func(s Step) error { steps = append(steps, s); return nil }}); err != nil {
+		t.Fatalf("tour failed: %v", err)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("text on stdout under Emit:\n%s", out)
+	}
+	if len(steps) != 10 {
+		t.Fatalf("%d steps, want 10: %+v", len(steps), steps)
+	}
+	receipts := 0
+	for i, s := range steps {
+		if s.Step != i+1 || s.Name == "" || s.Notes == nil || s.Messages == nil || s.Receipts == nil {
+			t.Errorf("step %d: %+v", i+1, s)
+		}
+		for _, r := range s.Receipts {
+			if len(r.ID) != 64 || !r.Verified {
+				t.Errorf("step %d: receipt %+v, want a full id, verified", s.Step, r)
+			}
+			receipts++
+		}
+	}
+	if receipts != 3 || steps[9].Name != "Try it by hand" || steps[3].Messages[1].Role != "agent" {
+		t.Errorf("receipts %d, last step %q, step 4 messages %+v", receipts, steps[9].Name, steps[3].Messages)
+	}
+}

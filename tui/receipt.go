@@ -53,5 +53,20 @@ func (p *receiptPanel) view(c *chat, w int, _ time.Time) []string {
 	for _, a := range r.Actions {
 		body = append(body, "• "+clean(a))
 	}
-	return c.panelFrame(w, "Receipt "+clean(r.ID), body)
+	return c.panelFrame(w, "Receipt "+clean(shortReceiptID(r.ID)), body)
+}
+
+// shortReceiptID shows a full receipt id (64 hex characters, as the
+// conversation keeps it) by its first 12, as every table does; anything
+// else as given.
+func shortReceiptID(id string) string {
+	if len(id) != 64 {
+		return id
+	}
+	for _, c := range id {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return id
+		}
+	}
+	return id[:12]
 }

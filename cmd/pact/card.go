@@ -52,10 +52,12 @@ when a later card changes any of them, pact stops and shows what changed.
 			var bad *discovery.InvalidCardError
 			if errors.As(err, &bad) && bad.Raw != nil && a.json {
 				// A card that fails the checks is still shown, with why.
-				a.printJSON(struct {
+				if err := a.printJSON(struct {
 					Card json.RawMessage `json:"card"`
 					Pact cardFindings    `json:"pact"`
-				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}, Signature: bad.Signature}})
+				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}, Signature: bad.Signature}}); err != nil {
+					return err
+				}
 				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
 				return silentError{code: exitFailure}
 			}

@@ -27,8 +27,7 @@ func (a *app) trustInTUI(ctx context.Context, brand string, f sessionFlags, s *c
 		return nil, aerr
 	}
 	if !ok {
-		return nil, &codedError{code: exitFailure, reason: "CARD_CHANGED",
-			err: fmt.Errorf("you did not accept the changed card of %s; nothing was sent", brand)}
+		return nil, explained{fmt.Sprintf("you did not accept the changed card of %s; nothing was sent", brand), discovery.ErrCardChanged}
 	}
 	if err := discovery.Accept(ctx, discovery.NewPins(a.dirs(), a.profile), changed, time.Now()); err != nil {
 		return nil, err

@@ -24,7 +24,9 @@ func resolveWith(t *testing.T, cfg string, env map[string]string, args ...string
 		t.Setenv(k, v)
 	}
 	if cfg != "" {
-		os.MkdirAll(filepath.Join(home, "config"), 0o700)
+		if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -153,12 +155,16 @@ func TestWriteJQ(t *testing.T) {
 }
 
 // TestCompareShape: the docs/json.md check reports missing members,
-// undocumented top-level members and empty top-level arrays.
+// undocumented members at any depth (but inside open paths), scalar type
+// mismatches and empty top-level arrays.
 func TestCompareShape(t *testing.T) {
-	doc := "<!-- shape: x -->\n```json\n[{\"a\": 1, \"b\": {\"c\": [{\"d\": 1}]}}]\n```\n"
-	want, err := docExample(doc, "x")
+	doc := "<!-- shape: x open: b.raw -->\n```json\n[{\"a\": 1, \"s\": \"t\", \"f\": true, \"n\": null, \"b\": {\"c\": [{\"d\": 1}], \"raw\": {\"k\": 1}}}]\n```\n"
+	ex, err := docExample(doc, "x")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(ex.open) != 1 || ex.open[0] != "b.raw" {
+		t.Fatalf("open paths %q", ex.open)
 	}
 	if _, err := docExample(doc, "y"); err == nil {
 		t.Error("an undocumented shape was found")
@@ -167,17 +173,29 @@ func TestCompareShape(t *testing.T) {
 		got  string
 		want int
 	}{
-		{`[{"a": 2, "b": {"c": [{"d": 3}]}}]`, 0},
-		{`[{"a": 2, "b": {"c": []}}]`, 0},
-		{`[{"a": 2, "b": {"c": [{"e": 3}]}}]`, 1},
-		{`[{"a": 2, "b": {"c": [{"d": 3}]}, "z": 1}]`, 1},
-		{`[{"b": "str"}]`, 2},
+		{`[{"a": 2, "s": "u", "f": false, "n": 5, "b": {"c": [{"d": 3}], "raw": {"k": 2}}}]`, 0},
+		{`[{"a": 2, "s": "u", "f": false, "n": "x", "b": {"c": [], "raw": {"k": 2}}}]`, 0},
+		// Members as received: extra ones inside the open path are fine.
+		{`[{"a": 2, "s": "u", "f": false, "n": {}, "b": {"c": [], "raw": {"k": 2, "z": {"y": 1}}}}]`, 0},
+		// A value documented may be null.
+		{`[{"a": null, "s": null, "f": null, "n": null, "b": null}]`, 0},
+		// Nested: missing d and undocumented e.
+		{`[{"a": 2, "s": "u", "f": false, "n": 1, "b": {"c": [{"e": 3}], "raw": {"k": 2}}}]`, 2},
+		// Undocumented at the top and one level down.
+		{`[{"a": 2, "s": "u", "f": false, "n": 1, "b": {"c": [], "raw": {"k": 2}, "x": 1}, "z": 1}]`, 2},
+		// Scalar types: a number as a string, a boolean as a number, a
+		// string as a boolean, a number inside an open object.
+		{`[{"a": "2", "s": "u", "f": 1, "n": 1, "b": {"c": [{"d": "3"}], "raw": {"k": "2"}}}]`, 4},
+		{`[{"a": 2, "s": true, "f": false, "n": 1, "b": {"c": [], "raw": {"k": 2}}}]`, 1},
+		{`[{"a": 2, "s": "u", "f": false, "n": 1, "b": "str"}]`, 1},
 		{`[]`, 1},
 		{`{"a": 1}`, 1},
 	} {
 		var got any
-		json.Unmarshal([]byte(c.got), &got)
-		if p := compareShape("x", want, got); len(p) != c.want {
+		if err := json.Unmarshal([]byte(c.got), &got); err != nil {
+			t.Fatal(err)
+		}
+		if p := compareShape(ex.value, got, ex.open); len(p) != c.want {
 			t.Errorf("%s: %d problems %q, want %d", c.got, len(p), p, c.want)
 		}
 	}

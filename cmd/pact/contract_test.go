@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -130,110 +131,192 @@ func cmdRedacted(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // jsonshape NAME FILE checks FILE (a command's --json output) against the
-// example documented in docs/json.md under `<!-- shape: NAME -->`: every
-// member of the example is present in the output (recursively; an array's
-// first element is the model of every element), and every member of the
-// output's top-level object (or of each element of a top-level array) is
-// documented.
+// example documented in docs/json.md under `<!-- shape: NAME -->`. FILE may
+// hold one JSON document or JSON Lines (each line is checked). See
+// compareShape for the rules.
 func cmdJSONShape(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: jsonshape NAME FILE")
 	}
-	example, err := docExample(ts.ReadFile(ts.Getenv("JSON_DOC")), args[0])
+	ex, err := docExample(ts.ReadFile(ts.Getenv("JSON_DOC")), args[0])
 	if err != nil {
 		ts.Fatalf("docs/json.md: %v", err)
 	}
-	var got any
-	if err := json.Unmarshal([]byte(ts.ReadFile(args[1])), &got); err != nil {
-		ts.Fatalf("%s is not JSON: %v", args[1], err)
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[1])))
+	n := 0
+	for {
+		var got any
+		if err := dec.Decode(&got); err == io.EOF {
+			break
+		} else if err != nil {
+			ts.Fatalf("%s is not JSON: %v", args[1], err)
+		}
+		n++
+		if problems := compareShape(ex.value, got, ex.open); len(problems) > 0 {
+			ts.Fatalf("%s (document %d) does not match the documented shape %q:\n  %s", args[1], n, args[0], strings.Join(problems, "\n  "))
+		}
 	}
-	if problems := compareShape(args[0], example, got); len(problems) > 0 {
-		ts.Fatalf("%s does not match the documented shape %q:\n  %s", args[1], args[0], strings.Join(problems, "\n  "))
+	if n == 0 {
+		ts.Fatalf("%s is empty", args[1])
 	}
 }
 
-var shapeMarker = regexp.MustCompile("(?s)<!-- shape: ([a-z-]+) -->\\s*```json\\n(.*?)```")
+// shapeMarker finds `<!-- shape: NAME -->` or `<!-- shape: NAME open: P,P -->`
+// and the ```json example after it.
+var shapeMarker = regexp.MustCompile("(?s)<!-- shape: ([a-z-]+)(?: open: ([^ ]+))? -->\\s*```json\\n(.*?)```")
+
+// example is a documented JSON shape: its value and the paths (see
+// shapePath) of objects printed as received from the network, whose
+// members are the other side's.
+type example struct {
+	value any
+	open  []string
+}
 
 // docExample returns the JSON example of shape name in the Markdown doc.
-func docExample(doc, name string) (any, error) {
+func docExample(doc, name string) (example, error) {
 	for _, m := range shapeMarker.FindAllStringSubmatch(doc, -1) {
 		if m[1] != name {
 			continue
 		}
 		var v any
-		if err := json.Unmarshal([]byte(m[2]), &v); err != nil {
-			return nil, fmt.Errorf("the example of %q is not JSON: %v", name, err)
+		if err := json.Unmarshal([]byte(m[3]), &v); err != nil {
+			return example{}, fmt.Errorf("the example of %q is not JSON: %v", name, err)
 		}
-		return v, nil
+		var open []string
+		if m[2] != "" {
+			open = strings.Split(m[2], ",")
+		}
+		return example{v, open}, nil
 	}
-	return nil, fmt.Errorf("no example marked <!-- shape: %s -->", name)
+	return example{}, fmt.Errorf("no example marked <!-- shape: %s -->", name)
 }
 
-// compareShape lists the documented members missing from got, and the
-// members of got's top level that are not documented.
-func compareShape(path string, want, got any) []string {
+// compareShape lists how got differs from the documented want:
+//   - every member of a documented object is printed (recursively; the first
+//     element of a documented array is the model of every element, and a
+//     top-level array must not be empty);
+//   - every member printed is documented, at every depth, except inside the
+//     objects at the open paths (printed as received: a card, an A2A reply,
+//     receipt claims);
+//   - a documented string, number or boolean is printed with that JSON type;
+//     a documented null stands for any value, and null is accepted where a
+//     value is documented (a member that may be null).
+//
+// Paths are dot-separated member names from the top (from each element
+// of a top-level array), "[]" for any array element: "results[].problems",
+// "reply".
+func compareShape(want, got any, open []string) []string {
 	var problems []string
+	isOpen := func(path string) bool {
+		path = strings.TrimPrefix(path, "[].") // the elements of a top-level array
+		for _, o := range open {
+			if path == o || strings.HasPrefix(path, o+".") || strings.HasPrefix(path, o+"[]") {
+				return true
+			}
+		}
+		return false
+	}
+	show := func(path string) string {
+		if path == "" {
+			return "(top)"
+		}
+		return path
+	}
+	join := func(path, k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
 	var walk func(path string, want, got any)
 	walk = func(path string, want, got any) {
+		if want == nil || got == nil {
+			return
+		}
 		switch w := want.(type) {
 		case map[string]any:
 			g, ok := got.(map[string]any)
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s: documented as an object, got %T", path, got))
+				problems = append(problems, fmt.Sprintf("%s: documented as an object, got %s", show(path), jsonType(got)))
 				return
 			}
 			for k, wv := range w {
 				gv, ok := g[k]
 				if !ok {
-					problems = append(problems, path+"."+k+": documented, missing")
+					problems = append(problems, join(path, k)+": documented, missing")
 					continue
 				}
-				if wv != nil && gv != nil {
-					walk(path+"."+k, wv, gv)
+				walk(join(path, k), wv, gv)
+			}
+			if isOpen(path) {
+				return
+			}
+			var extra []string
+			for k := range g {
+				if _, ok := w[k]; !ok {
+					extra = append(extra, k)
 				}
+			}
+			sort.Strings(extra)
+			for _, k := range extra {
+				problems = append(problems, join(path, k)+": printed but not documented")
 			}
 		case []any:
 			g, ok := got.([]any)
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s: documented as an array, got %T", path, got))
+				problems = append(problems, fmt.Sprintf("%s: documented as an array, got %s", show(path), jsonType(got)))
 				return
 			}
-			if len(w) > 0 {
-				// Only the top level must have elements to check; a nested
-				// array may be empty (a receipt with no actions).
-				if len(g) == 0 && !strings.ContainsAny(path, ".[") {
-					problems = append(problems, path+": empty, so its elements cannot be checked")
-				}
-				for i, gv := range g {
-					walk(fmt.Sprintf("%s[%d]", path, i), w[0], gv)
-				}
+			if len(w) == 0 {
+				return
+			}
+			// Only the top level must have elements to check; a nested
+			// array may be empty (a receipt with no actions).
+			if len(g) == 0 && path == "" {
+				problems = append(problems, "(top): empty, so its elements cannot be checked")
+			}
+			for _, gv := range g {
+				walk(path+"[]", w[0], gv)
+			}
+		default:
+			if jsonType(want) != jsonType(got) {
+				problems = append(problems, fmt.Sprintf("%s: documented as a %s, got a %s", show(path), jsonType(want), jsonType(got)))
 			}
 		}
 	}
-	walk(path, want, got)
-	// Undocumented members at the top level.
-	top := func(w, g any) {
-		wm, _ := w.(map[string]any)
-		gm, _ := g.(map[string]any)
-		var extra []string
-		for k := range gm {
-			if _, ok := wm[k]; !ok && wm != nil {
-				extra = append(extra, k)
-			}
-		}
-		sort.Strings(extra)
-		for _, k := range extra {
-			problems = append(problems, path+"."+k+": printed but not documented")
+	walk("", want, got)
+	return dedupe(problems)
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64, json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// dedupe keeps the first of equal problems (array elements repeat them).
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range in {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
 		}
 	}
-	if wa, ok := want.([]any); ok {
-		if ga, ok := got.([]any); ok && len(wa) > 0 {
-			for _, g := range ga {
-				top(wa[0], g)
-			}
-		}
-	} else {
-		top(want, got)
-	}
-	return problems
+	return out
 }

@@ -32,10 +32,7 @@ func newConversationsCmd(a *app) *cobra.Command {
 			}
 			rows := [][]string{{"BRAND", "CONTEXT", "LAST MESSAGE", "STATE"}}
 			for _, c := range list {
-				name := c.BrandName
-				if name == "" {
-					name = c.Brand
-				}
+				name := brandLabel(c.BrandName, c.Brand, c.InterfaceURL)
 				state := c.State
 				if c.Current {
 					state += " (continued by send/chat)"

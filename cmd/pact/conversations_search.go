@@ -71,11 +71,8 @@ func newConversationsShowCmd(a *app) *cobra.Command {
 				return err
 			}
 			rec, err := opts.Store.Show(args[0])
-			if errors.Is(err, conversation.ErrNoConversation) {
-				return &codedError{code: exitNotFound, reason: "NOT_FOUND", err: err}
-			}
 			if err != nil {
-				return usageError{err}
+				return err // ErrNoConversation: exit 5; ErrAmbiguousContext: exit 2
 			}
 			if a.json {
 				return a.printJSON(rec)

@@ -23,36 +23,6 @@ func addDelegationCommands(a *app, root *cobra.Command) {
 	root.AddCommand(newLoginCmd(a), newLogoutCmd(a), newGrantsCmd(a), newReceiptsCmd(a))
 }
 
-// classifyDelegation maps delegation errors to exit codes (CLI contract).
-func classifyDelegation(err error) (int, string, bool) {
-	var oe *deviceflow.OAuthError
-	switch {
-	case errors.Is(err, deviceflow.ErrAccessDenied):
-		return exitConsent, "ACCESS_DENIED", true
-	case errors.Is(err, deviceflow.ErrExpiredToken):
-		return exitConsent, "EXPIRED_TOKEN", true
-	case errors.Is(err, deviceflow.ErrUnauthorized):
-		return exitAuth, a2aReasonUnauthenticated, true
-	case errors.Is(err, delegation.ErrLoginRequired):
-		return exitAuth, "LOGIN_REQUIRED", true
-	case errors.Is(err, delegation.ErrNoGrant):
-		return exitFailure, "NO_GRANT", true
-	case errors.Is(err, conversation.ErrNoDelegation):
-		return exitFailure, "NO_DELEGATION", true
-	case errors.Is(err, deviceflow.ErrInvalidScope), errors.Is(err, deviceflow.ErrScopeNotOnCard):
-		return exitUsage, "INVALID_SCOPE", true
-	case errors.As(err, &oe):
-		return exitFailure, strings.ToUpper(oe.Code), true
-	}
-	var pending *stepUpPending
-	if errors.As(err, &pending) {
-		return exitConsent, "AUTH_REQUIRED", true
-	}
-	return 0, "", false
-}
-
-const a2aReasonUnauthenticated = "UNAUTHENTICATED"
-
 // login runs the device flow on s for scopes, showing the Brand, the
 // Provider, the scopes and the user_code on stderr, opening the link (or
 // printing it with --no-browser or without a terminal) and counting down
@@ -180,14 +150,15 @@ func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *conversat
 	}
 	a.reportGrant(su.MissingScopes, g)
 	if !g.HasScopes(su.MissingScopes...) {
-		return &codedError{code: exitConsent, reason: "ACCESS_DENIED", err: errors.New("the permission the Brand asked for was not granted; the message was not sent again")}
+		return explained{"the permission the Brand asked for was not granted; the message was not sent again", deviceflow.ErrAccessDenied}
 	}
 	a.io.Eprintf("Sending your message again in the same conversation…\n")
 	return nil
 }
 
 type loginJSON struct {
-	Brand           string    `json:"brand"`
+	Brand           string    `json:"brand"` // card URL
+	BrandName       string    `json:"brandName"`
 	InterfaceURL    string    `json:"interfaceUrl"`
 	ScopesRequested []string  `json:"scopesRequested"`
 	ScopesGranted   []string  `json:"scopesGranted"`
@@ -221,7 +192,7 @@ granted, which may be fewer than asked.`,
 				return err
 			}
 			if a.json {
-				return a.printJSON(loginJSON{Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL, ScopesRequested: scopes,
+				return a.printJSON(loginJSON{Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, ScopesRequested: scopes,
 					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: g.ExpiresAt})
 			}
 			a.reportGrant(scopes, g)
@@ -288,7 +259,7 @@ func newLogoutCmd(a *app) *cobra.Command {
 				}
 			}
 			if n == 0 {
-				return &codedError{code: exitFailure, reason: "NO_GRANT", err: fmt.Errorf("no delegation is stored for %s (see `pact grants`)", args[0])}
+				return explained{fmt.Sprintf("no delegation is stored for %s (see `pact grants`)", args[0]), delegation.ErrNoGrant}
 			}
 			if a.json {
 				return a.printJSON(map[string]any{"brand": cardURL, "removed": n})
@@ -300,7 +271,8 @@ func newLogoutCmd(a *app) *cobra.Command {
 }
 
 type grantJSON struct {
-	Brand        string    `json:"brand"`
+	Brand        string    `json:"brand"` // card URL
+	BrandName    string    `json:"brandName"`
 	InterfaceURL string    `json:"interfaceUrl"`
 	Scopes       []string  `json:"scopes"`
 	GrantID      string    `json:"grantId"`
@@ -326,9 +298,11 @@ func newGrantsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			ix := a.brandIndex(opts)
 			out := []grantJSON{}
 			for _, g := range list {
-				out = append(out, grantJSON{g.Brand, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
+				ref, _ := ix.lookup(g.InterfaceURL)
+				out = append(out, grantJSON{g.Brand, ref.Name, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Brand < out[j].Brand })
 			if a.json {
@@ -347,12 +321,21 @@ func newGrantsCmd(a *app) *cobra.Command {
 				if g.Dead && g.DeadSince != nil {
 					exp = "dead since " + g.DeadSince.Local().Format(humanTime) + " (pact login again)"
 				}
-				rows = append(rows, []string{g.Brand, strings.Join(g.Scopes, " "), exp, g.GrantID})
+				rows = append(rows, []string{brandLabel(g.BrandName, g.Brand, g.InterfaceURL), strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
 			a.io.Table(a.io.Out, rows)
 			return nil
 		},
 	}
+}
+
+// receiptItemJSON is one receipt of `receipts list --json`: the archive's
+// item (brand is the signed claim: the interface URL) plus the Brand's card
+// URL and name when pact knows them ("" otherwise).
+type receiptItemJSON struct {
+	receipts.Item
+	CardURL   string `json:"cardUrl"`
+	BrandName string `json:"brandName"`
 }
 
 func newReceiptsCmd(a *app) *cobra.Command {
@@ -372,7 +355,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.listReceipts(cmd.Context(), opts.Receipts, lo, brand)
+			return a.listReceipts(cmd.Context(), opts, lo, brand)
 		},
 	}
 	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts (domain, card URL or interface URL)")
@@ -393,7 +376,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			}
 			e, err := opts.Receipts.Get(args[0])
 			if err != nil {
-				return receiptIDError(err)
+				return err
 			}
 			if a.json {
 				return a.printJSON(e)
@@ -458,7 +441,7 @@ receipt fails.`,
 			}
 			for _, id := range args {
 				if _, err := opts.Receipts.Get(id); err != nil {
-					return receiptIDError(err)
+					return err
 				}
 			}
 			var checks []receipts.Check
@@ -487,7 +470,9 @@ receipt fails.`,
 				}
 			}
 			if a.json {
-				a.printJSON(map[string]any{"verified": ok, "failed": failed, "unchecked": unchecked, "results": checks})
+				if err := a.printJSON(map[string]any{"verified": ok, "failed": failed, "unchecked": unchecked, "results": checks}); err != nil {
+					return err
+				}
 			} else {
 				st := a.io.ErrStyles()
 				for _, c := range checks {
@@ -518,18 +503,6 @@ receipt fails.`,
 	cmd.AddCommand(list, show, verify)
 	addReceiptBundleCommands(a, cmd, verify)
 	return cmd
-}
-
-// receiptIDError maps an archive lookup failure to its exit code: an
-// unknown id is not found (5), an ambiguous or short one a usage error (2).
-func receiptIDError(err error) error {
-	switch {
-	case errors.Is(err, receipts.ErrNotFound):
-		return &codedError{code: exitNotFound, reason: "NOT_FOUND", err: err}
-	case errors.Is(err, receipts.ErrBadID):
-		return usageError{err}
-	}
-	return err
 }
 
 func actionNames(actions []json.RawMessage) string {

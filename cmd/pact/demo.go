@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,15 +33,27 @@ a built-in script unless --browser asks for your real browser.`,
 	}
 	cmd.Flags().BoolVar(&realBrowser, "browser", false, "open the login links in your browser instead of the built-in scripted User")
 	var addr string
+	var siteAddrs []string
 	var interval time.Duration
 	var allow []string
 	var rogue bool
 	serve := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
 		Short: "Run only the demo Provider, for trying pact chat against it by hand",
-		Args:  exactArgs(0, "demo serve takes no arguments"),
+		Long: `Run the demo Provider and its Brand sites on loopback until Ctrl+C.
+
+The addresses are fixed, so that the brand URLs stay the same from one start
+to the next (stored conversations and grants keep working): the Provider on
+--addr (default ` + demoDefaultAddr + `) and the Brand sites on the ports that follow
+it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
+--addr 127.0.0.1:0 takes free ports instead, new on every start.`,
+		Args: exactArgs(0, "demo serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := demoprovider.Config{Addr: addr, HTTPClient: a.httpClient(), PollInterval: interval, RogueCard: rogue}
+			sites, err := demoSiteAddrs(addr, siteAddrs)
+			if err != nil {
+				return err
+			}
+			cfg := demoprovider.Config{Addr: addr, SiteAddrs: sites, HTTPClient: a.httpClient(), PollInterval: interval, RogueCard: rogue}
 			if len(allow) > 0 {
 				cfg.Policy = demoprovider.AllowList
 				for _, entry := range allow {
@@ -53,6 +68,10 @@ a built-in script unless --browser asks for your real browser.`,
 				}
 			}
 			srv, err := demoprovider.Start(cmd.Context(), cfg)
+			var le *demoprovider.ListenError
+			if errors.As(err, &le) {
+				return fmt.Errorf("%s cannot listen on %s: %w (another `pact demo serve`? use --addr HOST:PORT, or --site-addr for the Brand sites)", le.What, le.Addr, le.Err)
+			}
 			if err != nil {
 				return fmt.Errorf("starting the demo Provider: %w", err)
 			}
@@ -73,7 +92,9 @@ a built-in script unless --browser asks for your real browser.`,
 				for _, b := range brands {
 					out.Brands = append(out.Brands, brandJSON{b.Name, b.SiteURL, b.CardURL, b.InterfaceURL})
 				}
-				a.printJSON(out)
+				if err := a.printJSON(out); err != nil {
+					return err
+				}
 			} else {
 				st := a.io.ErrStyles()
 				a.io.Eprintf("%s demo Provider running at %s\n", st.Success.Render("✓"), st.Bold.Render(srv.URL()))
@@ -95,10 +116,45 @@ a built-in script unless --browser asks for your real browser.`,
 			return nil
 		},
 	}
-	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "Provider listen address (brand sites take free loopback ports)")
+	serve.Flags().StringVar(&addr, "addr", demoDefaultAddr, "Provider listen address; the Brand sites take the next ports (port 0: free ports)")
+	serve.Flags().StringArrayVar(&siteAddrs, "site-addr", nil, "a Brand site's listen address, one per Brand in order (default: the ports after --addr)")
 	serve.Flags().DurationVar(&interval, "poll-interval", 0, "device-flow polling interval the Provider asks for (default 5s)")
 	serve.Flags().BoolVar(&rogue, "rogue-card", false, "after the first look, serve each Brand's card signed by another key (to see pact's pin warning)")
 	serve.Flags().StringArrayVar(&allow, "allow", nil, "accept only these personal agents: ISSUER[=JWKS_URI] (repeatable; default: any issuer that serves OIDC discovery)")
 	cmd.AddCommand(serve)
 	return cmd
+}
+
+// demoDefaultAddr is where `pact demo serve` listens by default: a fixed
+// loopback port, so the demo Brands keep their URLs across restarts.
+const demoDefaultAddr = "127.0.0.1:8790"
+
+// demoSiteAddrs returns the Brand sites' listen addresses: those given
+// with --site-addr (at most one per Brand), else the ports following the
+// Provider's (port 0 stays 0: free ports).
+func demoSiteAddrs(addr string, given []string) ([]string, error) {
+	n := demoprovider.BrandCount()
+	if len(given) > n {
+		return nil, usageError{fmt.Errorf("--site-addr: the demo has %d Brands, got %d addresses", n, len(given))}
+	}
+	if len(given) > 0 {
+		return given, nil
+	}
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--addr %q: %v (use HOST:PORT, e.g. %s)", addr, err, demoDefaultAddr)}
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port+n > 65535 {
+		return nil, usageError{fmt.Errorf("--addr %q: bad port (use HOST:PORT, e.g. %s)", addr, demoDefaultAddr)}
+	}
+	out := make([]string, n)
+	for i := range out {
+		p := 0
+		if port != 0 {
+			p = port + 1 + i
+		}
+		out[i] = net.JoinHostPort(host, strconv.Itoa(p))
+	}
+	return out, nil
 }

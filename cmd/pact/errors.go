@@ -10,112 +10,172 @@ import (
 	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/secrets"
 )
 
-// Exit codes of the CLI contract.
+// Exit codes of the CLI contract (README "Exit codes").
 const (
 	exitOK       = 0
 	exitFailure  = 1
 	exitUsage    = 2
 	exitAuth     = 3 // 401 on the PA JWT or the delegation token
 	exitConsent  = 4 // step-up pending, access_denied, expired_token
-	exitNotFound = 5 // no card, unknown Brand, TASK_NOT_FOUND
+	exitNotFound = 5 // no card, unknown Brand, TASK_NOT_FOUND, unknown kid…
 	exitReceipts = 6 // receipts verify: a receipt failed
 	// exitCancelled is the shell's code for a command ended by Ctrl+C
 	// (128 + SIGINT).
 	exitCancelled = 130
 )
 
-// codedError carries an explicit exit code and --json reason.
-type codedError struct {
-	code   int
-	reason string
-	err    error
+// exitTable maps every error kind to its exit code and --json reason: the
+// first row whose matcher accepts the error wins. A new error kind is ONE
+// row here (is(pkg.ErrX) for a sentinel, as(&pkg.XError{}) for a type);
+// TestExitTable checks every row with its example, so a row shadowed by an
+// earlier one fails the test.
+//
+// reason "" takes the reason the error itself carries (the A2A §6 reason,
+// the OAuth error code); status is the HTTP status reported under --json
+// when the error does not carry one.
+var exitTable = []exitRule{
+	{is(context.Canceled), exitCancelled, "CANCELLED", 0},
+	{as(jqError{}), exitFailure, "JQ_ERROR", 0},
+	// Usage: bad flags, arguments, expressions (2).
+	{is(profile.ErrKeyringConflict), exitUsage, "KEYRING_CONFLICT", 0}, // before usageError, which may wrap it
+	{as(usageError{}), exitUsage, "USAGE", 0},
+	{is(discovery.ErrBadArgument), exitUsage, "USAGE", 0},
+	{is(profile.ErrInvalidInput), exitUsage, "USAGE", 0},
+	{is(receipts.ErrBadID), exitUsage, "USAGE", 0},
+	{is(conversation.ErrAmbiguousContext), exitUsage, "USAGE", 0},
+	{is(deviceflow.ErrInvalidScope), exitUsage, "INVALID_SCOPE", 0},
+	{is(deviceflow.ErrScopeNotOnCard), exitUsage, "INVALID_SCOPE", 0},
+	// Authentication refused (3).
+	{a2aReason(a2aclient.ReasonUnauthenticated), exitAuth, "", 0},
+	{a2aReason(a2aclient.ReasonInvalidToken), exitAuth, "", 0},
+	{is(deviceflow.ErrUnauthorized), exitAuth, "UNAUTHENTICATED", 401},
+	{is(delegation.ErrLoginRequired), exitAuth, "LOGIN_REQUIRED", 0}, // status: the refusing response's
+	// Consent needed or refused (4).
+	{is(deviceflow.ErrAccessDenied), exitConsent, "ACCESS_DENIED", 0},
+	{is(deviceflow.ErrExpiredToken), exitConsent, "EXPIRED_TOKEN", 0},
+	{as(&stepUpPending{}), exitConsent, "AUTH_REQUIRED", 0},
+	// Not found (5).
+	{a2aReason(a2aclient.ReasonNotFound), exitNotFound, "", 0},
+	{a2aReason(a2aclient.ReasonTaskNotFound), exitNotFound, "", 0},
+	{is(discovery.ErrNotFound), exitNotFound, "NOT_FOUND", 404},
+	{is(httpx.ErrNoSuchHost), exitNotFound, "NO_SUCH_HOST", 0},
+	{is(receipts.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
+	{is(conversation.ErrNoConversation), exitNotFound, "NOT_FOUND", 0},
+	{is(profile.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
+	{is(delegation.ErrNoGrant), exitNotFound, "NO_GRANT", 0},
+	// A receipt failed verification (6).
+	{is(receipts.ErrNotVerified), exitReceipts, "NOT_VERIFIED", 0},
+	// Everything else (1).
+	{as(&a2aclient.Error{Reason: a2aclient.ReasonInternal}), exitFailure, "", 0},
+	{is(discovery.ErrInvalidCard), exitFailure, "INVALID_CARD", 0},
+	{is(discovery.ErrCardChanged), exitFailure, "CARD_CHANGED", 0},
+	{is(profile.ErrUntrustedEndpoint), exitFailure, "UNTRUSTED_ENDPOINT", 0},
+	{is(profile.ErrActiveKey), exitFailure, "ACTIVE_KEY", 0},
+	{is(errKeyNotLive), exitFailure, "KEY_NOT_LIVE", 0},
+	{is(profile.ErrNotInitialised), exitFailure, "NOT_INITIALISED", 0},
+	{is(conversation.ErrNotRegistered), exitFailure, "NOT_REGISTERED", 0},
+	{is(conversation.ErrNoDelegation), exitFailure, "NO_DELEGATION", 0},
+	{is(secrets.ErrUnavailable), exitFailure, "KEYRING_UNAVAILABLE", 0},
+	{as(&deviceflow.OAuthError{Code: "slow_down"}), exitFailure, "", 0},
+	{as(&httpx.RedirectError{}), exitFailure, "REDIRECT", 0},
+	{as(&httpx.NetError{}), exitFailure, "NETWORK", 0},
+	{as(&httpx.ErrBodyTooLarge{}), exitFailure, "TOO_LARGE", 0},
+	{is(httpx.ErrInsecureURL), exitFailure, "INSECURE_URL", 0},
 }
 
-func (e *codedError) Error() string { return e.err.Error() }
-func (e *codedError) Unwrap() error { return e.err }
+// exitRule is one row of exitTable.
+type exitRule struct {
+	when   matcher
+	code   int
+	reason string // "" = carried by the error (see carriedReason)
+	status int    // HTTP status when the error carries none
+}
 
-// silentError has already been reported (e.g. a --json document on stdout).
-type silentError struct{ code int }
+// matcher recognises one error kind; example is an error of that kind, for
+// TestExitTable.
+type matcher struct {
+	match   func(error) bool
+	example error
+}
 
-func (silentError) Error() string { return "" }
+// is matches errors that are (or wrap) the sentinel target.
+func is(target error) matcher {
+	return matcher{func(err error) bool { return errors.Is(err, target) }, target}
+}
 
-// classify maps an error to its exit code, --json reason and HTTP status.
-func classify(err error) (code int, reason string, status int) {
-	var ce *codedError
-	if errors.As(err, &ce) {
-		return ce.code, ce.reason, 0
-	}
-	if errors.Is(err, context.Canceled) {
-		return exitCancelled, "CANCELLED", 0
+// as matches errors of example's type (anywhere in the chain).
+func as[T error](example T) matcher {
+	return matcher{func(err error) bool { var t T; return errors.As(err, &t) }, example}
+}
+
+// a2aReason matches an *a2aclient.Error with the given reason.
+func a2aReason(reason string) matcher {
+	return matcher{func(err error) bool {
+		var ae *a2aclient.Error
+		return errors.As(err, &ae) && ae.Reason == reason
+	}, &a2aclient.Error{Reason: reason}}
+}
+
+// carriedReason is the reason and HTTP status an error carries itself.
+func carriedReason(err error) (string, int) {
+	var lr *delegation.LoginRequiredError
+	if errors.As(err, &lr) {
+		return "LOGIN_REQUIRED", lr.HTTPStatus
 	}
 	var ae *a2aclient.Error
 	if errors.As(err, &ae) {
-		code = exitFailure
-		switch ae.Reason {
-		case a2aclient.ReasonUnauthenticated, a2aclient.ReasonInvalidToken:
-			code = exitAuth
-		case a2aclient.ReasonNotFound, a2aclient.ReasonTaskNotFound:
-			code = exitNotFound
+		return ae.Reason, ae.HTTPStatus
+	}
+	var oe *deviceflow.OAuthError
+	if errors.As(err, &oe) {
+		return strings.ToUpper(oe.Code), 0
+	}
+	return "ERROR", 0
+}
+
+// classify maps an error to its exit code, --json reason and HTTP status
+// through exitTable; an error no row knows is a failure (1, "ERROR").
+func classify(err error) (code int, reason string, status int) {
+	for _, r := range exitTable {
+		if !r.when.match(err) {
+			continue
 		}
-		return code, ae.Reason, ae.HTTPStatus
-	}
-	var ue usageError
-	switch {
-	case errors.Is(err, profile.ErrKeyringConflict):
-		return exitUsage, "KEYRING_CONFLICT", 0
-	case errors.As(err, &ue), errors.Is(err, discovery.ErrBadArgument), errors.Is(err, profile.ErrInvalidInput):
-		return exitUsage, "USAGE", 0
-	case errors.Is(err, discovery.ErrNotFound):
-		return exitNotFound, "NOT_FOUND", 404
-	case errors.Is(err, profile.ErrUntrustedEndpoint):
-		return exitFailure, "UNTRUSTED_ENDPOINT", 0
-	case errors.Is(err, discovery.ErrInvalidCard):
-		return exitFailure, "INVALID_CARD", 0
-	case errors.Is(err, discovery.ErrCardChanged):
-		return exitFailure, "CARD_CHANGED", 0
-	case errors.Is(err, profile.ErrNotInitialised):
-		return exitFailure, "NOT_INITIALISED", 0
-	case errors.Is(err, conversation.ErrNotRegistered):
-		return exitFailure, "NOT_REGISTERED", 0
-	case errors.Is(err, secrets.ErrUnavailable):
-		return exitFailure, "KEYRING_UNAVAILABLE", 0
-	}
-	var lr *delegation.LoginRequiredError
-	if errors.As(err, &lr) {
-		return exitAuth, "LOGIN_REQUIRED", lr.HTTPStatus
-	}
-	var closed *conversation.ClosedError
-	if errors.As(err, &closed) {
-		return exitFailure, a2aclient.ReasonUnsupportedOperation, 400
-	}
-	if code, reason, ok := classifyDelegation(err); ok {
-		return code, reason, 0
-	}
-	var (
-		re *httpx.RedirectError
-		ne *httpx.NetError
-		tl *httpx.ErrBodyTooLarge
-	)
-	switch {
-	case errors.As(err, &re):
-		return exitFailure, "REDIRECT", 0
-	case errors.Is(err, httpx.ErrNoSuchHost):
-		return exitNotFound, "NO_SUCH_HOST", 0
-	case errors.As(err, &ne):
-		return exitFailure, "NETWORK", 0
-	case errors.As(err, &tl):
-		return exitFailure, "TOO_LARGE", 0
-	case errors.Is(err, httpx.ErrInsecureURL):
-		return exitFailure, "INSECURE_URL", 0
+		carried, carriedStatus := carriedReason(err)
+		reason, status = r.reason, r.status
+		if reason == "" {
+			reason = carried
+		}
+		if carriedStatus != 0 {
+			status = carriedStatus
+		}
+		return r.code, reason, status
 	}
 	return exitFailure, "ERROR", 0
 }
+
+// explained shows msg to the User while classifying as err (a sentinel of
+// exitTable): a command's own wording for a table kind.
+type explained struct {
+	msg string
+	err error
+}
+
+func (e explained) Error() string { return e.msg }
+func (e explained) Unwrap() error { return e.err }
+
+// silentError has already been reported (e.g. a --json document on stdout)
+// and only carries the exit code.
+type silentError struct{ code int }
+
+func (silentError) Error() string { return "" }
 
 // report prints err (as JSON on stdout under --json, else on stderr) and
 // returns the exit code.
@@ -134,9 +194,11 @@ func (a *app) report(err error) int {
 		// Under --jq the envelope goes through the expression too, so
 		// `--jq '.error.reason // .contextId'` reads both outcomes.
 		var filtered bytes.Buffer
-		if a.jq == nil || a.writeJQ(&filtered, body, a.io.IsStdoutTTY()) != nil {
+		if a.jq == nil || a.writeJQ(&filtered, body, a.io.IsStdoutTTY() && !a.jsonLines) != nil {
 			enc := json.NewEncoder(a.io.Out)
-			enc.SetIndent("", "  ")
+			if !a.jsonLines {
+				enc.SetIndent("", "  ")
+			}
 			enc.Encode(body)
 		} else if strings.TrimSpace(filtered.String()) != "null" {
 			// An expression written for the success shape yields null

@@ -62,9 +62,11 @@ func TestDocsCoverEveryCommand(t *testing.T) {
 func TestSyncDirKeepsDatesAndRemovesStalePages(t *testing.T) {
 	dir := t.TempDir()
 	old := []byte(".TH \"PACT\" \"1\" \"Jan 2020\" \"pact\" \"pact manual\" \"\"\nbody\n")
-	os.WriteFile(filepath.Join(dir, "pact-x.1"), old, 0o644)
-	os.WriteFile(filepath.Join(dir, "pact-gone.1"), old, 0o644)
-	os.WriteFile(filepath.Join(dir, "notes.txt"), old, 0o644)
+	for _, name := range []string{"pact-x.1", "pact-gone.1", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	newer := []byte(".TH \"PACT\" \"1\" \"Mar 2026\" \"pact\" \"pact manual\" \"\"\nbody\n")
 	if err := syncDir(dir, map[string][]byte{"pact-x.1": newer}); err != nil {
 		t.Fatal(err)

@@ -73,7 +73,10 @@ Keys are read again on every request, so a rotation is served at once.`,
 			srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 			base := "http://" + ln.Addr().String()
 			if a.json {
-				a.printJSON(map[string]string{"url": base, "jwks": base + "/.well-known/jwks.json", "openid_configuration": base + "/.well-known/openid-configuration", "issuer": c.Issuer, "jwks_uri": c.JWKSURI})
+				if err := a.printJSON(map[string]string{"url": base, "jwks": base + "/.well-known/jwks.json", "openid_configuration": base + "/.well-known/openid-configuration", "issuer": c.Issuer, "jwks_uri": c.JWKSURI}); err != nil {
+					ln.Close()
+					return err
+				}
 			} else {
 				st := a.io.ErrStyles()
 				a.io.Eprintf("%s serving the JWKS of profile %q\n  %s/.well-known/jwks.json\n  %s/.well-known/openid-configuration\n",

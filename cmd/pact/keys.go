@@ -12,6 +12,10 @@ import (
 	"github.com/pact-cli/pact/publish"
 )
 
+// errKeyNotLive: `pact key activate` refused a key the live jwks_uri does
+// not serve (exit 1, KEY_NOT_LIVE).
+var errKeyNotLive = errors.New("the key is not live at the jwks_uri")
+
 // liveTimeout bounds the look at the live JWKS in `pact key list`.
 const liveTimeout = 3 * time.Second
 
@@ -134,6 +138,7 @@ a Provider that cannot find the kid refuses every request. --force skips
 that check. The previous key stays published until ` + "`pact key retire`" + `.`,
 		Args:              exactArgs(1, "key activate needs the kid to activate (see `pact key list`)"),
 		ValidArgsFunction: a.completeKIDs,
+		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, c, err := a.loadProfile()
 			if err != nil {
@@ -142,18 +147,18 @@ that check. The previous key stays published until ` + "`pact key retire`" + `.`
 			kid := args[0]
 			k := c.Key(kid)
 			if k == nil {
-				return usageError{fmt.Errorf("no key %q in profile %q (see `%s`)", kid, p.Name, profile.Command(p.Name, "key list"))}
+				return explained{fmt.Sprintf("no key %q in profile %q (see `%s`)", kid, p.Name, profile.Command(p.Name, "key list")), profile.ErrNotFound}
 			}
 			if !force && !k.Active {
 				sp := a.spinner("Checking " + c.JWKSURI)
 				live := publish.FetchJWKS(cmd.Context(), a.httpClient(), c)
 				sp.Stop()
 				if err := live.Has(*k); err != nil {
-					return &codedError{code: exitFailure, reason: "KEY_NOT_LIVE", err: fmt.Errorf(
+					return explained{fmt.Sprintf(
 						"not activating %s: %v.\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
 							"or keep `%s` running; then run `%s` again (or add --force)",
 						kid, err, profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
-						profile.Command(p.Name, "key activate -- "+kid))}
+						profile.Command(p.Name, "key activate -- "+kid)), errKeyNotLive}
 				}
 			}
 			info, err := p.Activate(kid)
@@ -174,15 +179,13 @@ that check. The previous key stays published until ` + "`pact key retire`" + `.`
 		Short:             "Stop publishing a key and delete its private half (never the active key)",
 		Args:              exactArgs(1, "key retire needs the kid to retire (see `pact key list`)"),
 		ValidArgsFunction: a.completeKIDs,
+		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := a.prof()
 			if err != nil {
 				return err
 			}
 			if err := p.Retire(args[0]); err != nil {
-				if errors.Is(err, profile.ErrActiveKey) {
-					return &codedError{code: exitFailure, reason: "ACTIVE_KEY", err: err}
-				}
 				return err
 			}
 			if a.json {

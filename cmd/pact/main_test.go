@@ -117,11 +117,16 @@ func cmdRevokeGrant(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// pact-exit CODE ARGS... runs pact and checks its exit code; stdout and
-// stderr are kept for the following stdout/stderr assertions.
+// pact-exit [-stdin FILE] CODE ARGS... runs pact (its stdin read from
+// FILE) and checks its exit code; stdout and stderr are kept for the
+// following stdout/stderr assertions.
 func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
+	var stdin string
+	if len(args) >= 2 && args[0] == "-stdin" {
+		stdin, args = ts.ReadFile(args[1]), args[2:]
+	}
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: pact-exit CODE [ARGS...]")
+		ts.Fatalf("usage: pact-exit [-stdin FILE] CODE [ARGS...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	if err != nil {
@@ -138,6 +143,9 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Path = os.Args[0]
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	err = cmd.Run()
 	got := 0
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -19,17 +19,28 @@ func (a *app) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// printJSONLine writes v as one line of JSON (the JSON lines of chat
-// --json); with --jq, the expression's results, one per line.
-func (a *app) printJSONLine(v any) {
+// printJSONLine writes v as one line of JSON (the JSON Lines of chat and
+// demo --json); with --jq, the expression's results, one per line. A
+// failing expression is reported on stderr at once and returned; the first
+// such failure is also kept in a.lineErr, so that the command exits 1 even
+// when its caller carries on with the next line (see run).
+func (a *app) printJSONLine(v any) error {
 	if a.jq != nil {
 		if err := a.writeJQ(a.io.Out, v, false); err != nil {
 			a.io.Eprintf("error: %v\n", err)
+			if a.lineErr == nil {
+				a.lineErr = err
+			}
+			return err
 		}
-		return
+		return nil
 	}
-	b, _ := marshalCompact(v)
+	b, err := marshalCompact(v)
+	if err != nil {
+		return err
+	}
 	a.io.Printf("%s\n", b)
+	return nil
 }
 
 func marshalCompact(v any) ([]byte, error) {

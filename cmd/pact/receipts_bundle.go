@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/receipts"
+	"github.com/pact-cli/pact/store"
 )
 
 // addReceiptBundleCommands adds receipt bundles (a file a third party can
@@ -90,11 +90,11 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				}
 				e, err := get(id)
 				if err != nil {
-					return receiptIDError(err)
+					return err
 				}
 				rec, err := receipts.BundleRecordFromEntry(e)
 				if err != nil {
-					return &codedError{code: exitReceipts, reason: "NOT_VERIFIED", err: err}
+					return err
 				}
 				recs = append(recs, rec)
 			}
@@ -129,7 +129,7 @@ func writeBundle(path string, stdout io.Writer, recs []receipts.BundleRecord) er
 		}
 		return nil
 	}
-	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600))
+	f, err := store.NewPendingFile(path, 0o600)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -220,7 +220,9 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) error, flush fun
 		if put != nil {
 			key = "imported"
 		}
-		a.printJSON(map[string]any{key: ok, "failed": failed, "results": results})
+		if err := a.printJSON(map[string]any{key: ok, "failed": failed, "results": results}); err != nil {
+			return err
+		}
 	} else if put != nil {
 		a.io.Eprintf("%d imported, %d refused\n", ok, failed)
 	} else {

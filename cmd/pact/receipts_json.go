@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/pact-cli/pact/receipts"
 )
 
-// appendItemJSON appends it exactly as printJSON shows an element of a
-// top-level array (encoding/json, indent "  ", no HTML escaping), without
+// appendItemJSON appends it (a receipts.Item with the Brand's card URL and
+// name) exactly as printJSON shows an element of a top-level array
+// (encoding/json, indent "  ", no HTML escaping), without
 // the reflection and re-indenting of the whole object that dominate a
 // 100,000-receipt listing. TestAppendItemJSON_SameAsEncodingJSON holds it
 // to encoding/json's bytes.
-func appendItemJSON(b []byte, it *receipts.Item) []byte {
+func appendItemJSON(b []byte, it *receiptItemJSON) []byte {
 	b = append(b, "{\n    \"id\": "...)
 	b = appendJSONString(b, it.ID)
 	b = append(b, ",\n    \"brand\": "...)
@@ -56,6 +55,10 @@ func appendItemJSON(b []byte, it *receipts.Item) []byte {
 	} else {
 		b = appendStrings(b, it.Problems)
 	}
+	b = append(b, ",\n    \"cardUrl\": "...)
+	b = appendJSONString(b, it.CardURL)
+	b = append(b, ",\n    \"brandName\": "...)
+	b = appendJSONString(b, it.BrandName)
 	return append(b, "\n  }"...)
 }
 

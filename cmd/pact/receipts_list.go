@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/receipts"
 )
@@ -56,7 +57,13 @@ const damagedPrefix = "damaged archive row"
 // written one item at a time (the archive is read row by row, so memory
 // does not grow with it), else a table. A damaged row is listed with its
 // problems; the command then warns and exits 1 after the whole listing.
-func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo receipts.ListOptions, brandArg string) error {
+func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo receipts.ListOptions, brandArg string) error {
+	arch := opts.Receipts
+	ix := a.brandIndex(opts)
+	withBrand := func(it receipts.Item) receiptItemJSON {
+		ref, _ := ix.lookup(it.Brand)
+		return receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name}
+	}
 	if brandArg != "" {
 		// A domain names its card URL; receipts are found under the card
 		// URL, the interface URL or the brand claim.
@@ -81,8 +88,8 @@ func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo recei
 	var err error
 	switch {
 	case a.json && a.jq != nil:
-		items := []receipts.Item{}
-		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error { note(it); items = append(items, it); return nil })
+		items := []receiptItemJSON{}
+		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error { note(it); items = append(items, withBrand(it)); return nil })
 		if err == nil {
 			err = a.printJSON(items)
 		}
@@ -98,7 +105,8 @@ func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo recei
 				buf = append(buf[:0], ",\n  "...)
 			}
 			n++
-			buf = appendItemJSON(buf, &it)
+			ri := withBrand(it)
+			buf = appendItemJSON(buf, &ri)
 			_, err := w.Write(buf)
 			return err
 		})
@@ -118,7 +126,8 @@ func (a *app) listReceipts(ctx context.Context, arch *receipts.Archive, lo recei
 			if !it.Verified {
 				v = "NO"
 			}
-			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), it.Brand, strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
+			ri := withBrand(it)
+			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), brandLabel(ri.BrandName, ri.CardURL, it.Brand), strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
 			return nil
 		})
 		if err != nil {

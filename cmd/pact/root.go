@@ -30,7 +30,11 @@ type app struct {
 	noBrows bool
 	jqExpr  string
 	jq      *gojq.Code // compiled --jq, nil without it
-	set     settings   // resolved from the environment and config file
+	lineErr error      // first --jq failure on a JSON line (printJSONLine)
+	// jsonLines: the command prints JSON Lines, so an error envelope is one
+	// line too.
+	jsonLines bool
+	set       settings // resolved from the environment and config file
 	// keyringFlag is `pact init --keyring` ("" = not given).
 	keyringFlag string
 
@@ -169,13 +173,22 @@ Start with:  pact demo`,
 func run(args []string, streams *iostreams.IO) int {
 	a := &app{io: streams}
 	root := newRootCmd(a)
-	root.SetArgs(args)
+	if err := checkCommandPath(root, args); err != nil {
+		a.json = wantsJSON(args) // flags are not parsed yet
+		return a.report(err)
+	}
+	root.SetArgs(protectDashArgs(root, args))
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := root.ExecuteContext(ctx)
+	if err == nil && a.lineErr != nil {
+		// Already shown on stderr by printJSONLine: only the exit code.
+		code, _, _ := classify(a.lineErr)
+		return code
+	}
 	if err == nil {
 		return 0
 	}

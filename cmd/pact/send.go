@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/receipts"
 )
 
 type sessionFlags struct {
@@ -120,10 +121,10 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 	}
 	st := a.io.ErrStyles()
 	if res.Receipt.Verified {
-		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), res.Receipt.ID)
+		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), receipts.ShortID(res.Receipt.ID))
 		return
 	}
-	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), res.Receipt.ID, safe(strings.Join(res.Receipt.Problems, "; ")))
+	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(strings.Join(res.Receipt.Problems, "; ")))
 }
 
 func newSendCmd(a *app) *cobra.Command {
@@ -167,7 +168,9 @@ With --json, stdout holds one object:
 			var pending *stepUpPending
 			if errors.As(err, &pending) {
 				if a.json {
-					a.printJSON(pending.res)
+					if err := a.printJSON(pending.res); err != nil {
+						return err
+					}
 				} else {
 					a.io.Printf("%s\n", safe(pending.res.Text()))
 					a.io.Eprintf("%s\n", safe(pending.Error()))

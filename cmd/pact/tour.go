@@ -7,10 +7,16 @@ import (
 	"github.com/pact-cli/pact/tour"
 )
 
+// runTour plays `pact demo`; under --json each step is one JSON line
+// (docs/json.md, shape demo-step) instead of the human tour.
 func (a *app) runTour(ctx context.Context, realBrowser bool) error {
 	o := tour.Options{IO: a.io, HTTP: a.httpClient()}
 	if realBrowser {
 		o.Open = func(url string) error { return opener.Open(url, a.io.ErrOut) }
+	}
+	if a.json {
+		a.jsonLines = true
+		o.Emit = func(s tour.Step) error { return a.printJSONLine(s) }
 	}
 	return tour.Run(ctx, o)
 }

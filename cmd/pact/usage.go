@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// checkCommandPath returns a usage error (exit 2) when args name a command
+// that does not exist: an unknown command (`pact frob`) or an unknown
+// subcommand of a command group (`pact receipts frob`, which cobra would
+// answer with the group's help and exit 0). The message ends with the
+// `--help` to run. Flags are left to cobra.
+func checkCommandPath(root *cobra.Command, args []string) error {
+	if len(args) > 0 && strings.HasPrefix(args[0], "__") {
+		return nil // cobra's hidden completion commands, added at Execute
+	}
+	c, rest, err := root.Find(args)
+	if err != nil {
+		// cobra: `unknown command "frob" for "pact"` plus suggestions.
+		return usageError{fmt.Errorf("%s\nRun 'pact --help' for the commands", strings.TrimRight(err.Error(), "\n"))}
+	}
+	if c.Runnable() || !c.HasSubCommands() {
+		return nil
+	}
+	pos := positionals(c, rest)
+	if len(pos) == 0 {
+		return nil // the group's help, as asked
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", pos[0], c.CommandPath())
+	if s := c.SuggestionsFor(pos[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return usageError{fmt.Errorf("%s\nRun '%s --help' for its commands", msg, c.CommandPath())}
+}
+
+// positionals returns the arguments of args that are not flags or flag
+// values of c (its own and inherited flags), without parsing anything.
+func positionals(c *cobra.Command, args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			if f := lookupFlag(c, name); f != nil && !hasValue && f.NoOptDefVal == "" {
+				i++ // the flag's value
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if f := lookupShort(c, a[1:]); f != nil && len(a) == 2 && f.NoOptDefVal == "" {
+				i++
+			}
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func lookupFlag(c *cobra.Command, name string) *pflag.Flag {
+	if f := c.Flags().Lookup(name); f != nil {
+		return f
+	}
+	return c.InheritedFlags().Lookup(name)
+}
+
+func lookupShort(c *cobra.Command, short string) *pflag.Flag {
+	if len(short) != 1 {
+		return nil
+	}
+	if f := c.Flags().ShorthandLookup(short); f != nil {
+		return f
+	}
+	return c.InheritedFlags().ShorthandLookup(short)
+}
+
+// dashArgsAnnotation marks a command whose positional arguments may begin
+// with "-" (key ids are random base64url: about one in 64 does).
+const dashArgsAnnotation = "pact/dash-args"
+
+// protectDashArgs lets commands annotated with dashArgsAnnotation take an
+// argument beginning with "-" without `--`: such an argument that is no
+// flag of the command (long or short, with or without =value) is moved
+// after a `--` so that flag parsing leaves it alone. Arguments already
+// after a `--` are kept as they are. Other commands' args are returned
+// unchanged.
+func protectDashArgs(root *cobra.Command, args []string) []string {
+	c, _, err := root.Find(args)
+	if err != nil || c.Annotations[dashArgsAnnotation] == "" {
+		return args
+	}
+	c.InitDefaultHelpFlag() // so that -h and --help stay flags
+	var keep, moved, tail []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			tail = args[i+1:]
+			break
+		}
+		if isForeignDashArg(c, a) {
+			moved = append(moved, a)
+			continue
+		}
+		keep = append(keep, a)
+	}
+	if len(moved) == 0 {
+		return args
+	}
+	out := append(keep, "--")
+	out = append(out, moved...)
+	return append(out, tail...)
+}
+
+// isForeignDashArg reports whether a begins with "-" but names no flag of c.
+func isForeignDashArg(c *cobra.Command, a string) bool {
+	if !strings.HasPrefix(a, "-") || a == "-" {
+		return false
+	}
+	if strings.HasPrefix(a, "--") {
+		name, _, _ := strings.Cut(a[2:], "=")
+		return lookupFlag(c, name) == nil
+	}
+	body, _, _ := strings.Cut(a[1:], "=")
+	// A run of known shorthands (-h, or -xy for bool shorthands) is flags.
+	for _, r := range body {
+		if lookupShort(c, string(r)) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// wantsJSON reports whether args ask for --json (or --jq, which implies
+// it), for errors found before flags are parsed.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" || a == "--jq" || strings.HasPrefix(a, "--jq=") {
+			return true
+		}
+	}
+	return false
+}
