@@ -376,9 +376,16 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	for _, r := range st.receipts {
-		if err := putReceipt(ctx, tx, r); err != nil {
+	if len(st.receipts) > 0 {
+		w, err := newReceiptWriter(ctx, tx)
+		if err != nil {
 			return err
+		}
+		defer w.close()
+		for _, r := range st.receipts {
+			if err := w.put(ctx, r); err != nil {
+				return err
+			}
 		}
 	}
 	for _, p := range st.pins {

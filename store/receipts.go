@@ -40,15 +40,27 @@ type Receipt struct {
 // except that a verified row is never replaced by a rejected one (a
 // receipt verified once stays verified; `receipts verify` re-checks it).
 func (db *DB) PutReceipt(ctx context.Context, r Receipt) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return putReceipt(ctx, tx, r) })
+	return db.PutReceipts(ctx, []Receipt{r})
 }
 
 // PutReceipts archives several receipts in one transaction (PutReceipt's
-// rules for each).
+// rules for each), its statements prepared once.
 func (db *DB) PutReceipts(ctx context.Context, rs []Receipt) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
+		if len(rs) > 100 {
+			// A bulk import touches index pages all over the archive: a
+			// larger page cache (32 MiB, this connection) saves rereading them.
+			if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -32768"); err != nil {
+				return err
+			}
+		}
+		w, err := newReceiptWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.close()
 		for _, r := range rs {
-			if err := putReceipt(ctx, tx, r); err != nil {
+			if err := w.put(ctx, r); err != nil {
 				return err
 			}
 		}
@@ -63,7 +75,51 @@ func jsonOr(b []byte, def string) string {
 	return string(b)
 }
 
-func putReceipt(ctx context.Context, tx *sql.Tx, r Receipt) error {
+// receiptWriter holds the statements that archive receipts in one
+// transaction.
+type receiptWriter struct {
+	upsert, delBrands, delScopes, addBrand, addScope *sql.Stmt
+}
+
+func newReceiptWriter(ctx context.Context, tx *sql.Tx) (*receiptWriter, error) {
+	w := &receiptWriter{}
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{
+		{&w.upsert, `INSERT INTO receipts (id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
+			brand, grant_id, user, scopes_used, actions, ts, ts_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET jws = excluded.jws, claims = excluded.claims, jwk = excluded.jwk,
+			jwk_thumbprint = excluded.jwk_thumbprint, expect = excluded.expect, verified = excluded.verified,
+			problems = excluded.problems, verified_at = excluded.verified_at, brand = excluded.brand,
+			grant_id = excluded.grant_id, user = excluded.user, scopes_used = excluded.scopes_used,
+			actions = excluded.actions, ts = excluded.ts, ts_ns = excluded.ts_ns
+		WHERE excluded.verified OR NOT receipts.verified`},
+		{&w.delBrands, `DELETE FROM receipt_brands WHERE receipt_id = ?`},
+		{&w.delScopes, `DELETE FROM receipt_scopes WHERE receipt_id = ?`},
+		{&w.addBrand, `INSERT OR IGNORE INTO receipt_brands (brand, receipt_id) VALUES (?, ?)`},
+		{&w.addScope, `INSERT OR IGNORE INTO receipt_scopes (scope, receipt_id) VALUES (?, ?)`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*p.st = st
+	}
+	return w, nil
+}
+
+func (w *receiptWriter) close() {
+	for _, st := range []*sql.Stmt{w.upsert, w.delBrands, w.delScopes, w.addBrand, w.addScope} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (w *receiptWriter) put(ctx context.Context, r Receipt) error {
 	problems, _ := json.Marshal(r.Problems)
 	if r.Problems == nil {
 		problems = []byte("[]")
@@ -72,15 +128,7 @@ func putReceipt(ctx context.Context, tx *sql.Tx, r Receipt) error {
 	if t, err := time.Parse(time.RFC3339, r.TS); err == nil {
 		tsNS = t.UnixNano()
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO receipts (id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
-			brand, grant_id, user, scopes_used, actions, ts, ts_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET jws = excluded.jws, claims = excluded.claims, jwk = excluded.jwk,
-			jwk_thumbprint = excluded.jwk_thumbprint, expect = excluded.expect, verified = excluded.verified,
-			problems = excluded.problems, verified_at = excluded.verified_at, brand = excluded.brand,
-			grant_id = excluded.grant_id, user = excluded.user, scopes_used = excluded.scopes_used,
-			actions = excluded.actions, ts = excluded.ts, ts_ns = excluded.ts_ns
-		WHERE excluded.verified OR NOT receipts.verified`,
+	res, err := w.upsert.ExecContext(ctx,
 		r.ID, r.JWS, string(r.Claims), string(r.JWK), r.JWKThumbprint, jsonOr(r.Expect, "{}"), r.Verified, string(problems),
 		fmtTime(r.VerifiedAt), r.Brand, r.GrantID, r.User, jsonOr(r.ScopesUsed, "[]"), jsonOr(r.Actions, "[]"), r.TS, tsNS)
 	if err != nil {
@@ -89,21 +137,23 @@ func putReceipt(ctx context.Context, tx *sql.Tx, r Receipt) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // a verified row was kept
 	}
-	for _, q := range []string{`DELETE FROM receipt_brands WHERE receipt_id = ?`, `DELETE FROM receipt_scopes WHERE receipt_id = ?`} {
-		if _, err := tx.ExecContext(ctx, q, r.ID); err != nil {
+	for _, st := range []*sql.Stmt{w.delBrands, w.delScopes} {
+		if _, err := st.ExecContext(ctx, r.ID); err != nil {
 			return err
 		}
 	}
+	seen := map[string]bool{}
 	for _, b := range r.Brands {
-		if b == "" {
+		if b == "" || seen[b] {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO receipt_brands (brand, receipt_id) VALUES (?, ?)`, b, r.ID); err != nil {
+		seen[b] = true
+		if _, err := w.addBrand.ExecContext(ctx, b, r.ID); err != nil {
 			return err
 		}
 	}
-	for _, s := range r.Scopes {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO receipt_scopes (scope, receipt_id) VALUES (?, ?)`, s, r.ID); err != nil {
+	for _, sc := range r.Scopes {
+		if _, err := w.addScope.ExecContext(ctx, sc, r.ID); err != nil {
 			return err
 		}
 	}
