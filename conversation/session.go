@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/store"
 )
 
 // ReceiptStatus is what happened to a reply's receipt (§5.6). ID is the
@@ -43,7 +43,11 @@ type Options struct {
 	HTTP    *http.Client      // an httpx client, for the card and OAuth
 	Client  *a2aclient.Client // for message:send
 	Profile *profile.Profile
-	Store   *Store
+	// DB is the profile's database (conversations, receipts, grants'
+	// metadata, card cache, pins); Store, Grants, Receipts and Cards keep
+	// their state in it.
+	DB    *store.DB
+	Store *Store
 	// Grants holds delegation grants (§5); nil = identity only.
 	Grants delegation.Store
 	// Keys fetches Brands' authorization-server keys (tokens, receipts).
@@ -61,21 +65,23 @@ type Options struct {
 	Clock deviceflow.Clock
 }
 
-// NewOptions wires the parts of a Session for profile p, with state under
-// p's data folder: conversations/, grants.json, receipts/.
+// NewOptions wires the parts of a Session for profile p, with its state in
+// the profile's database (store.ProfileDB: {data}/profiles/NAME/pact.db,
+// opened on first use, when the files of a release before it are imported).
 func NewOptions(p *profile.Profile, hc *http.Client) Options {
-	dir := p.Dirs.ProfileDataDir(p.Name)
+	db := store.ProfileDB(p.Dirs, p.Name)
 	keys := jwks.NewCache(hc)
 	return Options{
 		HTTP:     hc,
 		Client:   &a2aclient.Client{HTTP: hc},
 		Profile:  p,
-		Store:    NewStore(filepath.Join(dir, "conversations")),
-		Grants:   delegation.FileStore{Path: filepath.Join(dir, "grants.json")},
+		DB:       db,
+		Store:    NewStore(db),
+		Grants:   delegation.DBStore{DB: db},
 		Keys:     keys,
-		Receipts: &receipts.Archive{Dir: filepath.Join(dir, "receipts"), Keys: keys},
-		Cards:    &discovery.Cache{Dir: filepath.Join(p.Dirs.Data, "cache", "cards")},
-		Pins:     discovery.NewPins(p.Dirs),
+		Receipts: receipts.NewArchive(db, keys),
+		Cards:    &discovery.Cache{DB: db},
+		Pins:     db,
 	}
 }
 

@@ -1,11 +1,9 @@
 package conversation
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/pact-cli/pact/store"
@@ -42,172 +40,160 @@ type Summary struct {
 	Current bool `json:"current"`
 }
 
-// Record is a conversation with its messages.
+// Record is a conversation with its messages
+// (`pact conversations show --json`).
 type Record struct {
 	Summary
 	Turns []Turn `json:"turns"`
 }
 
-type index struct {
-	// Current maps a Brand's card URL to the key of the conversation that
-	// `pact send`/`chat` continue.
-	Current       map[string]string  `json:"current"`
-	Conversations map[string]Summary `json:"conversations"`
-}
-
-// Store keeps a profile's conversations under dir: index.json plus one file
-// per conversation. Every write is atomic and locked (store.Update), so two
+// Store keeps a profile's conversations in its database (store.DB): one
+// row per conversation, one per turn, so appending a turn costs the same
+// however long the conversation is. Every write is one transaction; several
 // pact processes can share a profile.
-type Store struct{ dir string }
+type Store struct{ db *store.DB }
 
-// NewStore returns the conversation store in dir
-// ({data}/profiles/NAME/conversations).
-func NewStore(dir string) *Store { return &Store{dir: dir} }
+// NewStore returns the conversation store in db (the profile's database).
+func NewStore(db *store.DB) *Store { return &Store{db: db} }
 
-// Key is the file key of a conversation: a hash of (interface URL, contextId),
-// since contextIds are opaque Provider strings.
-func Key(interfaceURL, contextID string) string {
-	h := sha256.Sum256([]byte(interfaceURL + "\x00" + contextID))
-	return hex.EncodeToString(h[:12])
+func toSummary(c store.Conversation) Summary {
+	return Summary{Brand: c.Brand, BrandName: c.BrandName, InterfaceURL: c.InterfaceURL, ContextID: c.ContextID,
+		LastMessageAt: c.LastMessageAt, State: c.State, Current: c.Current}
 }
 
-func (s *Store) indexPath() string            { return filepath.Join(s.dir, "index.json") }
-func (s *Store) recordPath(key string) string { return filepath.Join(s.dir, key+".json") }
+func toTurn(t store.Turn) Turn {
+	return Turn{MessageID: t.MessageID, Role: t.Role, Text: t.Text, At: t.At, TaskState: t.TaskState,
+		ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified}
+}
 
 // Current returns the conversation to continue with the Brand at cardURL,
 // or nil when there is none.
 func (s *Store) Current(cardURL string) (*Summary, error) {
-	var idx index
-	if _, err := store.ReadJSON(s.indexPath(), &idx); err != nil {
+	c, ok, err := s.db.CurrentConversation(context.Background(), cardURL)
+	if err != nil || !ok {
 		return nil, err
 	}
-	key, ok := idx.Current[cardURL]
-	if !ok {
-		return nil, nil
-	}
-	sum, ok := idx.Conversations[key]
-	if !ok {
-		return nil, nil
-	}
+	sum := toSummary(c)
+	sum.Current = false
 	return &sum, nil
 }
 
 // Find returns the summary of a stored context of the Brand, or nil.
 func (s *Store) Find(interfaceURL, contextID string) (*Summary, error) {
-	var idx index
-	if _, err := store.ReadJSON(s.indexPath(), &idx); err != nil {
+	c, ok, err := s.db.FindConversation(context.Background(), interfaceURL, contextID)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if sum, ok := idx.Conversations[Key(interfaceURL, contextID)]; ok {
-		return &sum, nil
-	}
-	return nil, nil
+	sum := toSummary(c)
+	sum.Current = false
+	return &sum, nil
 }
 
 // List returns every stored conversation, most recent first.
 func (s *Store) List() ([]Summary, error) {
-	var idx index
-	if _, err := store.ReadJSON(s.indexPath(), &idx); err != nil {
+	cs, err := s.db.Conversations(context.Background())
+	if err != nil {
 		return nil, err
 	}
-	current := map[string]bool{}
-	for _, key := range idx.Current {
-		current[key] = true
+	out := make([]Summary, len(cs))
+	for i, c := range cs {
+		out[i] = toSummary(c)
 	}
-	out := make([]Summary, 0, len(idx.Conversations))
-	for key, sum := range idx.Conversations {
-		sum.Current = current[key] && sum.State == StateOpen
-		out = append(out, sum)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].LastMessageAt.Equal(out[j].LastMessageAt) {
-			return out[i].LastMessageAt.After(out[j].LastMessageAt)
-		}
-		return out[i].ContextID < out[j].ContextID
-	})
 	return out, nil
 }
 
 // Turns returns the stored messages of a conversation, oldest first.
 func (s *Store) Turns(interfaceURL, contextID string) ([]Turn, error) {
-	var rec Record
-	if _, err := store.ReadJSON(s.recordPath(Key(interfaceURL, contextID)), &rec); err != nil {
+	ts, err := s.db.Turns(context.Background(), interfaceURL, contextID)
+	if err != nil {
 		return nil, err
 	}
-	return rec.Turns, nil
+	out := make([]Turn, len(ts))
+	for i, t := range ts {
+		out[i] = toTurn(t)
+	}
+	return out, nil
+}
+
+// ErrNoConversation means no stored conversation has that contextId.
+var ErrNoConversation = errors.New("no stored conversation with that context id")
+
+// ErrAmbiguousContext means a contextId prefix names several conversations.
+var ErrAmbiguousContext = errors.New("the context id is ambiguous")
+
+// Show returns the stored conversation whose contextId is contextID (or
+// starts with it, when that names one conversation), with its turns.
+// Errors: ErrNoConversation; a prefix naming several conversations.
+func (s *Store) Show(contextID string) (*Record, error) {
+	ctx := context.Background()
+	cs, err := s.db.FindContext(ctx, contextID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(cs) == 0 || contextID == "":
+		return nil, fmt.Errorf("%w: %q (see `pact conversations`)", ErrNoConversation, contextID)
+	case len(cs) > 1 && cs[0].ContextID != contextID:
+		return nil, fmt.Errorf("%w: %q matches %d conversations; give more characters", ErrAmbiguousContext, contextID, len(cs))
+	}
+	rec := &Record{Summary: toSummary(cs[0])}
+	rec.Turns, err = s.Turns(rec.InterfaceURL, rec.ContextID)
+	if rec.Turns == nil {
+		rec.Turns = []Turn{}
+	}
+	return rec, err
+}
+
+// Hit is one turn found by Search (`pact conversations search --json`).
+type Hit struct {
+	Brand        string `json:"brand"`
+	BrandName    string `json:"brandName,omitempty"`
+	InterfaceURL string `json:"interfaceUrl"`
+	ContextID    string `json:"contextId"`
+	Turn
+}
+
+// Search finds the stored turns holding every word of text (case-insensitive
+// whole words, SQLite FTS5), best match first, at most limit (0 = 100).
+func (s *Store) Search(text string, limit int) ([]Hit, error) {
+	hs, err := s.db.SearchTurns(context.Background(), text, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, len(hs))
+	for i, h := range hs {
+		out[i] = Hit{Brand: h.Conversation.Brand, BrandName: h.Conversation.BrandName, InterfaceURL: h.Conversation.InterfaceURL,
+			ContextID: h.Conversation.ContextID, Turn: toTurn(h.Turn)}
+	}
+	return out, nil
 }
 
 // Append adds turns to the conversation sum names (creating it), makes it
-// the Brand's current conversation, and updates the index. A turn whose
-// messageId is already stored is not added twice (a retried send).
+// the Brand's current conversation, and updates its summary, in one
+// transaction. A turn whose messageId is already stored is not added twice
+// (a retried send).
 func (s *Store) Append(sum Summary, turns ...Turn) error {
 	if sum.ContextID == "" || sum.InterfaceURL == "" {
 		return fmt.Errorf("conversation: contextId and interface URL are required")
 	}
-	key := Key(sum.InterfaceURL, sum.ContextID)
-	if sum.State == "" {
-		sum.State = StateOpen
+	conv := store.Conversation{Brand: sum.Brand, BrandName: sum.BrandName, InterfaceURL: sum.InterfaceURL,
+		ContextID: sum.ContextID, LastMessageAt: sum.LastMessageAt, State: sum.State}
+	rows := make([]store.Turn, len(turns))
+	for i, t := range turns {
+		rows[i] = store.Turn{MessageID: t.MessageID, Role: t.Role, Text: t.Text, At: t.At, TaskState: t.TaskState,
+			ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified}
 	}
-	err := store.Update(s.recordPath(key), 0o600, func(rec *Record) error {
-		seen := map[string]bool{}
-		for _, t := range rec.Turns {
-			seen[t.Role+"\x00"+t.MessageID] = true
-		}
-		for _, t := range turns {
-			if !seen[t.Role+"\x00"+t.MessageID] {
-				rec.Turns = append(rec.Turns, t)
-			}
-		}
-		rec.Summary = sum
-		rec.Summary.Current = false
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return store.Update(s.indexPath(), 0o600, func(idx *index) error {
-		if idx.Current == nil {
-			idx.Current = map[string]string{}
-		}
-		if idx.Conversations == nil {
-			idx.Conversations = map[string]Summary{}
-		}
-		sum.Current = false
-		idx.Current[sum.Brand] = key
-		idx.Conversations[key] = sum
-		return nil
-	})
+	return s.db.AppendTurns(context.Background(), conv, rows...)
 }
 
 // MarkClosed records that the Provider closed a conversation (§4.2); the
 // next message to the Brand starts a new one.
 func (s *Store) MarkClosed(interfaceURL, contextID string) error {
-	key := Key(interfaceURL, contextID)
-	err := store.Update(s.indexPath(), 0o600, func(idx *index) error {
-		sum, ok := idx.Conversations[key]
-		if !ok {
-			return nil
-		}
-		sum.State = StateClosed
-		idx.Conversations[key] = sum
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return store.Update(s.recordPath(key), 0o600, func(rec *Record) error {
-		if rec.ContextID != "" {
-			rec.State = StateClosed
-		}
-		return nil
-	})
+	return s.db.SetConversationState(context.Background(), interfaceURL, contextID, StateClosed)
 }
 
 // Forget stops continuing any conversation with the Brand (`--new`); the
 // stored conversations are kept.
 func (s *Store) Forget(cardURL string) error {
-	return store.Update(s.indexPath(), 0o600, func(idx *index) error {
-		delete(idx.Current, cardURL)
-		return nil
-	})
+	return s.db.ForgetCurrent(context.Background(), cardURL)
 }

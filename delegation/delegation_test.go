@@ -232,7 +232,7 @@ func newFixture(t *testing.T) *fixture {
 	f.md = &deviceflow.Metadata{Issuer: asIssuer, JWKSURI: f.js.uri(), TokenEndpoint: f.ts.srv.URL + "/token"}
 	n := 0
 	f.m = &Manager{
-		Store:    FileStore{Path: filepath.Join(f.dir, "grants.json")},
+		Store:    DBStore{DB: openTestDB(t, filepath.Join(f.dir, "pact.db"))},
 		Secrets:  f.sec,
 		Keys:     f.js.cache(),
 		ClientID: paIssuer,
@@ -263,15 +263,22 @@ func TestSection5_4_AcceptStoresGrantAndTokensApart(t *testing.T) {
 	if g.GrantID != "a2agrant_1" || g.Subject != "jane-4471" || !g.Refreshable || !g.ExpiresAt.Equal(t0.Add(time.Hour)) || !g.HasScopes("orders:read", "orders:cancel") {
 		t.Errorf("grant = %+v", g)
 	}
-	state, err := os.ReadFile(filepath.Join(f.dir, "grants.json"))
-	if err != nil {
-		t.Fatal(err)
+	if stored, ok, err := f.m.Store.Get(iface); err != nil || !ok || stored.GrantID != "a2agrant_1" {
+		t.Fatalf("stored grant = %+v %v %v", stored, ok, err)
+	}
+	var state []byte
+	for _, name := range []string{"pact.db", "pact.db-wal"} {
+		b, _ := os.ReadFile(filepath.Join(f.dir, name))
+		state = append(state, b...)
+	}
+	if len(state) == 0 {
+		t.Fatal("no database written")
 	}
 	if strings.Contains(string(state), access) || strings.Contains(string(state), "rt_1") {
-		t.Error("state file holds a token")
+		t.Error("the database holds a token")
 	}
-	if fi, _ := os.Stat(filepath.Join(f.dir, "grants.json")); fi.Mode().Perm() != 0o600 {
-		t.Errorf("grants.json mode %v", fi.Mode().Perm())
+	if fi, _ := os.Stat(filepath.Join(f.dir, "pact.db")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("pact.db mode %v", fi.Mode().Perm())
 	}
 	if len(f.sec.m) != 2 {
 		t.Errorf("want access and refresh as two secret entries, got %d", len(f.sec.m))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,7 +69,7 @@ func (g *Grant) HasScopes(want ...string) bool {
 }
 
 // Store keeps Grant records, keyed by interface URL. Get reports
-// ok=false when there is none. FileStore implements it.
+// ok=false when there is none. DBStore implements it.
 type Store interface {
 	Get(interfaceURL string) (g Grant, ok bool, err error)
 	Put(g Grant) error
@@ -89,62 +90,63 @@ func isNotFound(err error) bool {
 	return errors.Is(err, secrets.ErrNotFound) || errors.Is(err, fs.ErrNotExist)
 }
 
-// FileStore is a Store in one JSON file (mode 0600), written atomically
-// under an inter-process lock (store.Update).
-type FileStore struct {
-	Path string
-}
-
-type grantFile struct {
-	Grants map[string]Grant `json:"grants"`
+// DBStore is a Store in the profile's database (store.DB). Each grant is
+// kept as its JSON document, so fields added to Grant need no migration.
+type DBStore struct {
+	DB *store.DB
 }
 
 // Get returns the grant for interfaceURL.
-func (f FileStore) Get(interfaceURL string) (Grant, bool, error) {
-	var gf grantFile
-	if _, err := store.ReadJSON(f.Path, &gf); err != nil {
+func (d DBStore) Get(interfaceURL string) (Grant, bool, error) {
+	data, ok, err := d.DB.Grant(context.Background(), interfaceURL)
+	if err != nil || !ok {
 		return Grant{}, false, err
 	}
-	g, ok := gf.Grants[interfaceURL]
-	return g, ok, nil
+	var g Grant
+	if err := json.Unmarshal(data, &g); err != nil {
+		return Grant{}, false, fmt.Errorf("the stored grant for %s is damaged (%v); `pact logout` and log in again", interfaceURL, err)
+	}
+	return g, true, nil
 }
 
 // Put adds or replaces the grant for g.InterfaceURL.
-func (f FileStore) Put(g Grant) error {
-	return store.Update(f.Path, 0o600, func(gf *grantFile) error {
-		if gf.Grants == nil {
-			gf.Grants = map[string]Grant{}
-		}
-		gf.Grants[g.InterfaceURL] = g
-		return nil
-	})
+func (d DBStore) Put(g Grant) error {
+	data, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	return d.DB.PutGrant(context.Background(), g.InterfaceURL, g.Brand, data)
 }
 
 // Delete removes the grant for interfaceURL (absent is no error).
-func (f FileStore) Delete(interfaceURL string) error {
-	return store.Update(f.Path, 0o600, func(gf *grantFile) error {
-		delete(gf.Grants, interfaceURL)
-		return nil
-	})
+func (d DBStore) Delete(interfaceURL string) error {
+	return d.DB.DeleteGrant(context.Background(), interfaceURL)
 }
 
-// List returns every grant, sorted by brand then interface URL.
-func (f FileStore) List() ([]Grant, error) {
-	var gf grantFile
-	if _, err := store.ReadJSON(f.Path, &gf); err != nil {
+// List returns every grant, sorted by brand then interface URL. A damaged
+// document is an error naming it; the others are still returned.
+func (d DBStore) List() ([]Grant, error) {
+	docs, err := d.DB.Grants(context.Background())
+	if err != nil {
 		return nil, err
 	}
-	out := make([]Grant, 0, len(gf.Grants))
-	for _, g := range gf.Grants {
+	out := make([]Grant, 0, len(docs))
+	var errs []error
+	for _, data := range docs {
+		var g Grant
+		if err := json.Unmarshal(data, &g); err != nil {
+			errs = append(errs, fmt.Errorf("a stored grant is damaged: %v", err))
+			continue
+		}
 		out = append(out, g)
 	}
-	sort.Slice(out, func(i, j int) bool {
+	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Brand != out[j].Brand {
 			return out[i].Brand < out[j].Brand
 		}
 		return out[i].InterfaceURL < out[j].InterfaceURL
 	})
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // ErrNoGrant means no delegation is stored for the interface URL.

@@ -2,11 +2,8 @@ package discovery
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,25 +14,19 @@ import (
 // MaxCacheAge caps how long a card is reused, whatever the server says.
 const MaxCacheAge = time.Hour
 
-// Cache keeps fetched Agent Cards between runs, for as long as the card's
-// response allows (Cache-Control max-age, RFC 9111 §5.2.2.1, at most
-// MaxCacheAge), so that a message does not cost a card fetch every time.
-// Entries are keyed by the card URL asked for, so a Brand's redirect to its
-// Provider is followed again only when the card is fetched again. Cards are
-// public documents.
+// Cache keeps fetched Agent Cards between runs in the profile's database
+// (store.DB). A card is reused without asking while it is fresh (its
+// response's Cache-Control max-age, RFC 9111 §5.2.2.1, at most
+// MaxCacheAge), with the signature check done when it was fetched (A2A
+// §8.4). A stale card that came with an ETag or Last-Modified is
+// revalidated (If-None-Match / If-Modified-Since, RFC 9110 §13.1): on 304
+// Not Modified the kept body is checked again (Parse and Verify, as a
+// fetched one) and kept. Entries are keyed by the card URL asked for, so a
+// Brand's redirect to its Provider is followed again only when the card is
+// fetched again. Cards are public documents.
 type Cache struct {
-	Dir string           // one file per card URL
+	DB  *store.DB
 	Now func() time.Time // nil = time.Now
-}
-
-type cached struct {
-	URL      string    `json:"url"`
-	FinalURL string    `json:"finalUrl"`
-	Body     []byte    `json:"body"`
-	Expires  time.Time `json:"expires"`
-	// Signature is the signature check done when the card was fetched
-	// (A2A §8.4); an entry without it is fetched again.
-	Signature *keptSignature `json:"signature,omitempty"`
 }
 
 // keptSignature is a Signature with every field, as the cache keeps it.
@@ -57,42 +48,78 @@ func (c *Cache) now() time.Time {
 	return time.Now()
 }
 
-func (c *Cache) path(cardURL string) string {
-	h := sha256.Sum256([]byte(cardURL))
-	return filepath.Join(c.Dir, hex.EncodeToString(h[:12])+".json")
-}
-
-// Forget drops the cached copy of cardURL (after it led to a failure).
+// Forget drops the kept copy of cardURL (after it led to a failure).
 func (c *Cache) Forget(cardURL string) {
-	os.Remove(c.path(cardURL))
+	c.DB.ForgetCard(context.Background(), cardURL)
 }
 
-// Fetch returns the card at cardURL from the cache while it is fresh, and
-// otherwise fetches it (see the package Fetch) and keeps it for the time
-// the response allows. fromCache reports which. A damaged or stale entry is
-// simply fetched again.
+// Fetch returns the card at cardURL from the cache while it is fresh;
+// otherwise it revalidates the kept copy or fetches the card (see the
+// package Fetch) and keeps it for the time the response allows. fromCache
+// reports that the card's body came from the cache (fresh, or confirmed by
+// a 304). A damaged entry, one without its signature check, or one whose
+// database cannot be read is simply fetched again; failing to keep a card
+// is not an error.
 func (c *Cache) Fetch(ctx context.Context, client *http.Client, cardURL string) (card *Card, fromCache bool, err error) {
-	var e cached
-	if ok, err := store.ReadJSON(c.path(cardURL), &e); err == nil && ok && e.URL == cardURL && c.now().Before(e.Expires) && e.Signature != nil {
-		if card, err := Parse(e.Body); err == nil {
-			card.URL, card.FinalURL = cardURL, e.FinalURL
-			sig := Signature(*e.Signature)
-			card.Signature = &sig
-			return card, true, nil
+	kept, ok, dbErr := c.DB.Card(ctx, cardURL)
+	usable := dbErr == nil && ok && kept.URL == cardURL
+	if usable && c.now().Before(kept.Expires) {
+		var ks keptSignature
+		if json.Unmarshal(kept.Signature, &ks) == nil && len(kept.Signature) > 0 {
+			if parsed, err := Parse(kept.Body); err == nil {
+				parsed.URL, parsed.FinalURL = cardURL, kept.FinalURL
+				sig := Signature(ks)
+				parsed.Signature = &sig
+				return parsed, true, nil
+			}
 		}
 	}
-	card, maxAge, err := fetch(ctx, client, cardURL)
+	etag, lastMod := "", ""
+	if usable {
+		etag, lastMod = kept.ETag, kept.LastModified
+	}
+	card, h, notModified, err := fetchIf(ctx, client, cardURL, etag, lastMod)
 	if err != nil {
 		return nil, false, err
 	}
-	if maxAge > 0 {
-		if maxAge > MaxCacheAge {
-			maxAge = MaxCacheAge
+	fromCache = notModified
+	if notModified {
+		if card, err = checkCard(ctx, client, cardURL, kept.FinalURL, kept.Body); err != nil {
+			c.Forget(cardURL)
+			return nil, false, err
 		}
-		store.WriteJSON(c.path(cardURL), cached{URL: cardURL, FinalURL: card.FinalURL, Body: card.Raw,
-			Expires: c.now().Add(maxAge), Signature: (*keptSignature)(card.Signature)}, 0o600)
 	}
-	return card, false, nil
+	maxAge := freshness(h)
+	if maxAge > MaxCacheAge {
+		maxAge = MaxCacheAge
+	}
+	et, lm := h.Get("ETag"), h.Get("Last-Modified")
+	if notModified {
+		// A 304 may omit the validators: the kept ones still stand.
+		if et == "" {
+			et = kept.ETag
+		}
+		if lm == "" {
+			lm = kept.LastModified
+		}
+	}
+	if dbErr == nil && (maxAge > 0 || et != "" || lm != "") && !noStore(h) {
+		sig, _ := json.Marshal((*keptSignature)(card.Signature))
+		now := c.now()
+		c.DB.PutCard(ctx, store.CachedCard{URL: cardURL, FinalURL: card.FinalURL, Body: card.Raw,
+			Expires: now.Add(maxAge), ETag: et, LastModified: lm, FetchedAt: now, Signature: sig})
+	}
+	return card, fromCache, nil
+}
+
+// noStore reports Cache-Control: no-store (the response must not be kept).
+func noStore(h http.Header) bool {
+	for _, d := range strings.Split(strings.ToLower(h.Get("Cache-Control")), ",") {
+		if strings.TrimSpace(d) == "no-store" {
+			return true
+		}
+	}
+	return false
 }
 
 // freshness is how long a response may be reused: its Cache-Control

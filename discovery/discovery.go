@@ -167,42 +167,72 @@ func Fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, err
 
 // fetch is Fetch, also returning how long the response may be reused.
 func fetch(ctx context.Context, client *http.Client, cardURL string) (*Card, time.Duration, error) {
+	card, h, _, err := fetchIf(ctx, client, cardURL, "", "")
+	if err != nil {
+		return nil, 0, err
+	}
+	return card, freshness(h), nil
+}
+
+// fetchIf is fetch made conditional by the validators of a kept copy
+// (If-None-Match, If-Modified-Since; RFC 9110 §13.1): notModified reports a
+// 304 answer, and then card is nil (the caller checks its kept copy, see
+// Cache). h is the response's header.
+func fetchIf(ctx context.Context, client *http.Client, cardURL, etag, lastModified string) (card *Card, h http.Header, notModified bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", ErrBadArgument, err)
+		return nil, nil, false, fmt.Errorf("%w: %v", ErrBadArgument, err)
 	}
 	req.Header.Set("Accept", "application/json")
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	if lastModified != "" {
+		req.Header.Set("If-Modified-Since", lastModified)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("could not fetch the Brand's Agent Card (%s): %w", hostOf(cardURL), httpx.Describe(err))
+		return nil, nil, false, fmt.Errorf("could not fetch the Brand's Agent Card (%s): %w", hostOf(cardURL), httpx.Describe(err))
 	}
 	defer resp.Body.Close()
 	switch {
+	case resp.StatusCode == http.StatusNotModified && (etag != "" || lastModified != ""):
+		return nil, resp.Header, true, nil
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, 0, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
+		return nil, nil, false, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	case resp.StatusCode != http.StatusOK:
-		return nil, 0, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
+		return nil, nil, false, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	}
 	final := resp.Request.URL.String()
 	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
 	if err != nil {
-		return nil, 0, &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
+		return nil, nil, false, &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
 	}
+	card, err = checkCard(ctx, client, cardURL, final, data)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return card, resp.Header, false, nil
+}
+
+// checkCard applies Parse and the signature check (Verify, A2A §8.4) to
+// the body of the card at cardURL (reached at final), as fetch does.
+func checkCard(ctx context.Context, client *http.Client, cardURL, final string, data []byte) (*Card, error) {
 	card, err := Parse(data)
 	if err != nil {
 		e := &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
 		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
 			e.Raw = json.RawMessage(data)
 		}
-		return nil, 0, e
+		return nil, e
 	}
-	card.URL, card.FinalURL = cardURL, resp.Request.URL.String()
+	card.URL, card.FinalURL = cardURL, final
 	sig, err := Verify(ctx, client, cardURL, data)
 	if err != nil {
-		return nil, 0, &InvalidCardError{URL: cardURL, FinalURL: final, Raw: json.RawMessage(data), Reason: err.Error(), Signature: sig}
+		return nil, &InvalidCardError{URL: cardURL, FinalURL: final, Raw: json.RawMessage(data), Reason: err.Error(), Signature: sig}
 	}
 	card.Signature = sig
-	return card, freshness(resp.Header), nil
+	return card, nil
 }
 
 // Parse decodes a card and applies the §2.1 checks: an HTTP+JSON 1.0

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,10 +19,11 @@ type Pins interface {
 	SetPin(ctx context.Context, p store.Pin) error
 }
 
-// NewPins returns the pins kept under dirs (one set per user, shared by
-// profiles: a Brand's identity does not depend on who talks to it).
-func NewPins(dirs store.Dirs) Pins {
-	return store.PinFile{Path: filepath.Join(dirs.Data, "pins.json")}
+// NewPins returns the pins of profile name, kept in its database
+// (store.ProfileDB; the pins.json an earlier build kept for every profile
+// is imported into it once).
+func NewPins(dirs store.Dirs, name string) Pins {
+	return store.ProfileDB(dirs, name)
 }
 
 // ErrCardChanged is matched by *CardChangedError (exit 1, CARD_CHANGED).

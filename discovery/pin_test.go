@@ -32,7 +32,12 @@ func pinCard(t *testing.T, iface string, thumbs ...string) *Card {
 }
 
 func pins(t *testing.T) Pins {
-	return store.PinFile{Path: filepath.Join(t.TempDir(), "pins.json")}
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

@@ -276,7 +276,7 @@ func TestA2A_8_4_CacheKeepsTheSignatureCheck(t *testing.T) {
 	s.maxAge = true
 	k := ecKey(t)
 	s.set(sign(t, baseCard(t), k, "k1", s.jku()), pub(t, k, "k1", "ES256"))
-	c := &Cache{Dir: t.TempDir()}
+	c := &Cache{DB: testDB(t)}
 	first, cached, err := c.Fetch(context.Background(), sigClient(), s.cardURL())
 	if err != nil || cached || !first.Signature.Verified {
 		t.Fatalf("first fetch: %v cached=%v card=%+v", err, cached, first)

@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math/rand/v2"
+	"io"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -13,17 +17,32 @@ import (
 
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/store"
 )
 
-func (d *demoEnv) store() *conversation.Store {
-	return conversation.NewStore(filepath.Join(d.home, "data", "profiles", "default", "conversations"))
+// openDB opens the profile's database as pact does, fails the test unless
+// it passes PRAGMA integrity_check, and closes it at the end of the test.
+func (d *demoEnv) openDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(d.home, "data", "profiles", "default", store.DBFileName))
+	if err != nil {
+		t.Fatalf("the database does not open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.IntegrityCheck(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
-// loadAll loads the index and every conversation record, failing the test
-// on any unreadable file, and checks `pact conversations --json` parses.
+// loadAll checks the database's integrity, loads every conversation and
+// its turns, failing the test on any error, and checks `pact conversations
+// --json` parses.
 func (d *demoEnv) loadAll(t *testing.T) map[string][]conversation.Turn {
 	t.Helper()
-	st := d.store()
+	db := d.openDB(t)
+	defer db.Close()
+	st := conversation.NewStore(db)
 	sums, err := st.List()
 	if err != nil {
 		t.Fatalf("conversation index does not load: %v", err)
@@ -44,12 +63,14 @@ func (d *demoEnv) loadAll(t *testing.T) map[string][]conversation.Turn {
 	return out
 }
 
-// 20 `pact send` processes at once to one Brand, sharing one profile: every
-// one succeeds, every message and reply is stored exactly once, and the
-// store and `pact conversations --json` still load.
+// 20 `pact send` processes at once into one conversation, sharing one
+// profile: every one succeeds, every message and reply is stored exactly
+// once in that conversation, and the database passes its integrity check
+// and `pact conversations --json` still loads.
 func TestDurability_TwentyConcurrentSends(t *testing.T) {
 	t.Parallel()
 	d := newDemoEnv(t, demoprovider.Config{}, nil)
+	base := parseSend(t, d.run("send", d.brand.SiteURL, "hello", "--json"))
 	const n = 20
 	results := make([]result, n)
 	var wg sync.WaitGroup
@@ -85,66 +106,103 @@ func TestDurability_TwentyConcurrentSends(t *testing.T) {
 			t.Errorf("send %d (%s): stored %d user and %d agent turns, want 1 and 1", i, o.MessageID, user, agent)
 		}
 	}
-	total := 0
-	for _, turns := range all {
-		total += len(turns)
+	for i, o := range outs {
+		if o.ContextID != base.ContextID {
+			t.Errorf("send %d went to context %s, not the conversation %s", i, o.ContextID, base.ContextID)
+		}
 	}
-	if total != 2*n {
-		t.Errorf("%d turns stored in %d conversations, want %d", total, len(all), 2*n)
+	if len(all) != 1 || len(all[base.ContextID]) != 2+2*n {
+		t.Errorf("%d conversations, %d turns in %s; want 1 and %d", len(all), len(all[base.ContextID]), base.ContextID, 2+2*n)
 	}
-	if runs := d.prov.AgentRuns(); runs != n {
-		t.Errorf("agent ran %d times for %d messages", runs, n)
+	if runs := d.prov.AgentRuns(); runs != n+1 {
+		t.Errorf("agent ran %d times for %d messages", runs, n+1)
 	}
 }
 
-// `pact send` killed with SIGKILL at random points (about 30 times, from
-// start-up to after the reply): the store always loads, the turns stored
-// before are intact, and a normal send works afterwards (no stale lock).
-func TestDurability_SIGKILLWhileSending(t *testing.T) {
+// hookBin is pact built with the pact_store_testhook tag: with
+// PACT_STORE_TEST_HOLD_MS set it says on stderr when it is inside the
+// write transaction that stores a send, and holds it open that long.
+var hookBin = sync.OnceValues(func() (string, error) {
+	// Beside the binary TestMain built, so that TestMain removes it too.
+	bin := filepath.Join(filepath.Dir(pactBin), "pact-store-testhook")
+	out, err := exec.Command("go", "build", "-tags", "pact_store_testhook", "-o", bin, "github.com/pact-cli/pact/cmd/pact").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building pact with the store test hook: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// `pact send` killed with SIGKILL 30 times while it is inside the database
+// write that stores the turns (the test build says when it is, and holds
+// the transaction open): every kill happens mid-write, the database always
+// passes PRAGMA integrity_check, the turns stored before are intact, only
+// the turn in flight is lost, and a normal send works afterwards (no stale
+// lock).
+func TestDurability_SIGKILLMidWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("30 killed processes")
+	}
+	bin, err := hookBin()
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Parallel()
 	d := newDemoEnv(t, demoprovider.Config{}, nil)
 	base := parseSend(t, d.run("send", d.brand.SiteURL, "hello", "--json"))
-	start := time.Now()
-	parseSend(t, d.run("send", d.brand.SiteURL, "status of A-88213?", "--json"))
-	typical := time.Since(start)
 	earlier := d.loadAll(t)[base.ContextID]
-	if len(earlier) != 4 {
-		t.Fatalf("baseline conversation has %d turns, want 4", len(earlier))
+	if len(earlier) != 2 {
+		t.Fatalf("baseline conversation has %d turns, want 2", len(earlier))
 	}
-	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
-	killed := 0
-	for i := 0; i < 30; i++ {
-		delay := time.Duration(rng.Int64N(int64(typical) * 6 / 5))
+	const kills = 30
+	midWrite := 0
+	for i := 0; i < kills; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		c := d.cmd(ctx, "send", d.brand.SiteURL, fmt.Sprintf("kill me %d", i), "--json")
+		c.Path = bin
+		c.Env = append(c.Env, "PACT_STORE_TEST_HOLD_MS=20000")
+		stderr, _ := c.StderrPipe()
 		if err := c.Start(); err != nil {
 			cancel()
 			t.Fatal(err)
 		}
-		time.Sleep(delay)
+		in := make(chan bool, 1)
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), "pact-store-test: in a write transaction") {
+					in <- true
+					io.Copy(io.Discard, stderr)
+					return
+				}
+			}
+			in <- false
+		}()
+		inWrite := <-in
 		c.Process.Signal(syscall.SIGKILL)
-		if err := c.Wait(); err != nil {
-			killed++ // it died of the signal rather than finishing
-		}
+		err := c.Wait()
 		cancel()
-		now := d.loadAll(t)
-		turns := now[base.ContextID]
-		if len(turns) < len(earlier) {
-			t.Fatalf("kill %d (after %s): the conversation lost turns: %d < %d", i, delay, len(turns), len(earlier))
+		var ee *exec.ExitError
+		if inWrite && errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+			midWrite++
+		}
+		turns := d.loadAll(t)[base.ContextID]
+		if len(turns) != len(earlier) {
+			t.Fatalf("kill %d: the conversation has %d turns, want the %d stored before (the turn in flight must be lost whole)", i, len(turns), len(earlier))
 		}
 		for j := range earlier {
 			if turns[j].MessageID != earlier[j].MessageID || turns[j].Text != earlier[j].Text || turns[j].Role != earlier[j].Role {
-				t.Fatalf("kill %d (after %s): turn %d changed: %+v → %+v", i, delay, j, earlier[j], turns[j])
+				t.Fatalf("kill %d: turn %d changed: %+v → %+v", i, j, earlier[j], turns[j])
 			}
 		}
 	}
-	t.Logf("typical send %s; %d of 30 processes died of SIGKILL, the rest had finished", typical.Round(time.Millisecond), killed)
+	if midWrite != kills {
+		t.Fatalf("%d of %d kills happened inside the database write, want all", midWrite, kills)
+	}
 	after := parseSend(t, d.run("send", d.brand.SiteURL, "still there?", "--json"))
 	if after.ContextID != base.ContextID {
-		t.Logf("the conversation moved on to %s", after.ContextID)
+		t.Fatalf("the conversation moved on to %s", after.ContextID)
 	}
-	d.loadAll(t)
+	if turns := d.loadAll(t)[base.ContextID]; len(turns) != len(earlier)+2 {
+		t.Fatalf("after the kills a send stored %d turns, want %d", len(turns), len(earlier)+2)
+	}
 }

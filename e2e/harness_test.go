@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pact-cli/pact/store"
 )
 
 // pactBin is the binary under test, built by TestMain.
@@ -116,8 +118,10 @@ func (e *env) must(args ...string) result {
 }
 
 // snapshot hashes every file under PACT_HOME except lock files (flock
-// targets, created empty on first use), the card cache (public
-// documents kept while fresh, not state) and the Brand pins.
+// targets, created empty on first use) and the card cache (public
+// documents kept while fresh, not state); the profile database is compared
+// by what it holds (dbDigest: not its card cache, nor the Brand pins,
+// recorded before anything is sent, like known_hosts).
 func (e *env) snapshot() map[string][32]byte {
 	e.t.Helper()
 	m := map[string][32]byte{}
@@ -129,8 +133,16 @@ func (e *env) snapshot() map[string][32]byte {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
 			return err
 		}
-		if p == filepath.Join(e.home, "data", "pins.json") {
-			return nil // Brands known since first contact, recorded before anything is sent (like known_hosts)
+		switch filepath.Base(p) {
+		case store.DBFileName:
+			// The database is compared by what it holds (the card cache
+			// left out); an empty one is no state.
+			if sum, ok := dbDigest(e.t, p); ok {
+				m[strings.TrimPrefix(p, e.home)] = sum
+			}
+			return nil
+		case store.DBFileName + "-wal", store.DBFileName + "-shm":
+			return nil
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {

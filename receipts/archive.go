@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"sort"
@@ -23,20 +20,26 @@ import (
 	"github.com/pact-cli/pact/store"
 )
 
-// Archive is the local receipt archive: one JSON file per receipt, named by
-// its id, under Dir/verified or Dir/rejected. Files are written atomically
-// (temporary file + rename, mode 0600), so a kill mid-write leaves either
-// the old state or the new file, and two processes may write at once (each
-// receipt is its own file; the same receipt always gets the same name).
+// Archive is the local receipt archive, in the profile's database
+// (store.DB): one row per receipt, keyed by its id, holding the raw JWS,
+// the public JWK that verified it and its thumbprint, the claims, what it
+// was checked against, and whether it verified (with its problems when
+// not). Receipts that fail verification are kept apart as rejected, never
+// as verified. Several processes may write at once.
 type Archive struct {
-	Dir string
+	DB *store.DB
 	// Keys fetches signing keys for online verification (a *jwks.Cache).
 	Keys delegation.KeySource
 
 	keys sync.Map // raw JWK JSON → *jose.JSONWebKey (parsed once)
 }
 
-// Entry is one archived receipt, as stored.
+// NewArchive returns the archive kept in db.
+func NewArchive(db *store.DB, keys delegation.KeySource) *Archive {
+	return &Archive{DB: db, Keys: keys}
+}
+
+// Entry is one archived receipt, as stored (`pact receipts show --json`).
 type Entry struct {
 	ID  string `json:"id"`
 	JWS string `json:"jws"`
@@ -53,7 +56,9 @@ type Entry struct {
 	VerifiedAt    time.Time       `json:"verifiedAt"`
 }
 
-// Item is the `pact receipts list --json` shape (CLI contract).
+// Item is the `pact receipts list --json` shape (CLI contract). Problems
+// holds why a receipt is not verified (rejected at archive time, or its
+// archive row is damaged); it is empty for a verified receipt.
 type Item struct {
 	ID         string            `json:"id"`
 	Brand      string            `json:"brand"`
@@ -63,6 +68,7 @@ type Item struct {
 	Actions    []json.RawMessage `json:"actions"`
 	TS         string            `json:"ts"`
 	Verified   bool              `json:"verified"`
+	Problems   []string          `json:"problems"`
 }
 
 // Item returns the list view of e. For a verified entry the fields come
@@ -84,20 +90,28 @@ func (e *Entry) Item() Item {
 	if it.Actions == nil {
 		it.Actions = []json.RawMessage{}
 	}
+	if it.Problems == nil {
+		it.Problems = []string{}
+	}
 	return it
 }
 
-const (
-	verifiedDir = "verified"
-	rejectedDir = "rejected"
-)
-
-func (a *Archive) path(area, id string) string { return filepath.Join(a.Dir, area, id+".json") }
-
-// Put archives res: under verified/ when res.Verified(), else under
-// rejected/ with its problems. A receipt verified later is removed from
-// rejected/. It returns the stored entry.
+// Put archives res: as verified when res.Verified(), else as rejected with
+// its problems. A receipt verified later replaces its rejection; a verified
+// receipt is never replaced by a rejection. It returns the stored entry.
 func (a *Archive) Put(res *Result) (*Entry, error) {
+	e, err := entryOf(res)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.DB.PutReceipt(context.Background(), e.row()); err != nil {
+		return nil, fmt.Errorf("receipts: archiving %s: %w", ShortID(e.ID), err)
+	}
+	return e, nil
+}
+
+// entryOf is the archive entry of a verification result.
+func entryOf(res *Result) (*Entry, error) {
 	if res == nil || res.ID == "" || res.ID != res.Receipt.ID() {
 		return nil, errors.New("receipts: Put needs a Result from Verify")
 	}
@@ -124,27 +138,96 @@ func (a *Archive) Put(res *Result) (*Entry, error) {
 			e.Problems = []string{"not verified"}
 		}
 	}
-	area := rejectedDir
-	if e.Verified {
-		area = verifiedDir
-	}
-	if err := a.write(area, e); err != nil {
-		return nil, err
-	}
-	if e.Verified {
-		if err := os.Remove(a.path(rejectedDir, e.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return e, fmt.Errorf("receipts: removing the earlier rejection: %w", err)
-		}
-	}
 	return e, nil
 }
 
-func (a *Archive) write(area string, e *Entry) error {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("receipts: encoding entry: %w", err)
+// Batch archives results as Put does, but n to a transaction (one commit
+// per n receipts instead of one per receipt): `pact receipts import`. Call
+// Flush at the end; what was added since the last flush is not archived
+// before it.
+type Batch struct {
+	a       *Archive
+	n       int
+	pending []store.Receipt
+}
+
+// NewBatch returns a batch of up to n receipts a transaction (n < 1 = 1000).
+func (a *Archive) NewBatch(n int) *Batch {
+	if n < 1 {
+		n = 1000
 	}
-	return store.WriteFile(a.path(area, e.ID), append(data, '\n'), 0o600)
+	return &Batch{a: a, n: n}
+}
+
+// Add queues res (Put's rules) and writes the batch when it is full.
+func (b *Batch) Add(res *Result) error {
+	e, err := entryOf(res)
+	if err != nil {
+		return err
+	}
+	b.pending = append(b.pending, e.row())
+	if len(b.pending) >= b.n {
+		return b.Flush()
+	}
+	return nil
+}
+
+// Flush writes the queued receipts in one transaction (all or none).
+func (b *Batch) Flush() error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	if err := b.a.DB.PutReceipts(context.Background(), b.pending); err != nil {
+		return fmt.Errorf("receipts: archiving %d receipts: %w (none of them was archived)", len(b.pending), err)
+	}
+	b.pending = b.pending[:0]
+	return nil
+}
+
+// row is e as the store keeps it.
+func (e *Entry) row() store.Receipt {
+	expect, _ := json.Marshal(e.Expect)
+	r := store.Receipt{ID: e.ID, JWS: e.JWS, Claims: e.Claims, JWK: e.JWK, JWKThumbprint: e.JWKThumbprint,
+		Expect: expect, Verified: e.Verified, Problems: e.Problems, VerifiedAt: e.VerifiedAt}
+	r.SetListing(e.Claims, e.Expect.Brand, e.Expect.Card)
+	return r
+}
+
+// entry turns a stored row into an Entry, checking it: the id must be the
+// hash of the JWS, and a verified row's claims must be the signed payload
+// (a row edited by hand is shown as not verified; `verify` reports it).
+func entry(r store.Receipt) *Entry {
+	e := &Entry{ID: r.ID, JWS: r.JWS, Claims: json.RawMessage(r.Claims), JWK: json.RawMessage(r.JWK),
+		JWKThumbprint: r.JWKThumbprint, Verified: r.Verified, Problems: r.Problems, VerifiedAt: r.VerifiedAt}
+	if len(e.Claims) == 0 {
+		e.Claims = nil
+	}
+	if len(e.JWK) == 0 {
+		e.JWK = nil
+	}
+	if err := json.Unmarshal(r.Expect, &e.Expect); err != nil {
+		e.Verified = false
+		e.Problems = append(e.Problems, "damaged archive row: what it was checked against is not readable")
+	}
+	if (Receipt{JWS: e.JWS}).ID() != e.ID {
+		e.Verified = false
+		e.Problems = append(e.Problems, "damaged archive row: it does not hold receipt "+ShortID(e.ID))
+	}
+	if e.Verified && (len(e.JWK) == 0 || e.JWKThumbprint == "") {
+		e.Verified = false
+		e.Problems = append(e.Problems, "damaged archive row: marked verified but no key is kept with it")
+	}
+	if e.Verified {
+		p, err := jwsPayload(e.JWS)
+		if err != nil || !sameJSON(p, e.Claims) {
+			e.Verified = false
+			e.Problems = append(e.Problems, "the claims in the archive differ from the signed payload (edited after archiving)")
+			if err == nil {
+				e.Claims = p // show what was signed, not the edit
+			}
+		}
+	}
+	return e
 }
 
 func jwsPayload(compact string) ([]byte, error) {
@@ -159,56 +242,6 @@ func jwsPayload(compact string) ([]byte, error) {
 	return p, nil
 }
 
-// ids lists the receipt ids stored in area, skipping temporary files left
-// by an interrupted write.
-func (a *Archive) ids(area string) ([]string, error) {
-	des, err := os.ReadDir(filepath.Join(a.Dir, area))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("receipts: %w", err)
-	}
-	out := make([]string, 0, len(des))
-	for _, de := range des {
-		n := de.Name()
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") || !de.Type().IsRegular() {
-			continue
-		}
-		out = append(out, strings.TrimSuffix(n, ".json"))
-	}
-	return out, nil
-}
-
-func (a *Archive) read(area, id string) (*Entry, error) {
-	data, err := os.ReadFile(a.path(area, id))
-	if err != nil {
-		return nil, err
-	}
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("receipts: %s is damaged: %v", a.path(area, id), err)
-	}
-	if e.ID != id || (Receipt{JWS: e.JWS}).ID() != id {
-		return nil, fmt.Errorf("receipts: %s does not hold receipt %s", a.path(area, id), ShortID(id))
-	}
-	// Only the verified area can hold verified entries, and only when the
-	// claims kept beside the JWS are still the signed ones (a file edited
-	// by hand is shown as not verified; `verify` reports it).
-	e.Verified = e.Verified && area == verifiedDir
-	if e.Verified {
-		p, err := jwsPayload(e.JWS)
-		if err != nil || !sameJSON(p, e.Claims) {
-			e.Verified = false
-			e.Problems = append(e.Problems, "the claims in the archive file differ from the signed payload (edited after archiving)")
-			if err == nil {
-				e.Claims = p // show what was signed, not the edit
-			}
-		}
-	}
-	return &e, nil
-}
-
 // sameJSON reports whether a and b hold the same JSON value.
 func sameJSON(a, b []byte) bool {
 	var x, y any
@@ -218,38 +251,82 @@ func sameJSON(a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// ListOptions select receipts for ListFunc (`pact receipts list`).
+type ListOptions struct {
+	// Brand keeps receipts whose brand (interface URL), expected brand or
+	// card URL equals it.
+	Brand string
+	// Scope keeps receipts whose scopesUsed contains it.
+	Scope string
+	// Since and Until keep receipts whose ts is in [Since, Until] (zero =
+	// open); receipts whose ts does not parse are left out when either is set.
+	Since, Until time.Time
+	// Limit keeps the Limit most recent receipts (0 = all), still given
+	// oldest first.
+	Limit int
+}
+
+// ListFunc calls fn with the list view of every archived receipt the
+// options select, verified and rejected, oldest first (by ts, then id),
+// reading the archive one row at a time (answered from indexes). A damaged
+// row is given to fn with Verified false and the damage in Problems; it
+// never stops the listing. fn's error stops it and is returned.
+func (a *Archive) ListFunc(ctx context.Context, o ListOptions, fn func(Item) error) error {
+	f := store.ReceiptFilter{Brand: o.Brand, Scope: o.Scope, Since: o.Since, Until: o.Until, Limit: o.Limit}
+	return a.DB.EachReceipt(ctx, f, func(r store.Receipt) error {
+		return fn(item(r))
+	})
+}
+
+// item is the list view of a stored row. Its fields were taken from the
+// signed payload when the receipt was archived (from the claims shown, for
+// a rejected one); a column that does not decode is a problem of the item.
+func item(r store.Receipt) Item {
+	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems}
+	if err := json.Unmarshal(r.ScopesUsed, &it.ScopesUsed); err != nil {
+		it.Problems = append(it.Problems, "damaged archive row: scopesUsed is not a JSON array of strings")
+	}
+	if err := json.Unmarshal(r.Actions, &it.Actions); err != nil {
+		it.Problems = append(it.Problems, "damaged archive row: actions is not a JSON array")
+	}
+	if len(r.ID) != 64 {
+		it.Problems = append(it.Problems, "damaged archive row: its id is not a receipt id")
+	}
+	if len(it.Problems) > 0 {
+		it.Verified = false
+	}
+	if it.ScopesUsed == nil {
+		it.ScopesUsed = []string{}
+	}
+	if it.Actions == nil {
+		it.Actions = []json.RawMessage{}
+	}
+	if it.Problems == nil {
+		it.Problems = []string{}
+	}
+	return it
+}
+
 // List returns every archived receipt, verified and rejected, oldest first
 // (by ts, then id). brand, when not empty, keeps only receipts whose brand
-// (interface URL) or card URL equals it. Damaged files are skipped and
-// reported in the error, alongside the items that could be read.
+// (interface URL), expected brand or card URL equals it. Damaged rows are
+// items with problems; the error is the database's.
 func (a *Archive) List(brand string) ([]Item, error) {
 	var items []Item
-	var errs []error
-	for _, area := range []string{verifiedDir, rejectedDir} {
-		ids, err := a.ids(area)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range ids {
-			e, err := a.read(area, id)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			it := e.Item()
-			if brand != "" && it.Brand != brand && e.Expect.Brand != brand && e.Expect.Card != brand {
-				continue
-			}
-			items = append(items, it)
-		}
-	}
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].TS != items[j].TS {
-			return items[i].TS < items[j].TS
-		}
-		return items[i].ID < items[j].ID
+	err := a.ListFunc(context.Background(), ListOptions{Brand: brand}, func(it Item) error {
+		items = append(items, it)
+		return nil
 	})
-	return items, errors.Join(errs...)
+	return items, err
+}
+
+// Records calls fn with every archived receipt the options select, as
+// stored (raw JWS, the public JWK that verified it, claims, verification
+// result and problems), oldest first. Rejected receipts have no JWK. This is
+// what a receipt bundle exports.
+func (a *Archive) Records(ctx context.Context, o ListOptions, fn func(*Entry) error) error {
+	f := store.ReceiptFilter{Brand: o.Brand, Scope: o.Scope, Since: o.Since, Until: o.Until, Limit: o.Limit, Full: true}
+	return a.DB.EachReceipt(ctx, f, func(r store.Receipt) error { return fn(entry(r)) })
 }
 
 // ErrNotFound means no archived receipt has that id or prefix.
@@ -266,27 +343,17 @@ func (a *Archive) Get(id string) (*Entry, error) {
 	if len(id) < 4 {
 		return nil, fmt.Errorf("%w %q is too short (give at least 4 characters)", ErrBadID, id)
 	}
-	var matches []struct{ area, id string }
-	seen := map[string]bool{}
-	for _, area := range []string{verifiedDir, rejectedDir} {
-		ids, err := a.ids(area)
-		if err != nil {
-			return nil, err
-		}
-		for _, full := range ids {
-			if strings.HasPrefix(full, id) && !seen[full] {
-				seen[full] = true
-				matches = append(matches, struct{ area, id string }{area, full})
-			}
-		}
+	rs, err := a.DB.ReceiptsByPrefix(context.Background(), id, 2)
+	if err != nil {
+		return nil, err
 	}
-	switch len(matches) {
+	switch len(rs) {
 	case 0:
 		return nil, fmt.Errorf("receipts: %s: %w", id, ErrNotFound)
 	case 1:
-		return a.read(matches[0].area, matches[0].id)
+		return entry(rs[0]), nil
 	}
-	return nil, fmt.Errorf("%w %q matches %d receipts; give more characters", ErrBadID, id, len(matches))
+	return nil, fmt.Errorf("%w %q matches several receipts; give more characters", ErrBadID, id)
 }
 
 // Check is the outcome of verifying one archived receipt again.
@@ -302,13 +369,18 @@ type Check struct {
 	Unchecked bool `json:"unchecked,omitempty"`
 }
 
-// VerifyAll verifies every receipt in the verified area again and returns
-// one Check per receipt, sorted by id. Offline (online false) it uses the
-// key archived with each receipt; online it fetches the key by kid from the
-// receipt's jwks_uri through a.Keys. Receipts are checked in parallel.
-// Rejected receipts are not re-checked (List shows them as unverified).
+// VerifyAll verifies every archived receipt again, those kept as rejected
+// included, and returns one Check per receipt, sorted by id. Offline
+// (online false) it uses the key archived with each receipt (a rejected
+// receipt has none and fails); online it fetches the key by kid from the
+// receipt's jwks_uri through a.Keys, and a rejected receipt that now
+// verifies is archived as verified. Receipts are checked in parallel.
 func (a *Archive) VerifyAll(ctx context.Context, online bool) ([]Check, error) {
-	ids, err := a.ids(verifiedDir)
+	var ids []string
+	err := a.DB.EachReceipt(ctx, store.ReceiptFilter{}, func(r store.Receipt) error {
+		ids = append(ids, r.ID)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -345,12 +417,12 @@ func (a *Archive) verifyIDs(ctx context.Context, ids []string, online bool) []Ch
 					out[i] = Check{ID: ids[i], Problems: []string{"not checked: " + err.Error()}}
 					continue
 				}
-				e, err := a.read(verifiedDir, ids[i])
-				if err != nil {
-					out[i] = Check{ID: ids[i], Problems: []string{err.Error()}}
+				rs, err := a.DB.ReceiptsByPrefix(ctx, ids[i], 1)
+				if err != nil || len(rs) == 0 {
+					out[i] = Check{ID: ids[i], Problems: []string{fmt.Sprintf("not readable from the archive: %v", err)}}
 					continue
 				}
-				out[i] = a.check(ctx, e, online)
+				out[i] = a.check(ctx, entry(rs[0]), online)
 			}
 		}()
 	}
@@ -366,8 +438,7 @@ func (a *Archive) verifyIDs(ctx context.Context, ids []string, online bool) []Ch
 func (a *Archive) check(ctx context.Context, e *Entry, online bool) Check {
 	c := Check{ID: e.ID, Problems: []string{}}
 	if !e.Verified {
-		c.Problems = append([]string{"kept as rejected"}, e.Problems...)
-		return c
+		return a.recheckRejected(ctx, e, online)
 	}
 	rc := Receipt{JWS: e.JWS, Claims: e.Claims}
 	var res *Result
@@ -421,4 +492,36 @@ func (a *Archive) key(raw json.RawMessage) (*jose.JSONWebKey, error) {
 	}
 	a.keys.Store(string(raw), &k)
 	return &k, nil
+}
+
+// recheckRejected checks a receipt kept as rejected (or whose archive row
+// is damaged) again. Offline there is no archived key: it fails with the
+// reasons it was kept apart. Online it is verified afresh against its
+// jwks_uri and the grant it was expected under; when it now verifies it is
+// archived as verified.
+func (a *Archive) recheckRejected(ctx context.Context, e *Entry, online bool) Check {
+	c := Check{ID: e.ID, Problems: []string{}}
+	kept := append([]string{"kept as rejected"}, e.Problems...)
+	if !online || a.Keys == nil || e.Expect.JWKSURI == "" || (Receipt{JWS: e.JWS}).ID() != e.ID {
+		c.Problems = kept
+		return c
+	}
+	res, err := Verify(ctx, a.Keys, Receipt{JWS: e.JWS, Claims: e.Claims}, e.Expect)
+	var ve *delegation.VerifyError
+	if err != nil && !errors.As(err, &ve) {
+		c.Unchecked = true
+		c.Problems = append(kept, "not checked again: "+err.Error())
+		return c
+	}
+	c.KeySource = "jwks_uri"
+	if err != nil || !res.Verified() {
+		c.Problems = append(kept, res.Problems...)
+		return c
+	}
+	if _, err := a.Put(res); err != nil {
+		c.Problems = append(kept, "verifies now, but archiving it as verified failed: "+err.Error())
+		return c
+	}
+	c.Verified = true
+	return c
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/store"
 )
 
 // benchSet is 10,000 receipts signed with one ES256 key and archived once,
@@ -18,6 +21,7 @@ var benchSet struct {
 	jwss []string
 	key  jose.JSONWebKey
 	err  error
+	db   *store.DB
 }
 
 func setupBench(b *testing.B) {
@@ -30,7 +34,13 @@ func setupBench(b *testing.B) {
 			return
 		}
 		benchSet.dir = dir
-		a := &Archive{Dir: dir}
+		db, err := store.Open(context.Background(), filepath.Join(dir, "pact.db"))
+		if err != nil {
+			benchSet.err = err
+			return
+		}
+		benchSet.db = db
+		a := &Archive{DB: db}
 		exp := Expect{PA: paIssuer, Brand: iface, GrantID: "a2agrant_1", User: "jane-4471", Scopes: []string{"orders:read", "orders:cancel"}, JWKSURI: "http://127.0.0.1:1/jwks.json"}
 		for i := 0; i < 10000; i++ {
 			rc := receipt(b, k, claims(func(c map[string]any) { c["ts"] = fmt.Sprintf("2026-09-30T12:%02d:%02dZ", i/60%60, i%60); c["n"] = i }))
@@ -53,6 +63,9 @@ func setupBench(b *testing.B) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if benchSet.db != nil {
+		benchSet.db.Close()
+	}
 	if benchSet.dir != "" {
 		os.RemoveAll(benchSet.dir)
 	}
@@ -64,7 +77,7 @@ func TestMain(m *testing.M) {
 // the claims against the archived expectation.
 func BenchmarkVerifyAll10000(b *testing.B) {
 	setupBench(b)
-	a := &Archive{Dir: benchSet.dir}
+	a := &Archive{DB: benchSet.db}
 	b.ResetTimer()
 	for b.Loop() {
 		checks, err := a.VerifyAll(context.Background(), false)
@@ -95,4 +108,14 @@ func BenchmarkPlainGoJoseLoop10000(b *testing.B) {
 			}
 		}
 	}
+}
+
+// testDB is a fresh database in a temporary folder, closed at the end.
+func testDB(t testing.TB) *store.DB {
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "pact.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -3,11 +3,11 @@ package receipts
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"runtime"
 	"strings"
 	"sync"
@@ -247,15 +247,18 @@ func VerifyBundle(r io.Reader, each func(BundleCheck, *Result) error) error {
 var errStopped = errors.New("stopped")
 
 // VerifiedEntry reads the verified receipt with this full id (64 hex
-// characters, as List gives it) without scanning the archive, for export.
-// ErrNotFound when it is not in the verified area.
+// characters, as List gives it) by its key, for export. ErrNotFound when
+// no verified receipt has that id.
 func (a *Archive) VerifiedEntry(id string) (*Entry, error) {
 	if len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
 		return nil, fmt.Errorf("%w %q is not a full receipt id", ErrBadID, id)
 	}
-	e, err := a.read(verifiedDir, id)
-	if errors.Is(err, fs.ErrNotExist) {
+	rs, err := a.DB.ReceiptsByPrefix(context.Background(), id, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 || rs[0].ID != id || !rs[0].Verified {
 		return nil, fmt.Errorf("receipts: %s: %w", ShortID(id), ErrNotFound)
 	}
-	return e, err
+	return entry(rs[0]), nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +97,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 
 	sec := map[string]string{}
 	m := &delegation.Manager{
-		Store:    delegation.FileStore{Path: filepath.Join(t.TempDir(), "grants.json")},
+		Store:    delegation.DBStore{DB: testDB(t)},
 		Secrets:  mapSecrets(sec),
 		Keys:     jwks.NewCache(http.DefaultClient),
 		Flow:     client,
@@ -155,7 +154,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Archive{Dir: t.TempDir(), Keys: jwks.NewCache(http.DefaultClient)}
+	a := &Archive{DB: testDB(t), Keys: jwks.NewCache(http.DefaultClient)}
 	if _, err := a.Put(res); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/jwks"
+	"github.com/pact-cli/pact/store"
 )
 
 const (
@@ -282,7 +282,16 @@ func TestFromMetadata(t *testing.T) {
 	}
 }
 
-func newArchive(t testing.TB) *Archive { return &Archive{Dir: filepath.Join(t.TempDir(), "receipts")} }
+func newArchive(t testing.TB) *Archive { return &Archive{DB: testDB(t)} }
+
+// damage runs an UPDATE on the archive's rows, as a hand edit of the
+// database would.
+func damage(t testing.TB, a *Archive, query string, args ...any) {
+	t.Helper()
+	if err := a.DB.Exec(context.Background(), query, args...); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func TestSection5_6_ArchiveKeepsVerifiedAndRejectedApart(t *testing.T) {
 	k := newKey(t, jose.ES256, "k1")
@@ -295,16 +304,16 @@ func TestSection5_6_ArchiveKeepsVerifiedAndRejectedApart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(a.Dir, "verified", bad.ID+".json")); err == nil {
-		t.Error("a failed receipt is in verified/")
-	}
-	fi, err := os.Stat(filepath.Join(a.Dir, "rejected", bad.ID+".json"))
+	fi, err := os.Stat(a.DB.Path())
 	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("rejected file: %v %v", fi, err)
+		t.Fatalf("archive database: %v %v", fi, err)
 	}
-	fi, err = os.Stat(filepath.Join(a.Dir, "verified", good.ID+".json"))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("verified file: %v %v", fi, err)
+	// A rejection does not replace a verification.
+	if _, err := a.Put(&Result{ID: good.ID, Receipt: good.Receipt, Expect: good.Expect, Problems: []string{"later failure"}}); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := a.Get(good.ID); !e.Verified {
+		t.Error("a rejection replaced a verified receipt")
 	}
 	items, err := a.List("")
 	if err != nil || len(items) != 2 {
@@ -321,11 +330,11 @@ func TestSection5_6_ArchiveKeepsVerifiedAndRejectedApart(t *testing.T) {
 	if err != nil || e.Verified || !strings.Contains(strings.Join(e.Problems, ";"), "pa mismatch") {
 		t.Errorf("rejected entry = %+v, %v", e, err)
 	}
-	// A rejection file edited to claim it is verified is still not verified.
-	data, _ := os.ReadFile(filepath.Join(a.Dir, "rejected", bad.ID+".json"))
-	os.WriteFile(filepath.Join(a.Dir, "rejected", bad.ID+".json"), []byte(strings.Replace(string(data), `"verified":false`, `"verified":true`, 1)), 0o600)
+	// A rejected row edited to claim it is verified is still not verified
+	// (it has no archived key).
+	damage(t, a, `UPDATE receipts SET verified = 1 WHERE id = ?`, bad.ID)
 	if e, _ := a.Get(bad.ID); e.Verified {
-		t.Error("rejected/ entry reported as verified")
+		t.Error("a rejected row edited to verified is reported as verified")
 	}
 }
 
@@ -352,7 +361,7 @@ func TestListItemShapeAndBrandFilter(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if fmt.Sprint(keys) != "[actions brand grantId id scopesUsed ts user verified]" {
+	if fmt.Sprint(keys) != "[actions brand grantId id problems scopesUsed ts user verified]" {
 		t.Errorf("keys = %v", keys)
 	}
 }
@@ -399,20 +408,18 @@ func TestSection5_6_EditedArchiveFileNotShownAsVerified(t *testing.T) {
 	a := newArchive(t)
 	res, _ := Verify(context.Background(), js.cache(), receipt(t, k, claims(nil)), expectFor(js))
 	a.Put(res)
-	p := filepath.Join(a.Dir, "verified", res.ID+".json")
 	var e map[string]any
-	data, _ := os.ReadFile(p)
-	json.Unmarshal(data, &e)
-	e["claims"].(map[string]any)["actions"] = []any{map[string]any{"tool": "refund_everything"}}
-	os.WriteFile(p, mustJSON(e), 0o600)
-	items, err := a.List("")
-	if err != nil || len(items) != 1 {
-		t.Fatal(items, err)
+	json.Unmarshal(res.Receipt.Claims, &e)
+	if e == nil {
+		p, _ := jwsPayload(res.Receipt.JWS)
+		json.Unmarshal(p, &e)
 	}
-	if items[0].Verified || strings.Contains(string(mustJSON(items[0].Actions)), "refund_everything") {
-		t.Fatalf("edited receipt listed as %+v", items[0])
-	}
+	e["actions"] = []any{map[string]any{"tool": "refund_everything"}}
+	damage(t, a, `UPDATE receipts SET claims = ? WHERE id = ?`, string(mustJSON(e)), res.ID)
 	got, _ := a.Get(res.ID)
+	if strings.Contains(string(got.Claims), "refund_everything") {
+		t.Fatal("show presents the edited claims as signed")
+	}
 	if got.Verified {
 		t.Fatal("show presents an edited receipt as verified")
 	}
@@ -428,13 +435,8 @@ func TestSection5_6_ArchivedKeySwapDetected(t *testing.T) {
 	a := newArchive(t)
 	res, _ := Verify(context.Background(), js.cache(), receipt(t, k, claims(nil)), expectFor(js))
 	a.Put(res)
-	p := filepath.Join(a.Dir, "verified", res.ID+".json")
-	var e map[string]any
-	data, _ := os.ReadFile(p)
-	json.Unmarshal(data, &e)
 	other := newKey(t, jose.ES256, "k1")
-	e["jwk"] = other.jwk.Public()
-	os.WriteFile(p, mustJSON(e), 0o600)
+	damage(t, a, `UPDATE receipts SET jwk = ? WHERE id = ?`, string(mustJSON(other.jwk.Public())), res.ID)
 	checks := a.VerifyIDs(context.Background(), []string{ShortID(res.ID)}, false)
 	if len(checks) != 1 || checks[0].Verified || !strings.Contains(fmt.Sprint(checks[0].Problems), "signature does not verify") {
 		t.Errorf("checks = %+v", checks)
@@ -460,7 +462,13 @@ func TestArchiveSurvivesInterruptedWritesAndConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			other := &Archive{Dir: a.Dir}
+			db, err := store.Open(context.Background(), a.DB.Path())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer db.Close()
+			other := &Archive{DB: db}
 			for _, r := range results {
 				if _, err := other.Put(r); err != nil {
 					t.Error(err)
@@ -469,8 +477,6 @@ func TestArchiveSurvivesInterruptedWritesAndConcurrentWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	// A writer killed mid-write leaves a temporary file behind.
-	os.WriteFile(filepath.Join(a.Dir, "verified", "."+results[0].ID+".json123456"), []byte(`{"id":"trunc`), 0o600)
 	items, err := a.List("")
 	if err != nil || len(items) != 20 {
 		t.Fatalf("%d items, %v", len(items), err)
@@ -493,5 +499,37 @@ func TestGetByPrefix(t *testing.T) {
 	}
 	if _, err := a.Get("ab"); err == nil {
 		t.Error("too-short prefix accepted")
+	}
+}
+
+// TestArchiveBatch_TransactionsOfN: a batch archives what it was given,
+// verified and rejected, as Put does, n to a transaction, the rest on Flush.
+func TestArchiveBatch_TransactionsOfN(t *testing.T) {
+	k := newKey(t, jose.ES256, "k1")
+	js := newJWKSServer(t, k)
+	a := newArchive(t)
+	b := a.NewBatch(2)
+	for i := 0; i < 5; i++ {
+		pa := paIssuer
+		if i == 4 {
+			pa = "https://someone-else.example"
+		}
+		res, _ := Verify(context.Background(), js.cache(), receipt(t, k, claims(func(c map[string]any) {
+			c["ts"] = fmt.Sprintf("2026-09-30T12:00:%02dZ", i)
+			c["pa"] = pa
+		})), expectFor(js))
+		if err := b.Add(res); err != nil {
+			t.Fatal(err)
+		}
+		if items, _ := a.List(""); len(items) != (i+1)/2*2 {
+			t.Fatalf("after %d adds %d archived, want %d", i+1, len(items), (i+1)/2*2)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := a.List("")
+	if len(items) != 5 || !items[0].Verified || items[4].Verified {
+		t.Fatalf("after Flush: %+v", items)
 	}
 }

@@ -1,8 +1,10 @@
 // Package store keeps pact's local state: where files live (PACT_HOME or the
-// XDG folders), atomic writes, and locks that let several pact processes
-// share one profile safely.
+// XDG folders), each profile's SQLite database (DB: conversations, turns,
+// receipts, grants' metadata, card cache, pins), atomic writes, and locks
+// that let several pact processes share one profile safely.
 //
-// Every state file is written through WriteFile: a temporary file in the same
+// Configuration files (profiles' settings, the file keyring) are written
+// through WriteFile: a temporary file in the same
 // folder, fsynced, then renamed over the old one (renameio), so a crash or a
 // full disk leaves either the old or the new content, never a torn file.
 // Read-modify-write cycles go through Update, which holds an flock on a

@@ -135,3 +135,31 @@ func TestUpdate_ConcurrentProcessesLoseNothing(t *testing.T) {
 		t.Fatalf("counter = %d (%s), want 50", n, strconv.Quote(string(b)))
 	}
 }
+
+func TestPendingFile_ReplacesAtomicallyOrNotAtAll(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bundle.jsonl")
+	os.WriteFile(p, []byte("old\n"), 0o644)
+	// An abandoned write leaves the old content and no temporary file.
+	f, err := NewPendingFile(p, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("half")
+	f.Cleanup()
+	if b, _ := os.ReadFile(p); string(b) != "old\n" {
+		t.Fatalf("an abandoned write changed the file: %q", b)
+	}
+	f, _ = NewPendingFile(p, 0o600)
+	defer f.Cleanup()
+	f.WriteString("new\n")
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	entries, _ := os.ReadDir(dir)
+	if string(b) != "new\n" || fi.Mode().Perm() != 0o600 || len(entries) != 1 {
+		t.Fatalf("content %q mode %v entries %d", b, fi.Mode().Perm(), len(entries))
+	}
+}

@@ -143,7 +143,7 @@ when a later card changes any of them, pact stops and shows what changed.
 // it, and returns a plain-words note for the table. A changed card is a
 // *discovery.CardChangedError (CARD_CHANGED).
 func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool) (string, error) {
-	pins := discovery.NewPins(a.dirs())
+	pins := discovery.NewPins(a.dirs(), a.profile)
 	if trust {
 		old, had, err := discovery.Trust(ctx, pins, card, time.Now())
 		if err != nil {

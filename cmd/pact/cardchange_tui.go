@@ -29,7 +29,7 @@ func (a *app) trustInTUI(ctx context.Context, brand string, f sessionFlags, s *c
 	if !ok {
 		return nil, explained{fmt.Sprintf("you did not accept the changed card of %s; nothing was sent", brand), discovery.ErrCardChanged}
 	}
-	if err := discovery.Accept(ctx, discovery.NewPins(a.dirs()), changed, time.Now()); err != nil {
+	if err := discovery.Accept(ctx, discovery.NewPins(a.dirs(), a.profile), changed, time.Now()); err != nil {
 		return nil, err
 	}
 	return a.openSession(ctx, brand, f)

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pact-cli/pact/store"
 )
 
 // TestContractScripts runs the stories of testdata/contract against the
@@ -89,17 +91,18 @@ func cmdAgeGrants(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("usage: age-grants SECONDS")
 	}
-	path := filepath.Join(ts.Getenv("PACT_HOME"), "data", "profiles", "default", "grants.json")
-	var gf map[string]map[string]map[string]any
-	if err := json.Unmarshal([]byte(ts.ReadFile(path)), &gf); err != nil || len(gf["grants"]) == 0 {
-		ts.Fatalf("no grants in %s: %v", path, err)
-	}
-	for _, g := range gf["grants"] {
-		g["expiresAt"] = time.Now().Add(time.Duration(secs) * time.Second).UTC().Format(time.RFC3339)
-	}
-	b, _ := json.Marshal(gf)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
+	dirs := store.Dirs{Config: filepath.Join(ts.Getenv("PACT_HOME"), "config"), Data: filepath.Join(ts.Getenv("PACT_HOME"), "data")}
+	db, err := store.Open(context.Background(), dirs.DBPath("default"))
+	if err != nil {
 		ts.Fatalf("%v", err)
+	}
+	defer db.Close()
+	exp := time.Now().Add(time.Duration(secs) * time.Second).UTC().Format(time.RFC3339)
+	if err := db.Exec(context.Background(), `UPDATE grants SET data = json_set(data, '$.expiresAt', ?)`, exp); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if docs, _ := db.Grants(context.Background()); len(docs) == 0 {
+		ts.Fatalf("no grants in %s", db.Path())
 	}
 }
 

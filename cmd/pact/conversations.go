@@ -7,7 +7,7 @@ import (
 )
 
 func newConversationsCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "conversations",
 		Short: "List stored conversations: brand, contextId, last message, open or closed",
 		Args:  exactArgs(0, "conversations takes no arguments"),
@@ -43,6 +43,8 @@ func newConversationsCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.AddCommand(newConversationsSearchCmd(a), newConversationsShowCmd(a))
+	return cmd
 }
 
 // completeBrands offers the brands of stored conversations.

@@ -340,70 +340,29 @@ type receiptItemJSON struct {
 
 func newReceiptsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "receipts", Short: "The local archive of signed receipts (§5.6)"}
-	var brand string
+	var brand, scope, since, until string
+	var limit int
 	list := &cobra.Command{
-		Use:   "list [--brand BRAND]",
-		Short: "List archived receipts",
+		Use:   "list [--brand BRAND] [--since T] [--until T] [--scope S] [--limit N]",
+		Short: "List archived receipts, verified and rejected, oldest first",
 		Args:  exactArgs(0, "receipts list takes no arguments (use --brand)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			lo, err := receiptListOptions(brand, scope, since, until, limit)
+			if err != nil {
+				return usageError{err}
+			}
 			opts, err := a.sessionOptions()
 			if err != nil {
 				return err
 			}
-			filter := brand
-			if brand != "" {
-				if u, err := discovery.CardURL(brand); err == nil {
-					filter = u
-				}
-			}
-			// Damaged archive files are reported, not allowed to hide the
-			// readable receipts (List returns both).
-			items, damaged := opts.Receipts.List(filter)
-			if filter != brand && len(items) == 0 {
-				items, damaged = opts.Receipts.List(strings.TrimRight(brand, "/"))
-			}
-			if damaged != nil {
-				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Warning.Render("warning:"), safe(damaged.Error()))
-			}
-			ix := a.brandIndex(opts)
-			out := []receiptItemJSON{}
-			for _, it := range items {
-				ref, _ := ix.lookup(it.Brand)
-				out = append(out, receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name})
-			}
-			if a.json {
-				if err := a.printJSON(out); err != nil {
-					return err
-				}
-				if damaged != nil {
-					return silentError{code: exitFailure}
-				}
-				return nil
-			}
-			if len(items) == 0 && damaged == nil {
-				if brand != "" {
-					a.io.Eprintf("No receipts for %s (see `pact receipts list` for all).\n", brand)
-					return nil
-				}
-				a.io.Eprintf("No receipts yet. Receipts arrive with replies sent under a delegation (pact login).\n")
-				return nil
-			}
-			rows := [][]string{{"ID", "TIME", "BRAND", "SCOPES USED", "ACTIONS", "VERIFIED"}}
-			for _, it := range out {
-				v := "yes"
-				if !it.Verified {
-					v = "NO"
-				}
-				rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), brandLabel(it.BrandName, it.CardURL, it.Brand), strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
-			}
-			a.io.Table(a.io.Out, rows)
-			if damaged != nil {
-				return silentError{code: exitFailure}
-			}
-			return nil
+			return a.listReceipts(cmd.Context(), opts, lo, brand)
 		},
 	}
-	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts")
+	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts (domain, card URL or interface URL)")
+	list.Flags().StringVar(&scope, "scope", "", "only receipts whose scopesUsed contains this scope")
+	list.Flags().StringVar(&since, "since", "", "only receipts at or after this time (RFC 3339, or a date YYYY-MM-DD)")
+	list.Flags().StringVar(&until, "until", "", "only receipts at or before this time (RFC 3339, or a date YYYY-MM-DD: to its end)")
+	list.Flags().IntVar(&limit, "limit", 0, "only the N most recent receipts (still listed oldest first)")
 	list.RegisterFlagCompletionFunc("brand", a.completeBrands)
 	show := &cobra.Command{
 		Use:               "show ID",
@@ -469,7 +428,8 @@ func newReceiptsCmd(a *app) *cobra.Command {
 		Long: `Verify archived receipts again (§5.6): the signature with the key kept at
 archive time (--offline) or fetched again from the Brand's jwks_uri, and the
 claims against the grant they were issued under. With no ID, every verified
-receipt is checked. Exits 6 if any receipt fails.`,
+receipt is checked, those kept apart as rejected included. Exits 6 if any
+receipt fails.`,
 		ValidArgsFunction: a.completeReceiptIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if all && len(args) > 0 {
@@ -538,7 +498,7 @@ receipt is checked. Exits 6 if any receipt fails.`,
 			return nil
 		},
 	}
-	verify.Flags().BoolVar(&all, "all", false, "verify every archived receipt (the default when no ID is given)")
+	verify.Flags().BoolVar(&all, "all", false, "verify every archived receipt, rejected ones included (the default when no ID is given)")
 	verify.Flags().BoolVar(&offline, "offline", false, "use the keys kept in the archive; do not fetch jwks_uri")
 	cmd.AddCommand(list, show, verify)
 	addReceiptBundleCommands(a, cmd, verify)

@@ -50,6 +50,7 @@ var exitTable = []exitRule{
 	{is(discovery.ErrBadArgument), exitUsage, "USAGE", 0},
 	{is(profile.ErrInvalidInput), exitUsage, "USAGE", 0},
 	{is(receipts.ErrBadID), exitUsage, "USAGE", 0},
+	{is(conversation.ErrAmbiguousContext), exitUsage, "USAGE", 0},
 	{is(deviceflow.ErrInvalidScope), exitUsage, "INVALID_SCOPE", 0},
 	{is(deviceflow.ErrScopeNotOnCard), exitUsage, "INVALID_SCOPE", 0},
 	// Authentication refused (3).
@@ -67,6 +68,7 @@ var exitTable = []exitRule{
 	{is(discovery.ErrNotFound), exitNotFound, "NOT_FOUND", 404},
 	{is(httpx.ErrNoSuchHost), exitNotFound, "NO_SUCH_HOST", 0},
 	{is(receipts.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
+	{is(conversation.ErrNoConversation), exitNotFound, "NOT_FOUND", 0},
 	{is(profile.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
 	{is(delegation.ErrNoGrant), exitNotFound, "NO_GRANT", 0},
 	// A receipt failed verification (6).

@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/receipts"
+	"github.com/pact-cli/pact/store"
 )
 
 // addReceiptBundleCommands adds receipt bundles (a file a third party can
@@ -33,7 +33,7 @@ network: anyone can run it. Exits 6 if any line fails.`
 		if len(args) > 0 || cmd.Flags().Changed("all") || cmd.Flags().Changed("offline") {
 			return usageError{errors.New("--bundle checks a file on its own: give no receipt IDs, --all or --offline with it")}
 		}
-		return a.bundleRun(bundle, nil)
+		return a.bundleRun(bundle, nil, nil)
 	}
 	receiptsCmd.AddCommand(newReceiptsExportCmd(a), newReceiptsImportCmd(a))
 }
@@ -129,7 +129,7 @@ func writeBundle(path string, stdout io.Writer, recs []receipts.BundleRecord) er
 		}
 		return nil
 	}
-	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o600))
+	f, err := store.NewPendingFile(path, 0o600)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -158,18 +158,17 @@ archive. Lines that do not verify are refused and reported; exit 6 if any is.`,
 			if err != nil {
 				return err
 			}
-			return a.bundleRun(args[0], func(res *receipts.Result) error {
-				_, err := opts.Receipts.Put(res)
-				return err
-			})
+			// One transaction per thousand receipts, not one per receipt.
+			b := opts.Receipts.NewBatch(1000)
+			return a.bundleRun(args[0], b.Add, b.Flush)
 		},
 	}
 }
 
 // bundleRun verifies the bundle at path line by line and, with put, adds
-// each verified receipt (import); it reports every line (--json: one
-// document) and exits 6 when any line fails.
-func (a *app) bundleRun(path string, put func(*receipts.Result) error) error {
+// each verified receipt (import; flush, when set, after the last line); it
+// reports every line (--json: one document) and exits 6 when any line fails.
+func (a *app) bundleRun(path string, put func(*receipts.Result) error, flush func() error) error {
 	var r io.Reader = a.io.In
 	if path != "-" {
 		f, err := os.Open(path)
@@ -210,6 +209,9 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) error) error {
 		return nil
 	})
 	sp.Stop()
+	if err == nil && flush != nil {
+		err = flush()
+	}
 	if err != nil {
 		return err
 	}

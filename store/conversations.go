@@ -1,0 +1,311 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Conversation is a stored conversation's row.
+type Conversation struct {
+	Brand         string // card URL
+	BrandName     string
+	InterfaceURL  string
+	ContextID     string
+	LastMessageAt time.Time
+	State         string // "open" or "closed"
+	Current       bool   // the Brand's conversation that send/chat continue (reads only)
+}
+
+// Turn is one stored message of a conversation.
+type Turn struct {
+	MessageID       string
+	Role            string // "user" or "agent"
+	Text            string
+	At              time.Time
+	TaskState       string
+	ReceiptID       string
+	ReceiptVerified *bool
+}
+
+func fmtTime(t time.Time) string { return t.Format(time.RFC3339Nano) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+const convColumns = `c.brand, c.brand_name, c.interface_url, c.context_id, c.last_message_at, c.state,
+	EXISTS (SELECT 1 FROM current_conversations cc WHERE cc.conversation_id = c.id AND cc.brand = c.brand)`
+
+func scanConversation(sc interface{ Scan(...any) error }) (Conversation, error) {
+	var c Conversation
+	var at string
+	err := sc.Scan(&c.Brand, &c.BrandName, &c.InterfaceURL, &c.ContextID, &at, &c.State, &c.Current)
+	c.LastMessageAt = parseTime(at)
+	return c, err
+}
+
+// CurrentConversation returns the conversation that send/chat continue
+// with the Brand at cardURL; ok is false when there is none.
+func (db *DB) CurrentConversation(ctx context.Context, cardURL string) (Conversation, bool, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return Conversation{}, false, err
+	}
+	row := c.QueryRowContext(ctx, `SELECT `+convColumns+` FROM current_conversations cur
+		JOIN conversations c ON c.id = cur.conversation_id WHERE cur.brand = ?`, cardURL)
+	conv, err := scanConversation(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Conversation{}, false, nil
+	}
+	return conv, err == nil, err
+}
+
+// FindConversation returns the stored conversation (interfaceURL, contextID).
+func (db *DB) FindConversation(ctx context.Context, interfaceURL, contextID string) (Conversation, bool, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return Conversation{}, false, err
+	}
+	row := c.QueryRowContext(ctx, `SELECT `+convColumns+` FROM conversations c WHERE c.interface_url = ? AND c.context_id = ?`, interfaceURL, contextID)
+	conv, err := scanConversation(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Conversation{}, false, nil
+	}
+	return conv, err == nil, err
+}
+
+// FindContext returns the stored conversations whose contextId is
+// contextID or starts with it (any Brand), most recent first.
+func (db *DB) FindContext(ctx context.Context, contextID string) ([]Conversation, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.QueryContext(ctx, `SELECT `+convColumns+` FROM conversations c
+		WHERE c.context_id = ?1 OR substr(c.context_id, 1, length(?1)) = ?1
+		ORDER BY c.context_id = ?1 DESC, c.last_message_ns DESC`, contextID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Conversation
+	for rows.Next() {
+		conv, err := scanConversation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, conv)
+	}
+	return out, rows.Err()
+}
+
+// Conversations returns every stored conversation, most recent first
+// (then by contextId). Current is set only on open conversations.
+func (db *DB) Conversations(ctx context.Context) ([]Conversation, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.QueryContext(ctx, `SELECT `+convColumns+` FROM conversations c ORDER BY c.last_message_ns DESC, c.context_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Conversation
+	for rows.Next() {
+		conv, err := scanConversation(rows)
+		if err != nil {
+			return nil, err
+		}
+		conv.Current = conv.Current && conv.State == "open"
+		out = append(out, conv)
+	}
+	return out, rows.Err()
+}
+
+// Turns returns the stored turns of a conversation, oldest first (in the
+// order they were appended); none when the conversation is unknown.
+func (db *DB) Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.QueryContext(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified
+		FROM turns t JOIN conversations c ON c.id = t.conversation_id
+		WHERE c.interface_url = ? AND c.context_id = ? ORDER BY t.id`, interfaceURL, contextID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Turn
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func scanTurn(sc interface{ Scan(...any) error }, extra ...any) (Turn, error) {
+	var t Turn
+	var at string
+	var rv sql.NullBool
+	err := sc.Scan(append([]any{&t.MessageID, &t.Role, &t.Text, &at, &t.TaskState, &t.ReceiptID, &rv}, extra...)...)
+	t.At = parseTime(at)
+	if rv.Valid {
+		v := rv.Bool
+		t.ReceiptVerified = &v
+	}
+	return t, err
+}
+
+// AppendTurns adds turns to the conversation conv names (creating it or
+// updating its summary), and makes it the Brand's current conversation,
+// in one transaction. A turn whose (role, messageId) is already stored is
+// not added twice (a retried send). The cost does not depend on how many
+// turns the conversation already has (indexed inserts only).
+func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn) error {
+	if conv.State == "" {
+		conv.State = "open"
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (interface_url, context_id) DO UPDATE SET brand = excluded.brand, brand_name = excluded.brand_name,
+				last_message_at = excluded.last_message_at, last_message_ns = excluded.last_message_ns, state = excluded.state
+			RETURNING id`,
+			conv.Brand, conv.BrandName, conv.InterfaceURL, conv.ContextID, fmtTime(conv.LastMessageAt), conv.LastMessageAt.UnixNano(), conv.State).Scan(&id)
+		if err != nil {
+			return err
+		}
+		if len(turns) > 0 {
+			st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO turns (conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for _, t := range turns {
+				var rv any
+				if t.ReceiptVerified != nil {
+					rv = *t.ReceiptVerified
+				}
+				if _, err := st.ExecContext(ctx, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv); err != nil {
+					return err
+				}
+			}
+		}
+		// Written only when it changes (a page less in the WAL per send).
+		_, err = tx.ExecContext(ctx, `INSERT INTO current_conversations (brand, conversation_id) VALUES (?, ?)
+			ON CONFLICT (brand) DO UPDATE SET conversation_id = excluded.conversation_id
+			WHERE conversation_id != excluded.conversation_id`, conv.Brand, id)
+		inWriteHook()
+		return err
+	})
+}
+
+// SetConversationState sets a stored conversation's state ("closed" when
+// the Provider closed it, PACT §4.2). An unknown conversation is no error.
+func (db *DB) SetConversationState(ctx context.Context, interfaceURL, contextID, state string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE conversations SET state = ? WHERE interface_url = ? AND context_id = ?`, state, interfaceURL, contextID)
+		return err
+	})
+}
+
+// ForgetCurrent stops continuing any conversation with the Brand at
+// cardURL; the conversations are kept.
+func (db *DB) ForgetCurrent(ctx context.Context, cardURL string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM current_conversations WHERE brand = ?`, cardURL)
+		return err
+	})
+}
+
+// Hit is one turn found by SearchTurns, with its conversation.
+type Hit struct {
+	Conversation Conversation
+	Turn         Turn
+}
+
+// SearchTurns finds the stored turns containing every word of text (SQLite
+// FTS5, unicode61 tokens, case-insensitive; the words are matched as given,
+// never read as a query language), best match first, at most limit (0 =
+// 100). Turns appended since the last search are indexed first.
+func (db *DB) SearchTurns(ctx context.Context, text string, limit int) ([]Hit, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.indexTurns(ctx, c); err != nil {
+		return nil, err
+	}
+	q := ftsQuery(text)
+	if q == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := c.QueryContext(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
+		FROM turns_fts f JOIN turns t ON t.id = f.rowid JOIN conversations c ON c.id = t.conversation_id
+		WHERE turns_fts MATCH ? ORDER BY f.rank, t.id LIMIT ?`, q, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		var at string
+		h.Turn, err = scanTurn(rows, &h.Conversation.Brand, &h.Conversation.BrandName, &h.Conversation.InterfaceURL,
+			&h.Conversation.ContextID, &at, &h.Conversation.State, &h.Conversation.Current)
+		if err != nil {
+			return nil, err
+		}
+		h.Conversation.LastMessageAt = parseTime(at)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// ftsQuery turns plain words into an FTS5 query: every word a quoted
+// string (quotes doubled), all of them required.
+func ftsQuery(text string) string {
+	var parts []string
+	for _, w := range strings.Fields(text) {
+		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " ")
+}
+
+// indexTurns adds the turns appended since the last search to the FTS5
+// index (meta "fts_upto" is the last turn id indexed), in one write
+// transaction; nothing is written when the index is up to date.
+func (db *DB) indexTurns(ctx context.Context, c *sql.DB) error {
+	const upto = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto'`
+	var done, last int64
+	if err := c.QueryRowContext(ctx, `SELECT (`+upto+`), coalesce((SELECT max(id) FROM turns), 0)`).Scan(&done, &last); err != nil {
+		return err
+	}
+	if last <= done {
+		return nil
+	}
+	return db.txOn(ctx, c, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, upto).Scan(&done); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns WHERE id > ? ORDER BY id`, done); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE meta SET value = (SELECT coalesce(max(id), 0) FROM turns) WHERE key = 'fts_upto'`)
+		return err
+	})
+}

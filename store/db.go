@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite"); CGO_ENABLED=0 builds keep working
+)
+
+// DBFileName is the name of a profile's database in its data folder.
+const DBFileName = "pact.db"
+
+// BusyTimeout is how long a statement waits for another pact process that
+// holds the database's write lock before failing with "database is locked".
+const BusyTimeout = 10_000 // milliseconds
+
+// DB is one profile's SQLite database (one file, WAL journal, foreign keys
+// on, a busy timeout so that several pact processes can share it). It keeps
+// conversations and their turns, the receipt archive, grants' non-secret
+// metadata, the card cache and pins; secrets stay in the keyring.
+//
+// A DB made by ProfileDB opens lazily: the file is created, migrated to
+// the current schema (Migrations) and the previous release's files are
+// imported (ImportFiles) on the first call that needs it, and that call
+// returns any error. All methods are safe for concurrent use.
+type DB struct {
+	path     string
+	importer func(context.Context, *sql.DB) error
+
+	once sync.Once
+	db   *sql.DB
+	err  error
+}
+
+var (
+	openMu sync.Mutex
+	opened = map[string]*DB{}
+)
+
+// DBPath is the database file of profile name: Data/profiles/NAME/pact.db.
+func (d Dirs) DBPath(name string) string {
+	return filepath.Join(d.ProfileDataDir(name), DBFileName)
+}
+
+// ProfileDB returns the database of profile name (one shared handle per
+// file in a process). It is opened on first use; on that first open the
+// profile's files written by a release before the database (conversations/,
+// receipts/, grants.json) are imported once (see ImportFiles).
+func ProfileDB(d Dirs, name string) *DB {
+	path := d.DBPath(name)
+	openMu.Lock()
+	defer openMu.Unlock()
+	if db, ok := opened[path]; ok {
+		return db
+	}
+	dataDir, pinsFile := d.ProfileDataDir(name), filepath.Join(d.Data, "pins.json")
+	db := &DB{path: path}
+	db.importer = func(ctx context.Context, c *sql.DB) error { return db.importFiles(ctx, c, dataDir, pinsFile) }
+	opened[path] = db
+	return db
+}
+
+// Open opens (creating it when absent) the database at path and migrates it
+// to the current schema. It imports nothing. Close it when done.
+func Open(ctx context.Context, path string) (*DB, error) {
+	db := &DB{path: path}
+	if _, err := db.conn(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// dsn configures every connection: busy timeout first, WAL, foreign keys,
+// synchronous=NORMAL (in WAL mode a commit is not fsynced; the WAL is
+// fsynced at checkpoints, so a crash of the process never loses a commit
+// and a power cut may lose the last ones but never corrupts the file), and
+// BEGIN IMMEDIATE for transactions so writers queue on the busy timeout
+// instead of failing on a lock upgrade.
+func dsn(path string) string {
+	return path + fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate", BusyTimeout)
+}
+
+// WALCheckpointBytes is the WAL size after which a commit is followed by a
+// truncating checkpoint (two fsyncs). pact processes are short-lived and
+// exit without closing the database: the first connection of each process
+// rebuilds the WAL index by reading the whole WAL and forgets what was
+// already checkpointed, so SQLite's own automatic checkpoint (at 1,000
+// pages) would copy the whole WAL again after every commit. Truncating at
+// 512 KiB keeps start-up flat (at most ~128 frames to read) and costs two
+// or three fsyncs about once every twenty-five sends; other sends do none.
+const WALCheckpointBytes = 512 << 10
+
+// checkpointIfLarge runs PRAGMA wal_checkpoint(TRUNCATE) when the WAL has
+// grown past WALCheckpointBytes. A checkpoint that cannot finish (another
+// process reading) is left for a later commit.
+func (db *DB) checkpointIfLarge(ctx context.Context, c *sql.DB) {
+	if fi, err := os.Stat(db.path + "-wal"); err != nil || fi.Size() < WALCheckpointBytes {
+		return
+	}
+	c.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+}
+
+// conn returns the opened *sql.DB, opening and migrating it on first use.
+func (db *DB) conn(ctx context.Context) (*sql.DB, error) {
+	db.once.Do(func() { db.db, db.err = db.open(ctx) })
+	return db.db, db.err
+}
+
+func (db *DB) open(ctx context.Context) (*sql.DB, error) {
+	if strings.ContainsRune(db.path, '?') {
+		return nil, fmt.Errorf("store: the database path %s contains '?'; choose another PACT_HOME", db.path)
+	}
+	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(db.path), err)
+	}
+	// Create the file with mode 0600 before SQLite does (it would use 0644).
+	if f, err := os.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
+	} else {
+		f.Close()
+	}
+	sdb, err := sql.Open("sqlite", dsn(db.path))
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
+	}
+	if err := migrate(ctx, sdb, len(Migrations)); err != nil {
+		sdb.Close()
+		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
+			return nil, fmt.Errorf("store: %s is damaged (%v); pact will not overwrite it: move it aside to start this profile's history afresh, or restore it from a backup", db.path, err)
+		}
+		return nil, fmt.Errorf("store: %s: %w", db.path, err)
+	}
+	if db.importer != nil {
+		if err := db.importer(ctx, sdb); err != nil {
+			sdb.Close()
+			return nil, err
+		}
+	}
+	return sdb, nil
+}
+
+// Close closes the database (a lazy DB that was never used has nothing to
+// close). A DB from ProfileDB is forgotten, so the next ProfileDB opens it
+// again.
+func (db *DB) Close() error {
+	openMu.Lock()
+	if opened[db.path] == db {
+		delete(opened, db.path)
+	}
+	openMu.Unlock()
+	var err error
+	db.once.Do(func() { db.err = errors.New("store: database closed") })
+	if db.db != nil {
+		err = db.db.Close()
+	}
+	return err
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns nil when the
+// answer is "ok", else an error holding SQLite's findings.
+func (db *DB) IntegrityCheck(ctx context.Context) error {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := c.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		found = append(found, s)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(found) == 1 && found[0] == "ok" {
+		return nil
+	}
+	return fmt.Errorf("store: %s failed its integrity check: %s", db.path, strings.Join(found, "; "))
+}
+
+// tx runs fn in one write transaction (BEGIN IMMEDIATE) and commits it, or
+// rolls it back when fn or the commit fails.
+func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return err
+	}
+	return db.txOn(ctx, c, fn)
+}
+
+func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error {
+	t, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap(err)
+	}
+	if err := fn(t); err != nil {
+		t.Rollback()
+		return db.wrap(err)
+	}
+	if err := t.Commit(); err != nil {
+		t.Rollback()
+		return db.wrap(err)
+	}
+	db.checkpointIfLarge(ctx, c)
+	return nil
+}
+
+// wrap names the database in an error and says the write left it unchanged.
+func (db *DB) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se interface{ Code() int }
+	if errors.As(err, &se) {
+		return fmt.Errorf("store: %s: %w (nothing was changed)", db.path, err)
+	}
+	return err
+}
+
+// Exec runs one SQL statement in a write transaction. It is for repairs and
+// for tests that damage rows on purpose; pact itself writes through the
+// typed methods.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	})
+}

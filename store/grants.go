@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// Grants keep delegation grants' non-secret metadata (the tokens stay in
+// the keyring) as JSON documents keyed by interface URL, so fields the
+// delegation package adds need no migration.
+
+// Grant returns the JSON document stored for interfaceURL.
+func (db *DB) Grant(ctx context.Context, interfaceURL string) ([]byte, bool, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	var data string
+	err = c.QueryRowContext(ctx, `SELECT data FROM grants WHERE interface_url = ?`, interfaceURL).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return []byte(data), true, nil
+}
+
+// PutGrant adds or replaces the document for interfaceURL.
+func (db *DB) PutGrant(ctx context.Context, interfaceURL, brand string, data []byte) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO grants (interface_url, brand, data) VALUES (?, ?, ?)
+			ON CONFLICT (interface_url) DO UPDATE SET brand = excluded.brand, data = excluded.data`, interfaceURL, brand, string(data))
+		return err
+	})
+}
+
+// DeleteGrant removes the document for interfaceURL (absent is no error).
+func (db *DB) DeleteGrant(ctx context.Context, interfaceURL string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM grants WHERE interface_url = ?`, interfaceURL)
+		return err
+	})
+}
+
+// Grants returns every stored document, by brand then interface URL.
+func (db *DB) Grants(ctx context.Context) ([][]byte, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.QueryContext(ctx, `SELECT data FROM grants ORDER BY brand, interface_url`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		out = append(out, []byte(d))
+	}
+	return out, rows.Err()
+}

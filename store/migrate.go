@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Migrations are the schema's versions, oldest first: Migrations[i] takes a
+// database from version i (PRAGMA user_version) to version i+1. They are
+// compiled into the binary; a released step is never edited, a change is a
+// new step at the end.
+var Migrations = []string{
+	// 1: conversations and their turns, grants' metadata, the card cache.
+	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE conversations (
+	id INTEGER PRIMARY KEY,
+	brand TEXT NOT NULL,
+	brand_name TEXT NOT NULL DEFAULT '',
+	interface_url TEXT NOT NULL,
+	context_id TEXT NOT NULL,
+	last_message_at TEXT NOT NULL,
+	last_message_ns INTEGER NOT NULL,
+	state TEXT NOT NULL DEFAULT 'open',
+	UNIQUE (interface_url, context_id)
+);
+CREATE INDEX conversations_by_last ON conversations (last_message_ns);
+CREATE TABLE current_conversations (
+	brand TEXT PRIMARY KEY,
+	conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE
+);
+CREATE TABLE turns (
+	id INTEGER PRIMARY KEY,
+	conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+	message_id TEXT NOT NULL,
+	role TEXT NOT NULL,
+	text TEXT NOT NULL,
+	at TEXT NOT NULL,
+	task_state TEXT NOT NULL DEFAULT '',
+	receipt_id TEXT NOT NULL DEFAULT '',
+	receipt_verified INTEGER
+);
+CREATE UNIQUE INDEX turns_by_message ON turns (conversation_id, role, message_id);
+CREATE TABLE grants (
+	interface_url TEXT PRIMARY KEY,
+	brand TEXT NOT NULL,
+	data TEXT NOT NULL
+);
+CREATE TABLE cards (
+	url TEXT PRIMARY KEY,
+	final_url TEXT NOT NULL,
+	body BLOB NOT NULL,
+	expires_ns INTEGER NOT NULL,
+	etag TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_ns INTEGER NOT NULL
+);`,
+	// 2: the receipt archive, with indexes for `pact receipts list`.
+	`CREATE TABLE receipts (
+	id TEXT PRIMARY KEY,
+	jws TEXT NOT NULL,
+	claims TEXT NOT NULL DEFAULT '',
+	jwk TEXT NOT NULL DEFAULT '',
+	jwk_thumbprint TEXT NOT NULL DEFAULT '',
+	expect TEXT NOT NULL DEFAULT '{}',
+	verified INTEGER NOT NULL,
+	problems TEXT NOT NULL DEFAULT '[]',
+	verified_at TEXT NOT NULL DEFAULT '',
+	brand TEXT NOT NULL DEFAULT '',
+	grant_id TEXT NOT NULL DEFAULT '',
+	user TEXT NOT NULL DEFAULT '',
+	scopes_used TEXT NOT NULL DEFAULT '[]',
+	actions TEXT NOT NULL DEFAULT '[]',
+	ts TEXT NOT NULL DEFAULT '',
+	ts_ns INTEGER
+);
+CREATE INDEX receipts_by_ts ON receipts (ts_ns, id);
+CREATE TABLE receipt_brands (
+	brand TEXT NOT NULL,
+	receipt_id TEXT NOT NULL REFERENCES receipts (id) ON DELETE CASCADE,
+	PRIMARY KEY (brand, receipt_id)
+) WITHOUT ROWID;
+CREATE INDEX receipt_brands_by_receipt ON receipt_brands (receipt_id);
+CREATE TABLE receipt_scopes (
+	scope TEXT NOT NULL,
+	receipt_id TEXT NOT NULL REFERENCES receipts (id) ON DELETE CASCADE,
+	PRIMARY KEY (scope, receipt_id)
+) WITHOUT ROWID;
+CREATE INDEX receipt_scopes_by_receipt ON receipt_scopes (receipt_id);`,
+	// 3: full-text search over turns (FTS5, external content) and pins.
+	`CREATE VIRTUAL TABLE turns_fts USING fts5 (text, content = 'turns', content_rowid = 'id');
+INSERT INTO turns_fts (rowid, text) SELECT id, text FROM turns;
+CREATE TRIGGER turns_fts_insert AFTER INSERT ON turns BEGIN
+	INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER turns_fts_delete AFTER DELETE ON turns BEGIN
+	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER turns_fts_update AFTER UPDATE OF text ON turns BEGIN
+	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TABLE pins (
+	brand TEXT PRIMARY KEY,
+	provider_origin TEXT NOT NULL,
+	interface_url TEXT NOT NULL,
+	key_thumbprint TEXT NOT NULL,
+	pinned_at TEXT NOT NULL
+);`,
+	// 4: a covering index for `pact receipts list`, so that listing reads
+	// the listing columns only, never the JWS, key and claims.
+	`CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts);
+DROP INDEX receipts_by_ts;`,
+	// 5: turns are indexed for search when a search comes (SearchTurns
+	// catches up from meta "fts_upto"), not in the transaction that appends
+	// them, so that an append costs the same however many turns there are.
+	`DROP TRIGGER turns_fts_insert;
+DROP TRIGGER turns_fts_delete;
+DROP TRIGGER turns_fts_update;
+INSERT OR REPLACE INTO meta (key, value) VALUES ('fts_upto', (SELECT coalesce(max(id), 0) FROM turns));
+CREATE TRIGGER turns_fts_delete AFTER DELETE ON turns
+WHEN old.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto') BEGIN
+	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER turns_fts_update AFTER UPDATE OF text ON turns
+WHEN old.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto') BEGIN
+	INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	INSERT INTO turns_fts (rowid, text) VALUES (new.id, new.text);
+END;`,
+	// 6: the card cache keeps the signature check done at fetch time
+	// (A2A §8.4; JSON, empty for entries kept before: those are fetched
+	// again).
+	`ALTER TABLE cards ADD COLUMN signature TEXT NOT NULL DEFAULT '';`,
+}
+
+// SchemaVersion is the version this binary writes (len(Migrations)).
+var SchemaVersion = len(Migrations)
+
+// migrate brings the database to version target in one transaction per
+// step. A database newer than this binary is refused, not touched.
+func migrate(ctx context.Context, c *sql.DB, target int) error {
+	for {
+		done, err := migrateStep(ctx, c, target)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateStep applies the next migration under the write lock (BEGIN
+// IMMEDIATE, so two processes opening a new database at once apply it
+// once). done reports that the database is at target.
+func migrateStep(ctx context.Context, c *sql.DB, target int) (done bool, err error) {
+	var v int
+	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("reading the schema version: %w", err)
+	}
+	if v > len(Migrations) {
+		return false, fmt.Errorf("the database has schema version %d, newer than this pact knows (%d): upgrade pact", v, len(Migrations))
+	}
+	if v >= target {
+		return true, nil
+	}
+	t, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("migrating: %w", err)
+	}
+	defer t.Rollback()
+	if err := t.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return false, err
+	}
+	if v >= target {
+		return true, nil
+	}
+	if _, err := t.ExecContext(ctx, Migrations[v]); err != nil {
+		return false, fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)
+	}
+	if _, err := t.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, err
+	}
+	if err := t.Commit(); err != nil {
+		return false, fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)
+	}
+	return v+1 >= target, nil
+}
