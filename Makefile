@@ -6,6 +6,7 @@ GO ?= go
 FUZZ_TARGETS := \
 	./discovery:FuzzCardURL \
 	./discovery:FuzzParse \
+	./discovery:FuzzA2A_8_4_Verify \
 	./a2aclient:FuzzParseReply \
 	./a2aclient:FuzzEnvelopeReasonOf \
 	./deviceflow:FuzzFetchMetadata \
