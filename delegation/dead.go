@@ -4,11 +4,20 @@ import "time"
 
 // MarkDead records that the grant can no longer be used: the Provider
 // refused its token (or it expired) and it could not be refreshed. at is
-// stored in UTC, to the second. A new grant from Accept (`pact login`)
+// stored in UTC, to the second. A dead grant is not refreshable: pact does
+// not try its refresh token again. A new grant from Accept (`pact login`)
 // replaces a dead one.
 func (g *Grant) MarkDead(at time.Time) {
 	t := at.UTC().Truncate(time.Second)
-	g.Dead, g.DeadSince = true, &t
+	g.Dead, g.DeadSince, g.Refreshable = true, &t, false
+}
+
+// normalise fixes what older records may hold: a grant marked dead before
+// MarkDead cleared Refreshable still said it was refreshable.
+func (g *Grant) normalise() {
+	if g.Dead {
+		g.Refreshable = false
+	}
 }
 
 // markDead marks the stored grant for interfaceURL dead. Failures to save are ignored:

@@ -55,3 +55,36 @@ func TestSection5_5_TransientRefreshFailureDoesNotKillTheGrant(t *testing.T) {
 		t.Fatal("a transient refresh failure marked the grant dead")
 	}
 }
+
+// TestSection5_5_DeadGrantIsNotRefreshable: a grant marked dead reads as
+// not refreshable (Get and List), even when an older record stored it with
+// refreshable true, so `pact grants --jq '.[] | select(.refreshable | not)'`
+// finds it.
+func TestSection5_5_DeadGrantIsNotRefreshable(t *testing.T) {
+	f := newFixture(t)
+	f.ts.respond = func(w http.ResponseWriter, _ url.Values) bool {
+		w.WriteHeader(400)
+		fmt.Fprint(w, `{"error":"invalid_grant"}`)
+		return true
+	}
+	if g := f.accept(t, f.k.sign(t, claimsAt(t0, nil), nil), "rt_1"); !g.Refreshable {
+		t.Fatalf("a grant with a refresh token is not refreshable: %+v", g)
+	}
+	f.m.Send(context.Background(), iface, func(string, *Grant) error { return ErrInvalidToken })
+	g, err := f.m.Grant(iface)
+	if err != nil || !g.Dead || g.Refreshable {
+		t.Fatalf("dead grant: %+v %v", g, err)
+	}
+	// An older record: dead, but stored as refreshable.
+	g.Refreshable = true
+	if err := f.m.Store.Put(*g); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := f.m.Grant(iface); g.Refreshable {
+		t.Fatalf("Get: a dead grant reads as refreshable: %+v", g)
+	}
+	list, err := f.m.List()
+	if err != nil || len(list) != 1 || list[0].Refreshable {
+		t.Fatalf("List: %+v %v", list, err)
+	}
+}

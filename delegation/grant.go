@@ -106,6 +106,7 @@ func (d DBStore) Get(interfaceURL string) (Grant, bool, error) {
 	if err := json.Unmarshal(data, &g); err != nil {
 		return Grant{}, false, fmt.Errorf("the stored grant for %s is damaged (%v); `pact logout` and log in again", interfaceURL, err)
 	}
+	g.normalise()
 	return g, true, nil
 }
 
@@ -138,6 +139,7 @@ func (d DBStore) List() ([]Grant, error) {
 			errs = append(errs, fmt.Errorf("a stored grant is damaged: %v", err))
 			continue
 		}
+		g.normalise()
 		out = append(out, g)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -57,6 +57,9 @@ type Check struct {
 	Status  Status `json:"status"`
 	Summary string `json:"summary"`       // what was found, in plain words
 	Fix     string `json:"fix,omitempty"` // what to do; empty when ok
+	// Detail is the underlying error when Summary puts it in plain words
+	// (`pact doctor` shows it under --debug).
+	Detail string `json:"detail,omitempty"`
 }
 
 // Report is every check, in the order run.
@@ -98,6 +101,8 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds each network check (0: 10 s).
 	Timeout time.Duration
+	// FormatTime writes the times in summaries (nil: RFC 3339, UTC).
+	FormatTime func(time.Time) string
 }
 
 // Clock-skew limits against a Provider's Date header: a Provider allows
@@ -111,6 +116,29 @@ type runner struct {
 	o   Options
 	rep *Report
 	cfg *profile.Config
+	// names are the Brands' names by card URL, from the conversations.
+	names map[string]string
+}
+
+func (r *runner) time(t time.Time) string {
+	if r.o.FormatTime != nil {
+		return r.o.FormatTime(t)
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// label names a Brand as the other tables do, "Name (host)", so two Brands
+// of the same name on different hosts or ports stay apart; the host alone
+// when the name is unknown.
+func label(name, cardURL string) string {
+	host := cardURL
+	if u, err := url.Parse(cardURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if name == "" {
+		return host
+	}
+	return name + " (" + host + ")"
 }
 
 func (r *runner) add(c Check) { r.rep.Checks = append(r.rep.Checks, c) }
@@ -135,7 +163,7 @@ func (r *runner) cmd(args string) string { return profile.Command(r.o.Profile.Na
 // Run runs every check. Checks that need what an earlier one found missing
 // (no profile: no identity checks) are skipped, not failed twice.
 func Run(ctx context.Context, o Options) *Report {
-	r := &runner{o: o, rep: &Report{Profile: o.Profile.Name, Checks: []Check{}}}
+	r := &runner{o: o, rep: &Report{Profile: o.Profile.Name, Checks: []Check{}}, names: map[string]string{}}
 	if r.keyring() && r.profile() {
 		r.identity(ctx)
 		r.brands(ctx)
@@ -150,21 +178,44 @@ func Run(ctx context.Context, o Options) *Report {
 func (r *runner) keyring() bool {
 	p := r.o.Profile
 	if r.o.SecretsErr != nil {
-		fix := "unlock the OS keyring, or keep this profile's secrets in a file: " + r.cmd("keyring move --to file")
+		c := r.keyringFail(r.o.SecretsErr)
 		if errors.Is(r.o.SecretsErr, profile.ErrKeyringConflict) {
-			fix = "unset PACT_KEYRING, or move the secrets as the message says"
+			c.Fix = "unset PACT_KEYRING, or move the secrets as the message says"
 		}
-		r.add(Check{ID: CheckKeyring, Status: Fail, Summary: r.o.SecretsErr.Error(), Fix: fix})
+		r.add(c)
 		return false
 	}
 	_, err := p.Secrets.Get(p.Name + "/doctor-probe")
 	if err != nil && !errors.Is(err, secrets.ErrNotFound) {
-		r.add(Check{ID: CheckKeyring, Subject: p.Secrets.Kind(), Status: Fail, Summary: err.Error(),
-			Fix: "unlock the OS keyring, or keep this profile's secrets in a file: " + r.cmd("keyring move --to file")})
+		c := r.keyringFail(err)
+		c.Subject = p.Secrets.Kind()
+		r.add(c)
 		return false
 	}
 	r.add(Check{ID: CheckKeyring, Subject: p.Secrets.Kind(), Status: OK, Summary: "secrets are kept in " + p.Secrets.Where()})
 	return true
+}
+
+// keyringFail is the failed keyring check for err: an OS keyring that does
+// not answer in plain words (the error itself as Detail), and the fix that
+// fits the profile's state: before `pact init`, an init that keeps the
+// secrets in a file; after it, the keyring that holds them must answer
+// (moving them out needs it too).
+func (r *runner) keyringFail(err error) Check {
+	c := Check{ID: CheckKeyring, Status: Fail, Summary: err.Error()}
+	if !errors.Is(err, secrets.ErrUnavailable) {
+		return c
+	}
+	c.Summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
+	c.Detail = err.Error()
+	if !r.o.Profile.Exists() {
+		c.Fix = "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
+			r.cmd("init --keyring file --issuer https://YOUR-HOST")
+	} else {
+		c.Fix = "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
+			r.cmd("keyring move --to file") + " once it answers"
+	}
+	return c
 }
 
 // profile: initialised, with its signing key and sub secret readable.
@@ -273,6 +324,9 @@ func (r *runner) targets() ([]brand, error) {
 		}
 		for _, s := range sums {
 			addB(s.Brand, s.InterfaceURL, s.BrandName)
+			if s.BrandName != "" {
+				r.names[s.Brand] = s.BrandName
+			}
 		}
 	}
 	if r.o.Grants != nil {
@@ -318,15 +372,17 @@ func (r *runner) brand(ctx context.Context, b brand) string {
 			Fix: fmt.Sprintf("check the Brand's address; `%s` shows what is wrong", r.cmd("card "+b.card))})
 		return ""
 	}
-	r.add(Check{ID: CheckCard, Subject: b.card, Status: OK, Summary: fmt.Sprintf("the Agent Card of %s is valid", card.Name())})
+	name := label(card.Name(), b.card)
+	r.names[b.card] = card.Name()
+	r.add(Check{ID: CheckCard, Subject: b.card, Status: OK, Summary: fmt.Sprintf("the Agent Card of %s is valid", name)})
 	reg, ok := r.cfg.Match(card.InterfaceURL)
 	if !ok {
 		r.add(Check{ID: CheckPAJWT, Subject: card.InterfaceURL, Status: Fail,
-			Summary: "no registered Provider serves " + card.Name(),
+			Summary: "no registered Provider serves " + name,
 			Fix:     r.cmd("provider add " + conversation.SuggestProviderURL(card) + " --audience AUDIENCE")})
 		return ""
 	}
-	r.tasks(fctx, card.Name(), card.InterfaceURL, *reg)
+	r.tasks(fctx, name, card.InterfaceURL, *reg)
 	return reg.URL
 }
 
@@ -457,19 +513,24 @@ func (r *runner) grants() {
 			login += " --scope " + sc
 		}
 		login = r.cmd(login)
+		card := g.Brand
+		if card == "" {
+			card = g.InterfaceURL
+		}
+		name := label(r.names[g.Brand], card)
 		switch {
 		case g.Dead:
 			since := ""
 			if g.DeadSince != nil {
-				since = " since " + g.DeadSince.UTC().Format(time.RFC3339)
+				since = " since " + r.time(*g.DeadSince)
 			}
 			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: Warn,
-				Summary: "the Brand dropped this delegation" + since + ": messages go without it", Fix: login})
+				Summary: "the delegation to " + name + " is dead" + since + " (the Brand no longer accepts it): messages go without it", Fix: login})
 		case !g.ExpiresAt.After(now) && !g.Refreshable:
 			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: Warn,
-				Summary: "the delegation expired at " + g.ExpiresAt.UTC().Format(time.RFC3339) + " and cannot be refreshed", Fix: login})
+				Summary: "the delegation to " + name + " expired at " + r.time(g.ExpiresAt) + " and cannot be refreshed", Fix: login})
 		default:
-			sum := "valid until " + g.ExpiresAt.UTC().Format(time.RFC3339)
+			sum := "the delegation to " + name + " is valid until " + r.time(g.ExpiresAt)
 			if g.Refreshable {
 				sum += ", refreshable"
 			}

@@ -2,8 +2,10 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,5 +174,71 @@ func TestDoctor_NotInitialisedNamesTheProfile(t *testing.T) {
 	c := find(rep, CheckProfile, "")
 	if rep.OK || c == nil || c.Status != Fail || !strings.Contains(c.Fix, "pact --profile work init") {
 		t.Fatalf("%+v", rep)
+	}
+}
+
+// brokenKeyring is an OS keyring that does not answer, as on a machine
+// with no Secret Service.
+type brokenKeyring struct{}
+
+var errNoDBus = fmt.Errorf(`%w: reading "default/doctor-probe" failed: exec: "dbus-launch": executable file not found in $PATH`, secrets.ErrUnavailable)
+
+func (brokenKeyring) Get(string) (string, error) { return "", errNoDBus }
+func (brokenKeyring) Set(string, string) error   { return errNoDBus }
+func (brokenKeyring) Delete(string) error        { return errNoDBus }
+func (brokenKeyring) Kind() string               { return "os" }
+func (brokenKeyring) Where() string              { return "the OS keyring" }
+
+// TestDoctor_UnavailableKeyringFixFitsTheProfile: an OS keyring that does
+// not answer is said in plain words (the raw error only as detail), and the
+// fix fits the profile: `init --keyring file` before pact init, the
+// keyring that holds the secrets (then `keyring move`) after it.
+func TestDoctor_UnavailableKeyringFixFitsTheProfile(t *testing.T) {
+	dir := t.TempDir()
+	fresh := &profile.Profile{Name: "default", Dirs: store.Dirs{Config: dir + "/config", Data: dir + "/data"}, Secrets: brokenKeyring{}}
+	rep := Run(context.Background(), Options{Profile: fresh, HTTP: httpx.NewClient(httpx.Options{})})
+	c := find(rep, CheckKeyring, "")
+	if rep.OK || c == nil || c.Status != Fail {
+		t.Fatalf("%+v", rep)
+	}
+	if strings.Contains(c.Summary, "exec:") || strings.Contains(c.Summary, "dbus-launch") || !strings.Contains(c.Detail, "dbus-launch") {
+		t.Errorf("summary %q, detail %q: want plain words, the error as detail", c.Summary, c.Detail)
+	}
+	if !strings.Contains(c.Fix, "pact init --keyring file --issuer") || strings.Contains(c.Fix, "keyring move") {
+		t.Errorf("fix before pact init: %q", c.Fix)
+	}
+
+	f := newFixture(t)
+	f.p.Secrets = brokenKeyring{}
+	rep = f.run(t, nil, nil, nil)
+	if c := find(rep, CheckKeyring, ""); c == nil || c.Status != Fail || !strings.Contains(c.Fix, "pact keyring move --to file") || strings.Contains(c.Fix, "init") {
+		t.Errorf("fix after pact init: %+v", c)
+	}
+}
+
+// TestDoctor_BrandsAreNamedWithTheirHostAndTimesFormatted: passing card,
+// pa-jwt and grant lines name the Brand as "Name (host)", and times go
+// through FormatTime; a dead grant says it is dead in plain words.
+func TestDoctor_BrandsAreNamedWithTheirHostAndTimesFormatted(t *testing.T) {
+	f := newFixture(t)
+	_, b := startProvider(t, f)
+	u, _ := url.Parse(b.Brand)
+	dead := delegation.Grant{Brand: b.Brand, InterfaceURL: b.InterfaceURL, ExpiresAt: time.Now().Add(time.Hour)}
+	dead.MarkDead(time.Now())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep := Run(ctx, Options{Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}),
+		FormatTime:    func(time.Time) string { return "WHEN" },
+		Conversations: func() ([]conversation.Summary, error) { return []conversation.Summary{b}, nil },
+		Grants:        func() ([]delegation.Grant, error) { return []delegation.Grant{dead}, nil }})
+	want := " (" + u.Host + ")"
+	for _, id := range []string{CheckCard, CheckPAJWT, CheckGrant} {
+		if c := find(rep, id, ""); c == nil || !strings.Contains(c.Summary, want) {
+			t.Errorf("%s does not name %q: %+v", id, want, c)
+		}
+	}
+	c := find(rep, CheckGrant, "")
+	if c == nil || !strings.Contains(c.Summary, "dead since WHEN (the Brand no longer accepts it)") || strings.Contains(c.Summary, "dropped") {
+		t.Errorf("dead grant: %+v", c)
 	}
 }

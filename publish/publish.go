@@ -37,6 +37,9 @@ type File struct {
 	URL string `json:"url"`
 	// ContentType is the Content-Type it must be served with.
 	ContentType string `json:"contentType"`
+	// Changed is false when the file already held this content and was
+	// left alone.
+	Changed bool `json:"changed"`
 }
 
 // Site renders the two documents of the static site: the public JWKS (every
@@ -84,12 +87,14 @@ func Export(dir string, c *profile.Config) ([]File, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return nil, err
 		}
+		changed := false
 		if old, err := os.ReadFile(p); err != nil || !bytes.Equal(old, f.data) {
 			if err := store.WriteFile(p, f.data, 0o644); err != nil {
 				return nil, fmt.Errorf("writing %s: %w", p, err)
 			}
+			changed = true
 		}
-		out = append(out, File{Path: p, Rel: f.rel, URL: f.url, ContentType: f.ctype})
+		out = append(out, File{Path: p, Rel: f.rel, URL: f.url, ContentType: f.ctype, Changed: changed})
 	}
 	return out, nil
 }

@@ -44,6 +44,11 @@ func TestSection3_1_ExportWritesPublicKeysAndDiscoveryIdempotently(t *testing.T)
 	if len(files) != 3 || files[0].URL != "https://pa.example.com/me/.well-known/openid-configuration" || files[1].URL != c.JWKSURI {
 		t.Fatalf("files = %+v", files)
 	}
+	for _, f := range files {
+		if !f.Changed {
+			t.Errorf("first export: %s not reported as changed", f.Rel)
+		}
+	}
 	jwksDoc, _ := os.ReadFile(filepath.Join(dir, ".well-known", "jwks.json"))
 	for _, k := range c.Keys {
 		if !strings.Contains(string(jwksDoc), k.KID) {
@@ -62,8 +67,14 @@ func TestSection3_1_ExportWritesPublicKeysAndDiscoveryIdempotently(t *testing.T)
 	}
 	before := stat()
 	time.Sleep(20 * time.Millisecond)
-	if _, err := Export(dir, c); err != nil || !stat().Equal(before) {
+	again, err := Export(dir, c)
+	if err != nil || !stat().Equal(before) {
 		t.Fatalf("second export rewrote an unchanged file: %v", err)
+	}
+	for _, f := range again {
+		if f.Changed {
+			t.Errorf("second export: %s reported as changed", f.Rel)
+		}
 	}
 }
 

@@ -14,6 +14,6 @@ func (a *app) noteDeadGrant(res *conversation.Result) {
 	if d.DeadSince != nil {
 		since = " since " + d.DeadSince.Local().Format(humanTime)
 	}
-	a.io.Eprintf("%s sent without your delegation (the Brand dropped it%s); to act on your account again: %s\n",
-		a.io.ErrStyles().Warning.Render("!"), since, d.Login)
+	a.io.Eprintf("%s sent without your delegation: it is dead%s (the Brand no longer accepts it; to act on your account again, run %s)\n",
+		a.io.ErrStyles().Warning.Render("!"), since, safe(d.Login))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/opener"
+	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -313,17 +314,31 @@ func newGrantsCmd(a *app) *cobra.Command {
 				return nil
 			}
 			rows := [][]string{{"BRAND", "SCOPES", "EXPIRES", "GRANT"}}
+			var relogin []string
 			for _, g := range out {
 				exp := g.ExpiresAt.Local().Format(humanTime)
 				if g.Refreshable {
 					exp += " (refreshable)"
 				}
-				if g.Dead && g.DeadSince != nil {
-					exp = "dead since " + g.DeadSince.Local().Format(humanTime) + " (pact login again)"
+				label := brandLabel(g.BrandName, g.Brand, g.InterfaceURL)
+				if g.Dead {
+					exp = "dead"
+					if g.DeadSince != nil {
+						exp += " since " + g.DeadSince.Local().Format(humanTime)
+					}
+					exp += " (the Brand no longer accepts it; run pact login again)"
+					login := "login " + g.Brand
+					for _, sc := range g.Scopes {
+						login += " --scope " + sc
+					}
+					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", safe(label), safe(profile.Command(opts.Profile.Name, login))))
 				}
-				rows = append(rows, []string{brandLabel(g.BrandName, g.Brand, g.InterfaceURL), strings.Join(g.Scopes, " "), exp, g.GrantID})
+				rows = append(rows, []string{label, strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
 			a.io.Table(a.io.Out, rows)
+			for _, l := range relogin {
+				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Warning.Render("!"), l)
+			}
 			return nil
 		},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +37,8 @@ fails, 1 otherwise. --json prints the report (see docs/json.md).`,
 			p := &profile.Profile{Name: a.profile, Dirs: a.dirs()}
 			sec, secErr := a.secrets()
 			p.Secrets = sec
-			o := doctor.Options{Profile: p, SecretsErr: secErr, HTTP: a.httpClient()}
+			o := doctor.Options{Profile: p, SecretsErr: secErr, HTTP: a.httpClient(),
+				FormatTime: func(t time.Time) string { return t.Local().Format(humanTime) }}
 			if secErr == nil {
 				opts := conversation.NewOptions(p, a.httpClient())
 				o.Conversations = opts.Store.List
@@ -80,11 +82,15 @@ func (a *app) printDoctor(rep *doctor.Report) {
 			mark = st.Error.Render("✗")
 		}
 		a.io.Printf("%s %s  %s\n", mark, st.Bold.Render(fmt.Sprintf("%-*s", w, c.ID)), safe(c.Summary))
-		if c.Subject != "" && c.Status != doctor.OK && !strings.Contains(c.Summary, c.Subject) {
+		// The keyring check's subject (its kind) is named by its summary.
+		if c.Subject != "" && c.Status != doctor.OK && c.ID != doctor.CheckKeyring && !strings.Contains(c.Summary, c.Subject) {
 			a.io.Printf("  %*s  %s\n", w, "", st.Faint.Render(safe(c.Subject)))
 		}
 		if c.Fix != "" {
 			a.io.Printf("  %*s  %s %s\n", w, "", st.Accent.Render("fix:"), safe(c.Fix))
+		}
+		if c.Detail != "" && a.debug {
+			a.io.Printf("  %*s  %s\n", w, "", st.Faint.Render("detail: "+safe(c.Detail)))
 		}
 	}
 	ok, warn, fail := rep.Counts()

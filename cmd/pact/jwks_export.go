@@ -20,7 +20,7 @@ func newJWKSExportCmd(a *app) *cobra.Command {
 
 Upload DIR so that it answers at your issuer. Run it again after
 ` + "`pact key rotate`" + ` and ` + "`pact key retire`" + `, and upload again. Files that did not
-change are not rewritten. See "Publishing your identity" in the README.`,
+change are not rewritten (shown as unchanged). See "Publishing your identity" in the README.`,
 		Args: exactArgs(1, "jwks export needs the folder to write the site into"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, c, err := a.loadProfile()
@@ -35,18 +35,32 @@ change are not rewritten. See "Publishing your identity" in the README.`,
 				return a.printJSON(map[string]any{"dir": args[0], "issuer": c.Issuer, "jwks_uri": c.JWKSURI, "files": files})
 			}
 			st := a.io.ErrStyles()
-			a.io.Eprintf("%s wrote the static site of profile %q to %s\n\nUpload it so that each file answers at its URL:\n", st.Success.Render("✓"), p.Name, args[0])
-			w := 0
+			changed := 0
 			for _, f := range files {
-				w = max(w, len(f.Rel))
-			}
-			for _, f := range files {
-				where := f.URL + "  " + st.Faint.Render("Content-Type: "+f.ContentType)
-				if f.URL == "" {
-					where = st.Faint.Render("(GitHub Pages only: makes it publish the .well-known folder)")
+				if f.Changed {
+					changed++
 				}
-				a.io.Eprintf("  %-*s  →  %s\n", w, f.Rel, where)
 			}
+			if changed == 0 {
+				a.io.Eprintf("%s the static site of profile %q in %s is unchanged: nothing new to upload\n\nIf it is not uploaded yet, each file must answer at its URL:\n",
+					st.Success.Render("✓"), p.Name, args[0])
+			} else {
+				a.io.Eprintf("%s wrote the static site of profile %q to %s (%d of %d files changed)\n\nUpload it so that each file answers at its URL:\n",
+					st.Success.Render("✓"), p.Name, args[0], changed, len(files))
+			}
+			rows := [][]string{{"  FILE", "URL", "CONTENT-TYPE", "THIS RUN"}}
+			for _, f := range files {
+				url, ctype, state := f.URL, f.ContentType, "unchanged"
+				if f.URL == "" {
+					url, ctype = "(GitHub Pages only)", "-"
+				}
+				if f.Changed {
+					state = "written"
+				}
+				rows = append(rows, []string{"  " + f.Rel, url, ctype, state})
+			}
+			a.io.Table(a.io.ErrOut, rows)
+			a.io.Eprintf("  %s\n", st.Faint.Render(".nojekyll makes GitHub Pages publish the .well-known folder; other hosts ignore it."))
 			a.io.Eprintf("\nThen check it as a Provider would: %s\n", profile.Command(p.Name, "doctor"))
 			return nil
 		},

@@ -102,7 +102,7 @@ Kids may start with "-": put "--" before them.`,
 	var alg string
 	rotate := &cobra.Command{
 		Use:   "rotate [--alg ES256|RS256]",
-		Short: "Add a staged key: published at once, signing only after `pact key activate`",
+		Short: "Add a staged key: published at once, signing only after `pact key activate`; prints its kid",
 		Args:  exactArgs(0, "key rotate takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if alg != "" && alg != "ES256" && alg != "RS256" {
@@ -119,6 +119,8 @@ Kids may start with "-": put "--" before them.`,
 			if a.json {
 				return a.printJSON(keyOut(k, nil))
 			}
+			// The kid alone on stdout (K=$(pact key rotate)); prose on stderr.
+			a.io.Printf("%s\n", k.KID)
 			st := a.io.ErrStyles()
 			a.io.Eprintf("%s new staged key %s (%s): the current key keeps signing until you activate it\n", st.Success.Render("✓"), k.KID, k.Alg)
 			a.io.Eprintf("Next:\n  %s   # then upload DIR (or keep `%s` running)\n  %s\n",
@@ -134,8 +136,10 @@ Kids may start with "-": put "--" before them.`,
 		Short: "Sign with KID from now on, once the live jwks_uri serves it",
 		Long: `Make KID the key that signs PA JWTs. pact first fetches your jwks_uri, as a
 Provider would, and refuses unless it serves KID with the same public key:
-a Provider that cannot find the kid refuses every request. --force skips
-that check. The previous key stays published until ` + "`pact key retire`" + `.`,
+a Provider that cannot find the kid refuses every request. --force
+activates it anyway, with a warning when the jwks_uri does not serve it.
+The previous key stays published until ` + "`pact key retire`" + `. Activating
+the key that is already active changes nothing.`,
 		Args:              exactArgs(1, "key activate needs the kid to activate (see `pact key list`)"),
 		ValidArgsFunction: a.completeKIDs,
 		Annotations:       map[string]string{dashArgsAnnotation: "kid"},
@@ -149,31 +153,66 @@ that check. The previous key stays published until ` + "`pact key retire`" + `.`
 			if k == nil {
 				return explained{fmt.Sprintf("no key %q in profile %q (see `%s`)", kid, p.Name, profile.Command(p.Name, "key list")), profile.ErrNotFound}
 			}
-			if !force && !k.Active {
-				sp := a.spinner("Checking " + c.JWKSURI)
-				live := publish.FetchJWKS(cmd.Context(), a.httpClient(), c)
-				sp.Stop()
-				if err := live.Has(*k); err != nil {
-					return explained{fmt.Sprintf(
-						"not activating %s: %v.\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
-							"or keep `%s` running; then run `%s` again (or add --force)",
-						kid, err, profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
-						profile.Command(p.Name, "key activate -- "+kid)), errKeyNotLive}
+			st := a.io.ErrStyles()
+			if k.Active {
+				if a.json {
+					return a.printJSON(keyOut(*k, nil))
 				}
+				a.io.Eprintf("%s key %s is already active: it signs your PA JWTs\n", st.Success.Render("✓"), kid)
+				return nil
+			}
+			var previous string
+			if old := c.Active(); old != nil {
+				previous = old.KID
+			}
+			// The live jwks_uri, as a Provider fetches it: refused unless it
+			// serves the key; with --force, looked at briefly to warn.
+			ctx, cancel := cmd.Context(), context.CancelFunc(func() {})
+			if force {
+				ctx, cancel = context.WithTimeout(ctx, liveTimeout)
+			}
+			sp := a.spinner("Checking " + c.JWKSURI)
+			live := publish.FetchJWKS(ctx, a.httpClient(), c)
+			liveErr := live.Has(*k)
+			sp.Stop()
+			cancel()
+			if liveErr != nil && !force {
+				return explained{fmt.Sprintf(
+					"not activating %s: %v.\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
+						"or keep `%s` running; then run `%s` again (or add --force)",
+					kid, liveErr, profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
+					profile.Command(p.Name, "key activate -- "+kid)), errKeyNotLive}
 			}
 			info, err := p.Activate(kid)
 			if err != nil {
 				return err
 			}
+			if liveErr != nil {
+				// Forced: say it loudly, whatever the output format.
+				found := "your jwks_uri " + c.JWKSURI + " does not serve it"
+				if live.JWKSErr != nil {
+					found = "pact could not check that your jwks_uri serves it"
+				}
+				a.io.Eprintf("%s key %s signs from now on, but %s (%s).\n"+
+					"  Providers cannot verify your PA JWTs until the jwks_uri serves it: until then they refuse them.\n"+
+					"  Publish it now (`%s` and upload, or keep `%s` running), then check with `%s`.\n",
+					st.Warning.Render("!"), kid, found, safe(liveErr.Error()),
+					profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"), profile.Command(p.Name, "doctor"))
+			}
 			if a.json {
 				return a.printJSON(keyOut(info, nil))
 			}
-			a.io.Eprintf("%s key %s signs from now on; the previous key stays published until `%s`\n",
-				a.io.ErrStyles().Success.Render("✓"), kid, profile.Command(p.Name, "key retire -- OLDKID"))
+			if liveErr == nil {
+				a.io.Eprintf("%s key %s signs from now on\n", st.Success.Render("✓"), kid)
+			}
+			if previous != "" {
+				a.io.Eprintf("  The previous key %s stays published; once no token it signed is in flight: %s\n",
+					previous, profile.Command(p.Name, "key retire -- "+previous))
+			}
 			return nil
 		},
 	}
-	activate.Flags().BoolVar(&force, "force", false, "activate without checking the live jwks_uri")
+	activate.Flags().BoolVar(&force, "force", false, "activate even when the live jwks_uri does not serve the key (warns)")
 	retire := &cobra.Command{
 		Use:               "retire -- KID",
 		Short:             "Stop publishing a key and delete its private half (never the active key)",
