@@ -96,3 +96,34 @@ func TestChatTUIInPTY_CardChangedPanel(t *testing.T) {
 	}
 	s.checkRestored()
 }
+
+// `pact card BRAND --trust` on a terminal shows old and new side by side
+// with the fingerprint and accepts only after a yes to exactly that card.
+func TestCardTrustInPTY_AsksBeforeAccepting(t *testing.T) {
+	e, srv := newRoguePTYEnv(t)
+	e.run("card", e.brand) // first contact: the real card is pinned
+
+	s := e.start("card", e.brand, "--trust")
+	at := s.waitFor("signed by another key", 0)
+	at = s.waitFor("accepted", at)
+	s.waitFor("Accept this card (fingerprint ", at)
+	s.typeKeys("\r")
+	if code := s.exit(); code != 1 {
+		t.Fatalf("no answer: exit %d, want 1; screen:\n%s", code, tail(s.text(), 2000))
+	}
+	s.waitFor("you did not accept the changed card", at)
+
+	s = e.start("card", e.brand, "--trust")
+	s.waitFor("Accept this card (fingerprint ", 0)
+	s.typeKeys("y\r")
+	s.waitFor("accepted now (--trust, fingerprint ", 0)
+	if code := s.exit(); code != 0 {
+		t.Fatalf("y: exit %d, want 0; screen:\n%s", code, tail(s.text(), 2000))
+	}
+	s = e.start("card", e.brand)
+	s.waitFor("matches what you accepted", 0)
+	s.exit()
+	if n := srv.AgentRuns(); n != 0 {
+		t.Fatalf("the Provider ran its agent %d times", n)
+	}
+}
