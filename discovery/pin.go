@@ -2,6 +2,8 @@ package discovery
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"net/url"
@@ -36,19 +38,36 @@ type CardChangedError struct {
 	Brand    string    // the argument the User gave, for the --trust hint
 	Old, New store.Pin // what was accepted, what the card says now
 	Changes  []string  // the fields that differ, in plain words
+	// Expected is the fingerprint the User passed to `--trust --expect`
+	// when the card now has another one ("" otherwise).
+	Expected string
 }
 
 // Is makes errors.Is(err, ErrCardChanged) true.
 func (e *CardChangedError) Is(target error) bool { return target == ErrCardChanged }
 
-// Error shows old and new side by side and the command that accepts the
-// change.
+// Fingerprint is the short fingerprint of the new pin values (PinFingerprint
+// of New): `pact card BRAND --trust --expect FINGERPRINT` accepts the card
+// only while it still says exactly this.
+func (e *CardChangedError) Fingerprint() string { return PinFingerprint(e.New) }
+
+// Error shows old and new side by side and the command that accepts exactly
+// this change.
 func (e *CardChangedError) Error() string {
 	var b strings.Builder
+	if e.Expected != "" {
+		fmt.Fprintf(&b, "the Agent Card of %s is not the card you were shown: its fingerprint is now %s, not %s; nothing was accepted.\n",
+			e.Brand, e.Fingerprint(), e.Expected)
+		b.WriteString(e.Table())
+		fmt.Fprintf(&b, "Check the values above; if the Brand really changed this, accept exactly this card with:\n  pact card %s --trust --expect %s",
+			e.Brand, e.Fingerprint())
+		return b.String()
+	}
 	fmt.Fprintf(&b, "the Agent Card of %s changed since you accepted it on %s (%s); nothing was sent.\n",
 		e.Brand, e.Old.PinnedAt.Local().Format("2006-01-02 15:04 MST"), strings.Join(e.Changes, ", "))
 	b.WriteString(e.Table())
-	fmt.Fprintf(&b, "If the Brand really changed this, accept it with:\n  pact card %s --trust", e.Brand)
+	fmt.Fprintf(&b, "If the Brand really changed this, accept exactly this card (fingerprint %s) with:\n  pact card %s --trust --expect %s",
+		e.Fingerprint(), e.Brand, e.Fingerprint())
 	return b.String()
 }
 
@@ -75,10 +94,14 @@ func (e *CardChangedError) Table() string {
 // PinRows are (label, old, new) for provider, interface and signing key.
 func PinRows(old, cur store.Pin) [][3]string {
 	key := func(t string) string {
-		if t == "" {
+		ks := strings.Fields(t)
+		switch len(ks) {
+		case 0:
 			return "unsigned"
+		case 1:
+			return "key " + ks[0]
 		}
-		return "key " + t
+		return "keys " + strings.Join(ks, ", ")
 	}
 	return [][3]string{
 		{"provider", old.ProviderOrigin, cur.ProviderOrigin},
@@ -87,27 +110,74 @@ func PinRows(old, cur store.Pin) [][3]string {
 	}
 }
 
-// ErrorDetails is the --json detail of the error: {"old": pin, "new": pin}.
+// ErrorDetails is the --json detail of the error: {"old": pin, "new": pin,
+// "changes": [...], "fingerprint": PinFingerprint(new)}.
 func (e *CardChangedError) ErrorDetails() map[string]any {
-	return map[string]any{"old": e.Old, "new": e.New, "changes": e.Changes}
+	d := map[string]any{"old": e.Old, "new": e.New, "changes": e.Changes, "fingerprint": e.Fingerprint()}
+	if e.Changes == nil {
+		d["changes"] = []string{}
+	}
+	if e.Expected != "" {
+		d["expected"] = e.Expected
+	}
+	return d
 }
 
-// PinOf is the pin a card would get now: its Provider origin (the card's
-// provider.url, or the interface URL's origin when it names none), its
-// interface URL and the thumbprint of the first key that verified it.
+// PinFingerprint is a short fingerprint of what a pin accepts: its Provider
+// origin, interface URL and signing keys (not when it was pinned, not the
+// retired keys). 80 bits of SHA-256, base32, in four groups
+// ("abcd-efgh-ijkl-mnop"); SameFingerprint compares one the User typed.
+func PinFingerprint(p store.Pin) string {
+	keys := strings.Fields(p.KeyThumbprint)
+	slices.Sort(keys)
+	sum := sha256.Sum256([]byte("pact pin 1\n" + p.ProviderOrigin + "\n" + p.InterfaceURL + "\n" + strings.Join(keys, " ")))
+	s := strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
+	return s[0:4] + "-" + s[4:8] + "-" + s[8:12] + "-" + s[12:16]
+}
+
+// SameFingerprint reports whether typed (case and dashes ignored) is fp.
+func SameFingerprint(typed, fp string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.NewReplacer("-", "", " ", "").Replace(s)) }
+	return norm(typed) != "" && norm(typed) == norm(fp)
+}
+
+// PinOf is the pin a card would get on first contact: the origin of the
+// Provider its interface URL is on (the card's self-declared provider.url
+// is not what pact talks to, so it is not pinned), its interface URL and
+// the thumbprints of every key that verified it.
 func PinOf(card *Card, now time.Time) store.Pin {
-	p := store.Pin{Brand: card.URL, InterfaceURL: card.InterfaceURL, KeyThumbprint: card.Signature.Thumbprint(), PinnedAt: now.UTC()}
-	if card.Card != nil && card.Card.Provider != nil {
-		if u, err := url.Parse(strings.TrimSpace(card.Card.Provider.URL)); err == nil && u.Host != "" {
-			p.ProviderOrigin = originOf(u)
+	var keys []string
+	if card.Signature != nil {
+		for _, t := range card.Signature.Thumbprints {
+			if !slices.Contains(keys, t) {
+				keys = append(keys, t)
+			}
 		}
 	}
-	if p.ProviderOrigin == "" {
-		if u, err := url.Parse(card.InterfaceURL); err == nil && u.Host != "" {
-			p.ProviderOrigin = originOf(u)
-		}
+	return store.Pin{Brand: card.URL, ProviderOrigin: interfaceOrigin(card.InterfaceURL), InterfaceURL: card.InterfaceURL,
+		KeyThumbprint: strings.Join(keys, " "), PinnedAt: now.UTC()}
+}
+
+// interfaceOrigin is the origin of an interface URL ("" when it has none).
+func interfaceOrigin(iface string) string {
+	if u, err := url.Parse(iface); err == nil && u.Host != "" {
+		return originOf(u)
 	}
-	return p
+	return ""
+}
+
+// LookupPin is the pin kept for brand (a card URL). A pin recorded by an
+// earlier build, whose provider was the card's provider.url, reads as the
+// origin of its interface URL.
+func LookupPin(ctx context.Context, pins Pins, brand string) (store.Pin, bool, error) {
+	p, ok, err := pins.Pin(ctx, brand)
+	if err != nil || !ok {
+		return p, ok, err
+	}
+	if o := interfaceOrigin(p.InterfaceURL); o != "" {
+		p.ProviderOrigin = o
+	}
+	return p, true, nil
 }
 
 // PinStatus is what CheckPin did.
@@ -123,65 +193,102 @@ const (
 	PinUpdated
 )
 
-// CheckPin compares card with its Brand's pin before anything is sent to
-// the Provider. On first contact it records the pin. It accepts silently
-// (and updates the pin) a card that is
-//   - signed by the pinned key and by one new key: a rotation the old key
-//     announced;
-//   - signed where the pinned card was unsigned.
+// ComparePin compares card with the pin old and records nothing. It
+// returns the pin the card leads to (next), whether that is an update
+// accepted without asking, and the changes that need the User (none when
+// the card is accepted as is). The rule for signing keys, with P the
+// pinned keys, R the retired ones and T the keys that verified the card:
+//   - T shares a key with P: the card is vouched for by a key the User
+//     accepted. The keys of T in neither P nor R are new: if there are any,
+//     the pinned key announced a rotation; they become the pin and every key
+//     of P is retired for good. Otherwise the pin stays as it is.
+//   - P is empty (the card was unsigned): a signed card is accepted and
+//     its keys pinned.
+//   - T is empty while P is not: "no longer signed".
+//   - otherwise: "signed by a retired key" when every key of T is retired,
+//     else "signed by another key".
 //
-// Any other difference returns a *CardChangedError (arg is the brand as the
-// User named it, for the hint); the pin is left alone until Trust.
-func CheckPin(ctx context.Context, pins Pins, card *Card, arg string, now time.Time) (PinStatus, error) {
+// So a card signed by the old and the new key moves the pin to the new key
+// once, stays there however often it is served, and a card signed only by
+// the old key afterwards is a change. Accepting a change (next, when there
+// are changes) pins T and retires the other keys the pin knew.
+func ComparePin(old store.Pin, card *Card, now time.Time) (next store.Pin, updated bool, changes []string) {
 	cur := PinOf(card, now)
-	old, ok, err := pins.Pin(ctx, card.URL)
-	if err != nil {
-		return 0, fmt.Errorf("reading what was accepted for %s: %w", card.URL, err)
+	if o := interfaceOrigin(old.InterfaceURL); o != "" {
+		old.ProviderOrigin = o
 	}
-	if !ok {
-		return PinFirst, pins.SetPin(ctx, cur)
-	}
-	var thumbs []string
-	if card.Signature != nil {
-		thumbs = card.Signature.Thumbprints
-	}
-	var changes []string
 	if old.ProviderOrigin != cur.ProviderOrigin {
 		changes = append(changes, "another Provider")
 	}
 	if old.InterfaceURL != cur.InterfaceURL {
 		changes = append(changes, "another interface URL")
 	}
-	update := false
-	switch {
-	case old.KeyThumbprint == "" && cur.KeyThumbprint != "":
-		update = true // now signed: nothing to lose
-	case old.KeyThumbprint == "":
-	case len(thumbs) == 0:
-		changes = append(changes, "no longer signed")
-	case slices.Contains(thumbs, old.KeyThumbprint):
-		// Signed by the pinned key; a second key it vouches for is a
-		// rotation: pin the new one.
-		for _, t := range thumbs {
-			if t != old.KeyThumbprint {
-				cur.KeyThumbprint, update = t, true
-				break
+	P, R, T := strings.Fields(old.KeyThumbprint), strings.Fields(old.RetiredKeys), strings.Fields(cur.KeyThumbprint)
+	without := func(a []string, drop ...[]string) []string {
+		var out []string
+		for _, k := range a {
+			if !slices.ContainsFunc(drop, func(d []string) bool { return slices.Contains(d, k) }) && !slices.Contains(out, k) {
+				out = append(out, k)
 			}
 		}
-		if !update {
-			cur.KeyThumbprint = old.KeyThumbprint
-		}
-	default:
-		changes = append(changes, "signed by another key")
+		return out
 	}
+	keys, retired := P, R
+	keyChange := ""
+	switch {
+	case len(P) == 0 && len(T) == 0:
+	case len(P) == 0:
+		keys, retired, updated = T, without(R, T), true // now signed: nothing to lose
+	case len(T) == 0:
+		keyChange = "no longer signed"
+	case slices.ContainsFunc(T, func(k string) bool { return slices.Contains(P, k) }):
+		if fresh := without(T, P, R); len(fresh) > 0 {
+			keys, retired, updated = fresh, without(append(slices.Clone(R), P...)), true
+		}
+	case len(without(T, R)) == 0:
+		keyChange = "signed by a retired key"
+	default:
+		keyChange = "signed by another key"
+	}
+	if keyChange != "" {
+		// Accepting the change pins the card's keys as they are.
+		changes = append(changes, keyChange)
+		keys, retired, updated = T, without(append(slices.Clone(R), P...), T), false
+	}
+	if len(changes) > 0 {
+		updated = false
+	}
+	next = cur
+	next.KeyThumbprint, next.RetiredKeys = strings.Join(keys, " "), strings.Join(retired, " ")
+	if len(changes) == 0 && !updated {
+		next.PinnedAt = old.PinnedAt
+	}
+	return next, updated, changes
+}
+
+// CheckPin compares card with its Brand's pin (ComparePin) before anything
+// is sent to the Provider. On first contact it records the pin; it records
+// silently a key rotation announced by the pinned key and a Brand that
+// started signing. Any other difference returns a *CardChangedError (arg is
+// the brand as the User named it, for the hint); the pin is left alone
+// until the User accepts.
+func CheckPin(ctx context.Context, pins Pins, card *Card, arg string, now time.Time) (PinStatus, error) {
+	old, ok, err := LookupPin(ctx, pins, card.URL)
+	if err != nil {
+		return 0, fmt.Errorf("reading what was accepted for %s: %w", card.URL, err)
+	}
+	if !ok {
+		return PinFirst, pins.SetPin(ctx, PinOf(card, now))
+	}
+	next, updated, changes := ComparePin(old, card, now)
 	if len(changes) > 0 {
 		if arg == "" {
 			arg = card.URL
 		}
-		return 0, &CardChangedError{Brand: arg, Old: old, New: cur, Changes: changes}
+		return 0, &CardChangedError{Brand: arg, Old: old, New: next, Changes: changes}
 	}
-	if update {
-		return PinUpdated, pins.SetPin(ctx, cur)
+	if updated {
+		return PinUpdated, pins.SetPin(ctx, next)
 	}
 	return PinSame, nil
 }
@@ -189,11 +296,22 @@ func CheckPin(ctx context.Context, pins Pins, card *Card, arg string, now time.T
 // Trust records card as its Brand's pin (`pact card BRAND --trust`) and
 // returns the pin it replaces (ok false when there was none).
 func Trust(ctx context.Context, pins Pins, card *Card, now time.Time) (old store.Pin, ok bool, err error) {
-	old, ok, err = pins.Pin(ctx, card.URL)
+	old, ok, err = LookupPin(ctx, pins, card.URL)
 	if err != nil {
 		return old, ok, err
 	}
-	return old, ok, pins.SetPin(ctx, PinOf(card, now))
+	return old, ok, pins.SetPin(ctx, Proposed(old, ok, card, now))
+}
+
+// Proposed is the pin that accepting card records, given the pin old (had
+// false on first contact): what CardChangedError.New shows.
+func Proposed(old store.Pin, had bool, card *Card, now time.Time) store.Pin {
+	if !had {
+		return PinOf(card, now)
+	}
+	next, _, _ := ComparePin(old, card, now)
+	next.PinnedAt = now.UTC()
+	return next
 }
 
 // Accept records the card a CardChangedError describes (the User said yes

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/pact-cli/pact/store"
 )
 
@@ -84,7 +86,7 @@ func TestPin_ProviderMovedStops(t *testing.T) {
 		t.Fatalf("old/new %+v %+v", ce.Old, ce.New)
 	}
 	msg := ce.Error()
-	for _, w := range []string{"nothing was sent", "https://prov.example/a2a/b1", "https://evil.example/a2a/b1", "pact card brand.example --trust"} {
+	for _, w := range []string{"nothing was sent", "https://prov.example/a2a/b1", "https://evil.example/a2a/b1", "pact card brand.example --trust --expect " + ce.Fingerprint()} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("message lacks %q:\n%s", w, msg)
 		}
@@ -137,7 +139,108 @@ func TestPin_RotationAnnouncedByTheOldKeyIsAccepted(t *testing.T) {
 	if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K2")); err != nil || st != PinSame {
 		t.Fatalf("new key alone after rotation: %v, %v", st, err)
 	}
-	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K1"))), "signed by another key")
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K1"))), "signed by a retired key")
+}
+
+// The reviewer's sequence: a card signed by the old key ED and the new key
+// ED2, served again and again, moves the pin to ED2 once and never back;
+// ED2 alone is then the Brand; the retired ED alone is a change.
+func TestPin_RotationMovesThePinForGoodNoFlapping(t *testing.T) {
+	ctx := context.Background()
+	p := pins(t)
+	const brand = "https://brand.example/.well-known/agent-card.json"
+	check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED"))
+	for i, order := range [][]string{{"ED", "ED2"}, {"ED", "ED2"}, {"ED2", "ED"}, {"ED", "ED2"}} {
+		st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", order...))
+		want := PinSame
+		if i == 0 {
+			want = PinUpdated
+		}
+		if err != nil || st != want {
+			t.Fatalf("run %d: %v, %v; want %v", i+1, st, err, want)
+		}
+		got, _, _ := p.Pin(ctx, brand)
+		if got.KeyThumbprint != "ED2" || got.RetiredKeys != "ED" {
+			t.Fatalf("run %d: pinned %q retired %q; want ED2, ED", i+1, got.KeyThumbprint, got.RetiredKeys)
+		}
+	}
+	if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED2")); err != nil || st != PinSame {
+		t.Fatalf("ED2 alone: %v, %v", st, err)
+	}
+	ce := changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED"))), "signed by a retired key")
+	if ce.New.KeyThumbprint != "ED" || ce.New.RetiredKeys != "ED2" {
+		t.Fatalf("accepting the retired key would pin %+v", ce.New)
+	}
+	// A later rotation from ED2 to ED3 retires ED2 as well.
+	if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED2", "ED3")); err != nil || st != PinUpdated {
+		t.Fatalf("second rotation: %v, %v", st, err)
+	}
+	if got, _, _ := p.Pin(ctx, brand); got.KeyThumbprint != "ED3" || got.RetiredKeys != "ED ED2" {
+		t.Fatalf("after the second rotation %+v", got)
+	}
+}
+
+// A card signed by the pinned key and two new ones pins both new keys at
+// once: served again it stays, and either new key alone is the Brand.
+func TestPin_RotationToSeveralKeysIsStable(t *testing.T) {
+	p := pins(t)
+	check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K1"))
+	for i := 0; i < 3; i++ {
+		st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K1", "A", "B"))
+		if err != nil || (i == 0) != (st == PinUpdated) {
+			t.Fatalf("run %d: %v, %v", i, st, err)
+		}
+	}
+	for _, k := range []string{"A", "B"} {
+		if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", k)); err != nil || st != PinSame {
+			t.Fatalf("%s alone: %v, %v", k, st, err)
+		}
+	}
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K1"))), "signed by a retired key")
+}
+
+// The fingerprint names the new values: it differs when any pinned value
+// differs, not with the key order or the time.
+func TestPin_FingerprintOfTheNewValues(t *testing.T) {
+	a := store.Pin{ProviderOrigin: "https://p.example", InterfaceURL: "https://p.example/a", KeyThumbprint: "K1 K2", PinnedAt: t0}
+	fp := PinFingerprint(a)
+	if len(fp) != 19 || strings.Count(fp, "-") != 3 {
+		t.Fatalf("fingerprint %q", fp)
+	}
+	b := a
+	b.KeyThumbprint, b.PinnedAt, b.RetiredKeys = "K2 K1", t0.Add(time.Hour), "K0"
+	if PinFingerprint(b) != fp {
+		t.Fatal("key order, time or retired keys changed the fingerprint")
+	}
+	for _, c := range []store.Pin{{ProviderOrigin: "https://q.example", InterfaceURL: a.InterfaceURL, KeyThumbprint: a.KeyThumbprint},
+		{ProviderOrigin: a.ProviderOrigin, InterfaceURL: "https://p.example/b", KeyThumbprint: a.KeyThumbprint},
+		{ProviderOrigin: a.ProviderOrigin, InterfaceURL: a.InterfaceURL, KeyThumbprint: "K1"}} {
+		if PinFingerprint(c) == fp {
+			t.Fatalf("%+v has the fingerprint of %+v", c, a)
+		}
+	}
+	if !SameFingerprint(strings.ToUpper(strings.ReplaceAll(fp, "-", "")), fp) || SameFingerprint("", fp) || SameFingerprint(fp[:10], fp) {
+		t.Fatal("SameFingerprint")
+	}
+}
+
+// The provider pinned is the origin of the interface URL pact talks to,
+// not the provider.url the card declares about itself.
+func TestPin_ProviderIsTheInterfaceOrigin(t *testing.T) {
+	c := pinCard(t, "https://prov.example:8443/a2a/b1", "K1")
+	c.Card.Provider = &a2a.AgentProvider{Org: "Evil", URL: "https://innocent.example"}
+	if got := PinOf(c, t0).ProviderOrigin; got != "https://prov.example:8443" {
+		t.Fatalf("provider %q", got)
+	}
+	// A pin an earlier build recorded with provider.url reads as the
+	// interface's origin (no change reported for it).
+	p := pins(t)
+	legacy := PinOf(c, t0)
+	legacy.ProviderOrigin = "https://innocent.example"
+	p.SetPin(context.Background(), legacy)
+	if st, err := check(t, p, c); err != nil || st != PinSame {
+		t.Fatalf("legacy pin: %v, %v", st, err)
+	}
 }
 
 func TestPin_StartingToSignIsAccepted(t *testing.T) {
@@ -166,9 +269,12 @@ func TestPin_ErrorDetailsCarryOldAndNew(t *testing.T) {
 	check(t, p, pinCard(t, "https://prov.example/a2a/b1", "K1"))
 	ce := changed(t, second(check(t, p, pinCard(t, "https://evil.example/x", "K1"))), "another Provider")
 	b, _ := json.Marshal(ce.ErrorDetails())
-	var d struct{ Old, New store.Pin }
+	var d struct {
+		Old, New    store.Pin
+		Fingerprint string
+	}
 	json.Unmarshal(b, &d)
-	if d.Old.InterfaceURL != "https://prov.example/a2a/b1" || d.New.InterfaceURL != "https://evil.example/x" {
+	if d.Old.InterfaceURL != "https://prov.example/a2a/b1" || d.New.InterfaceURL != "https://evil.example/x" || d.Fingerprint != PinFingerprint(d.New) {
 		t.Fatalf("details %s", b)
 	}
 }

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -13,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -91,12 +93,82 @@ type cardSignature struct {
 }
 
 // protectedHeader is the part of the JWS protected header pact reads.
+// Member names are case-sensitive (RFC 7515 §4): parseProtectedHeader
+// reads them exactly, never through Go's case-insensitive field matching.
 type protectedHeader struct {
-	Alg  string   `json:"alg"`
-	KID  string   `json:"kid"`
-	JKU  string   `json:"jku"`
-	Typ  *string  `json:"typ"`
-	Crit []string `json:"crit"`
+	Alg  string
+	KID  string
+	JKU  string
+	Typ  *string
+	Crit []string
+}
+
+// parseProtectedHeader reads a JWS protected header exactly: a JSON object
+// whose member names are matched case-sensitively, with no member twice
+// (RFC 7515 §4, RFC 7159 §4), in which "alg", "kid" and "jku" are strings
+// ("typ" a string and "crit" a list of strings when present). A header with
+// "ALG" but no "alg" has no algorithm.
+func parseProtectedHeader(data []byte) (protectedHeader, error) {
+	var h protectedHeader
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return h, errors.New("the protected header is not a JSON object")
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return h, fmt.Errorf("the protected header is not a JSON object: %v", err)
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return h, fmt.Errorf("the protected header is not a JSON object: %v", err)
+		}
+		if _, dup := members[name]; dup {
+			return h, fmt.Errorf("the protected header has member %q twice", printable(name))
+		}
+		members[name] = v
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return h, errors.New("the protected header is not a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return h, errors.New("the protected header has data after its JSON object")
+	}
+	str := func(name string, dst *string) error {
+		v, ok := members[name]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil || string(v) == "null" {
+			return fmt.Errorf("the protected header's %q is not a string", name)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"alg", &h.Alg}, {"kid", &h.KID}, {"jku", &h.JKU}} {
+		if err := str(f.name, f.dst); err != nil {
+			return h, err
+		}
+	}
+	if _, ok := members["typ"]; ok {
+		h.Typ = new(string)
+		if err := str("typ", h.Typ); err != nil {
+			return h, err
+		}
+	}
+	if v, ok := members["crit"]; ok {
+		if err := json.Unmarshal(v, &h.Crit); err != nil || h.Crit == nil {
+			return h, errors.New("the protected header's \"crit\" is not a list of names")
+		}
+		if len(h.Crit) == 0 {
+			h.Crit = []string{""} // RFC 7515 §4.1.11: an empty list is not allowed
+		}
+	}
+	return h, nil
 }
 
 // SigningInput returns the canonical bytes an Agent Card signature covers
@@ -237,9 +309,9 @@ func verifySig(ctx context.Context, client *http.Client, origin string, payload,
 	if err != nil || sig.Protected == "" {
 		return "", "", "", errors.New("the protected header is missing or not base64url")
 	}
-	var h protectedHeader
-	if err := json.Unmarshal(hdrBytes, &h); err != nil {
-		return "", "", "", fmt.Errorf("the protected header is not a JSON object: %v", err)
+	h, err := parseProtectedHeader(hdrBytes)
+	if err != nil {
+		return "", "", "", err
 	}
 	*alg = h.Alg
 	switch h.Alg {
@@ -305,7 +377,7 @@ func fetchKeys(ctx context.Context, client *http.Client, jku, origin string) ([]
 	if err != nil {
 		return nil, fmt.Errorf("the key URL: %v", err)
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", httpx.AcceptJWKS)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the signing keys: %w", httpx.Describe(err))

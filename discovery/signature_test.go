@@ -212,6 +212,15 @@ func TestA2A_8_4_HeaderChecks(t *testing.T) {
 		{"crit", `{"alg":"ES256","kid":"k1","jku":"JKU","crit":["exp"]}`, "critical"},
 		{"alg/key mismatch", `{"alg":"EdDSA","kid":"k1","jku":"JKU"}`, "not an Ed25519 key"},
 		{"unknown kid", `{"alg":"ES256","kid":"nope","jku":"JKU"}`, `no usable key with kid "nope"`},
+		// RFC 7515 §4: member names are case-sensitive; "ALG" is not "alg".
+		{"names in other case", `{"ALG":"ES256","KID":"k1","Jku":"JKU"}`, "names no algorithm"},
+		{"kid in other case", `{"alg":"ES256","Kid":"k1","jku":"JKU"}`, "names no key (kid)"},
+		{"jku in other case", `{"alg":"ES256","kid":"k1","JKU":"JKU"}`, "gives no key URL (jku)"},
+		{"duplicate member", `{"alg":"ES256","kid":"k1","jku":"JKU","alg":"ES256"}`, `member "alg" twice`},
+		{"alg not a string", `{"alg":7,"kid":"k1","jku":"JKU"}`, `"alg" is not a string`},
+		{"not an object", `["alg"]`, "not a JSON object"},
+		{"trailing data", `{"alg":"ES256","kid":"k1","jku":"JKU"}{}`, "data after"},
+		{"empty crit", `{"alg":"ES256","kid":"k1","jku":"JKU","crit":[]}`, "critical"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSite(t)
@@ -223,6 +232,30 @@ func TestA2A_8_4_HeaderChecks(t *testing.T) {
 			s.set(card, pub(t, k, "k1", "ES256"))
 			refused(t, s, tc.want)
 		})
+	}
+}
+
+// The key fetch asks for the JWKS media type first (RFC 7517 §8.5), as
+// every other JWKS fetch does.
+func TestRFC7517_KeyFetchAcceptsJWKSetMediaType(t *testing.T) {
+	k := ecKey(t)
+	var accept string
+	var card []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/keys" {
+			accept = r.Header.Get("Accept")
+			json.NewEncoder(w).Encode(map[string]any{"keys": []any{pub(t, k, "k1", "ES256")}})
+			return
+		}
+		w.Write(card)
+	}))
+	defer srv.Close()
+	card = sign(t, baseCard(t), k, "k1", srv.URL+"/keys")
+	if _, err := Fetch(context.Background(), sigClient(), srv.URL+WellKnownPath); err != nil {
+		t.Fatal(err)
+	}
+	if accept != "application/jwk-set+json, application/json" {
+		t.Fatalf("Accept %q", accept)
 	}
 }
 

@@ -293,7 +293,11 @@ func TestPin_E2E_ProviderMovedReceivesNothingBeforeTrust(t *testing.T) {
 	if b.sends.Load() != 0 {
 		t.Fatal("the moved Provider received a message before --trust")
 	}
-	r := e.must("card", site.URL(), "--trust")
+	// Without a terminal, --trust alone does not accept what was not shown.
+	wantError(t, e.run("card", site.URL(), "--trust", "--json"), 1, "CARD_CHANGED", 0, "--expect")
+	var fp string
+	json.Unmarshal(d["fingerprint"], &fp)
+	r := e.must("card", site.URL(), "--trust", "--expect", fp)
 	if !strings.Contains(r.stderr, a.Iface()) || !strings.Contains(r.stdout, "accepted now") {
 		t.Fatalf("--trust does not show what was accepted before:\nstdout %s\nstderr %s", r.stdout, r.stderr)
 	}
@@ -329,4 +333,95 @@ func TestPin_E2E_KeyRotationSignedByTheOldKeyIsAccepted(t *testing.T) {
 	// And the retired key no longer speaks for the Brand.
 	site.serve(t, a.Iface(), []signer{k1}, k1)
 	changedCard(t, e, site, a)
+}
+
+// cardNote is the "pinned" row of `pact card` for the site.
+func cardNote(t *testing.T, e *env, site *brandSite) string {
+	t.Helper()
+	r := e.must("card", site.URL())
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "pinned") {
+			return l
+		}
+	}
+	t.Fatalf("no pinned row:\n%s", r.stdout)
+	return ""
+}
+
+// The reviewer's sequence: pinned key k1; the card signed by k1 and k2 is
+// looked at four times: the pin moves to k2 once ("announced by the key you
+// accepted") and then matches, never flapping back; k2 alone is sent to;
+// the retired k1 alone is a change.
+func TestPin_E2E_RotationMovesThePinOnceAndNeverBack(t *testing.T) {
+	e, site, a, _ := cardsEnv(t)
+	k1, k2 := newSigner(t, "brand-1"), newSigner(t, "brand-2")
+	site.serve(t, a.Iface(), []signer{k1}, k1)
+	e.must("card", site.URL())
+	site.serve(t, a.Iface(), []signer{k1, k2}, k1, k2)
+	for i := 0; i < 4; i++ {
+		note := cardNote(t, e, site)
+		want := "matches what you accepted"
+		if i == 0 {
+			want = "announced by the key you accepted"
+		}
+		if !strings.Contains(note, want) {
+			t.Fatalf("look %d: %q; want %q", i+1, note, want)
+		}
+	}
+	site.serve(t, a.Iface(), []signer{k2}, k1, k2)
+	e.must("send", site.URL(), "hello", "--json")
+	site.serve(t, a.Iface(), []signer{k1}, k1, k2)
+	d := changedCard(t, e, site, a)
+	if !strings.Contains(string(d["changes"]), "signed by a retired key") {
+		t.Fatalf("changes %s", d["changes"])
+	}
+	if a.sends.Load() != 1 {
+		t.Fatalf("the Provider got %d messages, want 1", a.sends.Load())
+	}
+}
+
+// --trust --expect accepts only the card the User was shown: when the card
+// changed again after the CARD_CHANGED error (here: unsigned, on another
+// Provider), the fingerprint differs and nothing is accepted.
+func TestPin_E2E_TrustAcceptsOnlyTheCardShown(t *testing.T) {
+	e, site, a, b := cardsEnv(t)
+	k1, k2 := newSigner(t, "brand-1"), newSigner(t, "brand-2")
+	site.serve(t, a.Iface(), []signer{k1}, k1)
+	e.must("send", site.URL(), "hello", "--json")
+	site.serve(t, a.Iface(), []signer{k2}, k2)
+	r := e.run("send", site.URL(), "hello", "--json")
+	je := wantError(t, r, 1, "CARD_CHANGED", 0, "--expect")
+	var doc struct {
+		Error struct {
+			Fingerprint string `json:"fingerprint"`
+		} `json:"error"`
+	}
+	json.Unmarshal([]byte(r.stdout), &doc)
+	shown := doc.Error.Fingerprint
+	if shown == "" || !strings.Contains(je.Message, shown) {
+		t.Fatalf("the error does not name the fingerprint %q:\n%s", shown, r.stdout)
+	}
+	h := e.run("send", site.URL(), "hello")
+	if !strings.Contains(h.stderr, "--trust --expect "+shown) {
+		t.Fatalf("human error lacks the --expect command:\n%s", h.stderr)
+	}
+	// The server switches before the User runs --trust.
+	site.serve(t, b.Iface(), nil)
+	bad := e.run("card", site.URL(), "--trust", "--expect", shown, "--json")
+	wantError(t, bad, 1, "CARD_CHANGED", 0, "not the card you were shown", shown)
+	hb := e.run("card", site.URL(), "--trust", "--expect", shown)
+	if hb.code != 1 || !strings.Contains(hb.stderr, "not the card you were shown") || !strings.Contains(hb.stderr, b.Iface()) {
+		t.Fatalf("human: exit %d\n%s", hb.code, hb.stderr)
+	}
+	// --trust alone, without a terminal, accepts nothing either.
+	wantError(t, e.run("card", site.URL(), "--trust", "--json"), 1, "CARD_CHANGED", 0)
+	changedCard(t, e, site, a, b) // the pin is still k1 on a
+	// Back to the card shown: --expect accepts it, and send goes through.
+	site.serve(t, a.Iface(), []signer{k2}, k2)
+	e.must("card", site.URL(), "--trust", "--expect", strings.ToUpper(shown))
+	e.must("send", site.URL(), "hello", "--json")
+	if a.sends.Load() != 2 || b.sends.Load() != 0 {
+		t.Fatalf("a got %d, b got %d; want 2 and 0", a.sends.Load(), b.sends.Load())
+	}
+	wantError(t, e.run("card", site.URL(), "--expect", shown, "--json"), 2, "USAGE", 0, "--trust")
 }

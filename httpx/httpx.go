@@ -28,6 +28,10 @@ const (
 	DefaultMaxBody int64 = 1 << 20
 )
 
+// AcceptJWKS is the Accept header of every JSON Web Key Set fetch (RFC 7517
+// §8.5 media type first, plain JSON for servers that only know that).
+const AcceptJWKS = "application/jwk-set+json, application/json"
+
 // Options configures NewClient. The zero value is usable.
 type Options struct {
 	// Timeout bounds one whole exchange, from dial to the last body byte.

@@ -253,7 +253,7 @@ func Fetch(ctx context.Context, client *http.Client, uri string) (*jose.JSONWebK
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/jwk-set+json, application/json")
+	req.Header.Set("Accept", httpx.AcceptJWKS)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetching JWKS: %w", httpx.Describe(err))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
@@ -31,6 +32,16 @@ type env struct {
 	brands []demoprovider.Brand
 	cs     *mcp.ClientSession
 	opened chan string // links the server asked to open in a browser
+	pins   discovery.Pins
+}
+
+func (e *env) pinOf(t *testing.T, brand string) (store.Pin, bool) {
+	t.Helper()
+	p, ok, err := e.pins.Pin(context.Background(), brand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ok
 }
 
 func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
@@ -62,7 +73,7 @@ func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 		t.Fatal(err)
 	}
 	opts := conversation.NewOptions(p, httpx.NewClient(httpx.Options{Timeout: 5 * time.Second}))
-	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4)}
+	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4), pins: opts.Pins}
 	s := New(Config{Options: opts, NoBrowser: noBrowser, Version: "test",
 		Open: func(link string) error { e.opened <- link; return nil }})
 	st, ct := mcp.NewInMemoryTransports()
@@ -218,6 +229,52 @@ func TestMCP_GetAgentCard(t *testing.T) {
 	if card, ok := out.Card.(map[string]any); !ok || card["name"] != f.Name {
 		t.Fatalf("card = %v", out.Card)
 	}
+	if f.Pin.State != "new" || f.Pin.Old != nil || f.Pin.New.InterfaceURL != f.InterfaceURL || f.Pin.Fingerprint == "" {
+		t.Fatalf("pin = %+v", f.Pin)
+	}
+}
+
+// get_agent_card reports a card that no longer matches its pin, as
+// `pact card` does, without recording a pin from a look: new before the
+// first send, same after it, changed (with a CARD_CHANGED problem) once the
+// rogue card is served, and send_message refuses it.
+func TestMCP_GetAgentCardReportsThePin(t *testing.T) {
+	e := newEnv(t, true, demoprovider.Config{PollInterval: time.Second, RogueCard: true})
+	b := e.brands[0].SiteURL
+	var out CardOutput
+	e.mustCall("get_agent_card", map[string]any{"brand": b}, &out) // the real card (the first look)
+	if out.Pact.Pin.State != "new" {
+		t.Fatalf("first look: pin %+v", out.Pact.Pin)
+	}
+	if _, ok, _ := discovery.LookupPin(context.Background(), e.pins, out.Pact.CardURL); ok {
+		t.Fatal("get_agent_card recorded a pin")
+	}
+	// The rogue card from now on: the first send pins it, then it is the same.
+	var r SendOutput
+	e.mustCall("send_message", map[string]any{"brand": b, "text": "hello"}, &r)
+	e.mustCall("get_agent_card", map[string]any{"brand": b}, &out)
+	if out.Pact.Pin.State != "same" || out.Pact.Pin.Old == nil || len(out.Pact.Problems) != 0 {
+		t.Fatalf("after the first send: pin %+v problems %v", out.Pact.Pin, out.Pact.Problems)
+	}
+	// Pin the real card's key again (as if the rogue card came later).
+	pin, _ := e.pinOf(t, out.Pact.CardURL)
+	pin.KeyThumbprint = "the-real-key"
+	e.pins.SetPin(context.Background(), pin)
+	res := e.mustCall("get_agent_card", map[string]any{"brand": b}, &out)
+	p := out.Pact.Pin
+	if p.State != "changed" || !slices.Contains(p.Changes, "signed by another key") || p.Old.KeyThumbprint != "the-real-key" || p.Fingerprint != discovery.PinFingerprint(p.New) {
+		t.Fatalf("pin %+v", p)
+	}
+	if len(out.Pact.Problems) != 1 || !strings.HasPrefix(out.Pact.Problems[0], "CARD_CHANGED") || !strings.Contains(out.Pact.Problems[0], "--expect "+p.Fingerprint) {
+		t.Fatalf("problems %v", out.Pact.Problems)
+	}
+	if !strings.Contains(text(res), "CHANGED") {
+		t.Fatalf("text:\n%s", text(res))
+	}
+	if got, _ := e.pinOf(t, out.Pact.CardURL); got.KeyThumbprint != "the-real-key" {
+		t.Fatal("get_agent_card changed the pin")
+	}
+	e.toolError("send_message", map[string]any{"brand": b, "text": "hello"}, "changed")
 }
 
 func TestSection4_2_MCP_ConversationContinuesAndIsStored(t *testing.T) {

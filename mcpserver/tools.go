@@ -14,6 +14,7 @@ import (
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
+	"github.com/pact-cli/pact/store"
 )
 
 const safety = " pact keeps the User's keys, tokens and receipts; this tool never returns a key, a token, a device code or a password."
@@ -214,6 +215,41 @@ type CardFindings struct {
 	Delegation   *Delegation           `json:"delegation" jsonschema:"the delegation the Brand offers; null when identity only"`
 	Problems     []string              `json:"problems"`
 	Signature    Signature             `json:"signature" jsonschema:"whether the card's signature was verified"`
+	Pin          PinState              `json:"pin" jsonschema:"how the card compares with what the User accepted for this Brand (read only: looking records nothing)"`
+}
+
+// PinState is how a card compares with its Brand's pin, as `pact card`
+// would judge it, without recording anything.
+type PinState struct {
+	State       string     `json:"state" jsonschema:"new: no pin yet (the first send records it); same: matches what the User accepted; updated: a key rotation announced by the accepted key, or a Brand that started signing, accepted on the next send; changed: send_message and start_login refuse until the User runs pact card BRAND --trust"`
+	Changes     []string   `json:"changes" jsonschema:"what differs, in plain words (changed only)"`
+	Old         *store.Pin `json:"old" jsonschema:"what the User accepted; null when new"`
+	New         store.Pin  `json:"new" jsonschema:"what accepting this card records"`
+	Fingerprint string     `json:"fingerprint" jsonschema:"short fingerprint of the new values (pact card BRAND --trust --expect FINGERPRINT)"`
+}
+
+// pinState compares card with its Brand's pin without recording a pin.
+func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, error) {
+	now := time.Now()
+	st := PinState{State: "new", Changes: []string{}, New: discovery.PinOf(card, now)}
+	if s.cfg.Options.Pins != nil {
+		old, ok, err := discovery.LookupPin(ctx, s.cfg.Options.Pins, card.URL)
+		if err != nil {
+			return st, err
+		}
+		if ok {
+			next, updated, changes := discovery.ComparePin(old, card, now)
+			st.Old, st.New, st.State = &old, next, "same"
+			switch {
+			case len(changes) > 0:
+				st.State, st.Changes = "changed", changes
+			case updated:
+				st.State = "updated"
+			}
+		}
+	}
+	st.Fingerprint = discovery.PinFingerprint(st.New)
+	return st, nil
 }
 
 // Skill is one skill of the card.
@@ -263,6 +299,13 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 			f.Provider = reg
 		}
 	}
+	if f.Pin, err = s.pinState(ctx, card); err != nil {
+		return nil, CardOutput{}, toolError(err)
+	}
+	if f.Pin.State == "changed" {
+		f.Problems = append(f.Problems, fmt.Sprintf("CARD_CHANGED: the card changed since the User accepted it (%s); send_message and start_login refuse it until the User checks and accepts it with: pact card %s --trust --expect %s",
+			strings.Join(f.Pin.Changes, ", "), clean(in.Brand), f.Pin.Fingerprint))
+	}
 	lines := []string{f.Name}
 	if f.Description != "" {
 		lines = append(lines, f.Description)
@@ -290,6 +333,16 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 		lines = append(lines, "skill: "+sk.Name+": "+sk.Description)
 	}
 	lines = append(lines, "signature: "+f.Signature.Label)
+	switch f.Pin.State {
+	case "new":
+		lines = append(lines, "pinned: not yet (the first message records its Provider, interface and key)")
+	case "same":
+		lines = append(lines, "pinned: matches what the User accepted")
+	case "updated":
+		lines = append(lines, "pinned: the Brand's key changed, announced by the key the User accepted (accepted on the next message)")
+	case "changed":
+		lines = append(lines, "pinned: CHANGED since the User accepted it ("+strings.Join(f.Pin.Changes, ", ")+")")
+	}
 	if len(f.Signature.Problems) > 0 {
 		lines = append(lines, "signature problems: "+strings.Join(f.Signature.Problems, "; "))
 	}

@@ -216,7 +216,7 @@ func TestPins_SetAndGet(t *testing.T) {
 	if err := db.SetPin(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	p.KeyThumbprint = "tp2"
+	p.KeyThumbprint, p.RetiredKeys = "tp2 tp3", "tp1"
 	db.SetPin(ctx, p)
 	got, ok, err := db.Pin(ctx, p.Brand)
 	if err != nil || !ok || got != p {

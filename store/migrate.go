@@ -131,6 +131,9 @@ END;`,
 	// (A2A §8.4; JSON, empty for entries kept before: those are fetched
 	// again).
 	`ALTER TABLE cards ADD COLUMN signature TEXT NOT NULL DEFAULT '';`,
+	// 7: a pin remembers the signing keys a rotation retired (space
+	// separated RFC 7638 thumbprints), so that it never goes back to them.
+	`ALTER TABLE pins ADD COLUMN retired_keys TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

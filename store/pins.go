@@ -15,8 +15,8 @@ func (db *DB) Pin(ctx context.Context, brand string) (Pin, bool, error) {
 	}
 	var p Pin
 	var at string
-	err = c.QueryRowContext(ctx, `SELECT brand, provider_origin, interface_url, key_thumbprint, pinned_at FROM pins WHERE brand = ?`, brand).
-		Scan(&p.Brand, &p.ProviderOrigin, &p.InterfaceURL, &p.KeyThumbprint, &at)
+	err = c.QueryRowContext(ctx, `SELECT brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at FROM pins WHERE brand = ?`, brand).
+		Scan(&p.Brand, &p.ProviderOrigin, &p.InterfaceURL, &p.KeyThumbprint, &p.RetiredKeys, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Pin{}, false, nil
 	}
@@ -37,10 +37,10 @@ func (db *DB) SetPin(ctx context.Context, p Pin) error {
 		p.PinnedAt = time.Now().UTC()
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO pins (brand, provider_origin, interface_url, key_thumbprint, pinned_at) VALUES (?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO pins (brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (brand) DO UPDATE SET provider_origin = excluded.provider_origin, interface_url = excluded.interface_url,
-				key_thumbprint = excluded.key_thumbprint, pinned_at = excluded.pinned_at`,
-			p.Brand, p.ProviderOrigin, p.InterfaceURL, p.KeyThumbprint, fmtTime(p.PinnedAt))
+				key_thumbprint = excluded.key_thumbprint, retired_keys = excluded.retired_keys, pinned_at = excluded.pinned_at`,
+			p.Brand, p.ProviderOrigin, p.InterfaceURL, p.KeyThumbprint, p.RetiredKeys, fmtTime(p.PinnedAt))
 		return err
 	})
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // CardChange is a Brand's Agent Card that no longer matches what the User accepted before
@@ -22,28 +25,59 @@ type CardChange struct {
 	Rows [][3]string
 }
 
-// cardChangeModel is the y/n panel: y trusts the new card, n (or Esc, q, Ctrl+C) quits
-// without sending anything.
+// cardChangeModel is the y/n panel. The answer is a line: y (or yes) then Enter trusts the
+// new card, n (or no) then Enter quits without sending anything, and so do Esc and Ctrl+C at
+// any time. A lone key press never decides: text typed in a burst by someone who thought they
+// were in the chat ("my order", "/login") only fills the answer line, and Enter on anything
+// but y or n asks again. Pasted text is ignored. What y accepts is exactly what the panel
+// shows (the caller records CardChange's new values, it fetches nothing again).
 type cardChangeModel struct {
 	c        CardChange
 	st       styles
+	keys     keyMap
 	width    int
+	answer   []rune // typed since the panel appeared or since the last Enter
+	again    bool   // Enter was pressed on something other than y or n
 	accepted bool
 }
 
+// maxAnswer bounds the answer line (longer input is not an answer anyway).
+const maxAnswer = 32
+
 func (m *cardChangeModel) Init() tea.Cmd { return nil }
+
+// is reports whether the typed answer is one of the keys of b (y/Y, n/N) or word (yes, no).
+func is(answer string, b key.Binding, word string) bool {
+	return strings.EqualFold(answer, word) || slices.Contains(b.Keys(), answer)
+}
 
 func (m *cardChangeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width = msg.Width
 	case tea.KeyPressMsg:
-		switch strings.ToLower(msg.String()) {
-		case "y":
-			m.accepted = true
+		switch {
+		case keyMatches(msg, m.keys.Quit, m.keys.Cancel):
 			return m, tea.Quit
-		case "n", "q", "esc", "ctrl+c":
-			return m, tea.Quit
+		case keyMatches(msg, m.keys.Send):
+			answer := strings.TrimSpace(string(m.answer))
+			m.answer = nil
+			switch {
+			case is(answer, m.keys.Yes, "yes"):
+				m.accepted = true
+				return m, tea.Quit
+			case is(answer, m.keys.No, "no"):
+				return m, tea.Quit
+			}
+			m.again = true
+		case msg.Code == tea.KeyBackspace:
+			if len(m.answer) > 0 {
+				m.answer = m.answer[:len(m.answer)-1]
+			}
+		case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+			if len(m.answer) < maxAnswer {
+				m.answer = append(m.answer, []rune(msg.Text)...)
+			}
 		}
 	}
 	return m, nil
@@ -55,49 +89,87 @@ func (m *cardChangeModel) View() tea.View {
 	return v
 }
 
+// render lays the panel out for the width: old and new side by side when every value fits,
+// else one block per field with "accepted" and "now" on rows of their own; values and
+// sentences wrap, never cut, so that both are readable in full at any width.
 func (m *cardChangeModel) render() string {
 	w := m.width
 	if w <= 0 {
 		w = 80
 	}
 	var lines []string
-	lines = append(lines,
-		m.st.bad.Render("The Agent Card of "+clean(m.c.Brand)+" changed")+m.st.dim.Render(" · "+clean(strings.Join(m.c.Changes, ", "))),
-		"Nothing has been sent. Compare what you accepted with what the Brand's card says now:",
-		"")
-	w0, w1 := 0, len("accepted")
-	for _, r := range m.c.Rows {
-		w0, w1 = max(w0, len(clean(r[0]))), max(w1, len(clean(r[1])))
-	}
-	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-len(s))) }
-	lines = append(lines, m.st.dim.Render("  "+pad("", w0)+"  "+pad("accepted", w1)+"  now"))
-	for _, r := range m.c.Rows {
-		label, old, cur := clean(r[0]), clean(r[1]), clean(r[2])
-		row := "  " + pad(label, w0) + "  " + pad(old, w1) + "  "
-		if old != cur {
-			row = m.st.bad.Render("≠") + row[1:] + m.st.bad.Render(cur)
-		} else {
-			row += cur
+	para := func(style func(...string) string, s string) {
+		for _, l := range wrap(s, w) {
+			lines = append(lines, style(l))
 		}
-		lines = append(lines, row)
 	}
-	lines = append(lines, "",
-		"If you did not expect this, someone may be pointing the Brand at another Provider.",
-		m.st.title.Render("Trust the new card and continue?")+" "+m.st.code.Render(" y ")+" yes  "+m.st.code.Render(" n ")+" no, quit")
-	for i := range lines {
-		lines[i] = fit(lines[i], w)
+	plainStyle := func(s ...string) string { return strings.Join(s, "") }
+	para(m.st.bad.Render, "The Agent Card of "+clean(m.c.Brand)+" changed")
+	para(m.st.dim.Render, clean(strings.Join(m.c.Changes, ", ")))
+	para(plainStyle, "Nothing has been sent. Compare what you accepted with what the Brand's card says now:")
+	lines = append(lines, "")
+	type row struct{ label, old, cur string }
+	var rows []row
+	w0, w1, w2 := 0, len("accepted"), len("now")
+	for _, r := range m.c.Rows {
+		x := row{clean(r[0]), clean(r[1]), clean(r[2])}
+		rows = append(rows, x)
+		w0, w1, w2 = max(w0, ansi.StringWidth(x.label)), max(w1, ansi.StringWidth(x.old)), max(w2, ansi.StringWidth(x.cur))
 	}
+	pad := func(s string, n int) string { return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s))) }
+	if 2+w0+2+w1+2+w2 <= w {
+		lines = append(lines, m.st.dim.Render("  "+pad("", w0)+"  "+pad("accepted", w1)+"  now"))
+		for _, r := range rows {
+			line := "  " + pad(r.label, w0) + "  " + pad(r.old, w1) + "  "
+			if r.old != r.cur {
+				line = m.st.bad.Render("≠") + line[1:] + m.st.bad.Render(r.cur)
+			} else {
+				line += r.cur
+			}
+			lines = append(lines, line)
+		}
+	} else {
+		const indent = "    "
+		value := func(label, v string, style func(...string) string) {
+			vw := max(1, w-len(indent)-len("accepted  "))
+			for i, l := range wrap(v, vw) {
+				if i == 0 {
+					lines = append(lines, indent+m.st.dim.Render(pad(label, len("accepted")))+"  "+style(l))
+				} else {
+					lines = append(lines, indent+strings.Repeat(" ", len("accepted  "))+style(l))
+				}
+			}
+		}
+		for _, r := range rows {
+			head := "  " + r.label
+			curStyle := plainStyle
+			if r.old != r.cur {
+				head, curStyle = m.st.bad.Render("≠")+" "+r.label, m.st.bad.Render
+			}
+			lines = append(lines, head)
+			value("accepted", r.old, plainStyle)
+			value("now", r.cur, curStyle)
+		}
+	}
+	lines = append(lines, "")
+	para(plainStyle, "If you did not expect this, someone may be pointing the Brand at another Provider.")
+	para(m.st.title.Render, "Trust the new card and continue?")
+	para(plainStyle, "Type y and press Enter to trust it; n and Enter, or Esc, to quit.")
+	if m.again {
+		para(m.st.bad.Render, "Answer y or n, then press Enter.")
+	}
+	lines = append(lines, fit("> "+clean(string(m.answer))+"█", w))
 	return strings.Join(lines, "\n")
 }
 
 // AskCardChange shows c full-screen on a terminal (in, out) and asks the User whether to
-// trust the new card: true for y, false for n, Esc, q or Ctrl+C. It returns ctx.Err() when
+// trust the new card: true for y then Enter, false for n then Enter, Esc or Ctrl+C. It returns ctx.Err() when
 // ctx ends first.
 func AskCardChange(ctx context.Context, in io.Reader, out io.Writer, opts Options, c CardChange) (bool, error) {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
-	m := &cardChangeModel{c: c, st: newStyles(opts.NoColor)}
+	m := &cardChangeModel{c: c, st: newStyles(opts.NoColor), keys: defaultKeys()}
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))

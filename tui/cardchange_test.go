@@ -10,7 +10,7 @@ import (
 )
 
 func cardPanel() *cardChangeModel {
-	return &cardChangeModel{st: newStyles(true), width: 100, c: CardChange{
+	return &cardChangeModel{st: newStyles(true), keys: defaultKeys(), width: 100, c: CardChange{
 		Brand:   "shop.example",
 		Changes: []string{"another Provider"},
 		Rows: [][3]string{
@@ -36,27 +36,103 @@ func TestCardChangePanel_ShowsOldAndNewSideBySide(t *testing.T) {
 	}
 }
 
-func TestCardChangePanel_YTrustsOtherKeysQuit(t *testing.T) {
+// typeIn feeds the panel the key presses of text, one per rune ("\r" is Enter), as
+// bubbletea v2 delivers a burst, and reports whether it quit and whether it accepted.
+func typeIn(m *cardChangeModel, keys ...string) (quit bool) {
+	for _, k := range keys {
+		if _, cmd := m.Update(press(k)); cmd != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func runes(s string) []string {
+	var out []string
+	for _, r := range s {
+		switch r {
+		case '\r':
+			out = append(out, "enter")
+		default:
+			out = append(out, string(r))
+		}
+	}
+	return out
+}
+
+// The answer is a line: y or n then Enter. Esc and Ctrl+C quit at once.
+func TestCardChangePanel_YThenEnterTrustsNThenEnterQuits(t *testing.T) {
 	for _, tc := range []struct {
-		key  tea.KeyPressMsg
+		keys []string
 		want bool
 	}{
-		{press("y"), true},
-		{press("Y"), true},
-		{press("n"), false},
-		{press("esc"), false},
-		{press("ctrl+c"), false},
+		{runes("y\r"), true},
+		{runes("Y\r"), true},
+		{runes("yes\r"), true},
+		{runes("n\r"), false},
+		{runes("No\r"), false},
+		{[]string{"esc"}, false},
+		{[]string{"ctrl+c"}, false},
+		{append(runes("x"), "backspace", "y", "enter"), true},
 	} {
-		key, want := tc.key, tc.want
 		m := cardPanel()
-		_, cmd := m.Update(key)
-		if cmd == nil || m.accepted != want {
-			t.Errorf("%q: accepted %v, quit %v; want accepted %v and quit", key.String(), m.accepted, cmd != nil, want)
+		if !typeIn(m, tc.keys...) || m.accepted != tc.want {
+			t.Errorf("%q: accepted %v; want accepted %v and quit", tc.keys, m.accepted, tc.want)
+		}
+	}
+}
+
+// A lone key press never decides: text typed in one burst by someone who thought they were
+// in the chat fills the answer line, and Enter on it asks again. "my order" has a y, "/login"
+// an n; neither accepts nor quits.
+func TestCardChangePanel_TypedTextNeverDecides(t *testing.T) {
+	for _, text := range []string{"y", "n", "my order", "/login", "my order\r", "/login\r", "yy\r", "nope\r", "y n\r"} {
+		m := cardPanel()
+		if typeIn(m, runes(text)...) || m.accepted {
+			t.Errorf("%q decided (accepted %v)", text, m.accepted)
 		}
 	}
 	m := cardPanel()
-	if _, cmd := m.Update(press("enter")); cmd != nil || m.accepted {
-		t.Error("Enter answered the question; only y or n should")
+	typeIn(m, runes("my order\r")...)
+	if v := ansi.Strip(m.render()); !strings.Contains(v, "Answer y or n, then press Enter.") {
+		t.Errorf("no hint after an answer that is not y or n:\n%s", v)
+	}
+	if _, cmd := m.Update(tea.PasteMsg{Content: "y\r"}); cmd != nil || m.accepted {
+		t.Error("pasted text answered")
+	}
+	if !typeIn(m, runes("y\r")...) || !m.accepted {
+		t.Error("y then Enter after a wrong answer did not accept")
+	}
+}
+
+// At 80 and 40 columns every value is readable in full (stacked and wrapped when narrow),
+// and no line is wider than the terminal.
+func TestCardChangePanel_NarrowTerminalsShowEveryValueInFull(t *testing.T) {
+	old := "http://127.0.0.1:41234/a2a/brands/example-co-support"
+	cur := "http://127.0.0.1:45678/a2a/brands/example-co-support"
+	k1, k2 := "key NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs", "key 0pLq3sVgS1d8m2K6Y9xWc4tRu7eHf5jNbA1zQoPiL0k"
+	for _, w := range []int{80, 40, 24} {
+		m := &cardChangeModel{st: newStyles(true), keys: defaultKeys(), width: w, c: CardChange{
+			Brand: "http://127.0.0.1:39999", Changes: []string{"another Provider", "another interface URL", "signed by another key"},
+			Rows: [][3]string{{"provider", "http://127.0.0.1:41234", "http://127.0.0.1:45678"}, {"interface", old, cur}, {"signed by", k1, k2}},
+		}}
+		v := ansi.Strip(m.render())
+		joined := ""
+		for _, l := range strings.Split(v, "\n") {
+			if n := ansi.StringWidth(l); n > w {
+				t.Errorf("width %d: line of %d cells %q", w, n, l)
+			}
+			joined += strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(l), "accepted"), "now"))
+		}
+		flat := strings.ReplaceAll(joined, " ", "")
+		for _, want := range []string{old, cur, k1, k2, "http://127.0.0.1:45678", "Trustthenewcardandcontinue?", "Typeyandpress"} {
+			if !strings.Contains(flat, strings.ReplaceAll(want, " ", "")) {
+				t.Errorf("width %d: %q is not shown in full:\n%s", w, want, v)
+			}
+		}
+		if strings.Contains(v, "…") {
+			t.Errorf("width %d: something was cut:\n%s", w, v)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,8 +27,9 @@ type cardFindings struct {
 
 func newCardCmd(a *app) *cobra.Command {
 	var trust bool
+	var expect string
 	cmd := &cobra.Command{
-		Use:   "card BRAND [--trust]",
+		Use:   "card BRAND [--trust [--expect FINGERPRINT]]",
 		Short: "Resolve and check a Brand's Agent Card (§2.1, §5.1)",
 		Long: `Fetch a Brand's Agent Card and check it: the HTTP+JSON 1.0 interface (chosen
 by binding and version), the personal-agent JWT scheme, delegation scopes if
@@ -39,11 +41,19 @@ http://127.0.0.1:8080) or a card URL ending in .json.
 A signed card is verified against the keys on the Brand's own domain and
 shown as "signed by DOMAIN ✓"; a card whose signature fails is refused. On
 first contact pact remembers the Brand's Provider, interface and signing key;
-when a later card changes any of them, pact stops and shows what changed.
---trust accepts the card as it is now.`,
+when a later card changes any of them, pact stops and shows what changed,
+with a short fingerprint of the new values.
+
+--trust accepts a changed card, and only the card you were shown: on a
+terminal it shows old and new side by side and asks before accepting;
+otherwise (or with --json) it needs --expect with the fingerprint the
+CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 		Args:              exactArgs(1, "card needs a BRAND (a domain, an origin or a card URL)"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if expect != "" && !trust {
+				return usageError{fmt.Errorf("--expect goes with --trust: pact card %s --trust --expect %s", args[0], expect)}
+			}
 			cardURL, err := discovery.CardURL(args[0])
 			if err != nil {
 				return err
@@ -64,7 +74,7 @@ when a later card changes any of them, pact stops and shows what changed.
 			if err != nil {
 				return err
 			}
-			pinNote, err := a.checkPin(cmd.Context(), args[0], card, trust)
+			pinNote, err := a.checkPin(cmd.Context(), args[0], card, trust, expect)
 			if err != nil {
 				return err
 			}
@@ -135,26 +145,18 @@ when a later card changes any of them, pact stops and shows what changed.
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&trust, "trust", false, "accept the card's Provider, interface and signing key as they are now")
+	cmd.Flags().BoolVar(&trust, "trust", false, "accept the card's Provider, interface and signing key as they are now (asks on a terminal)")
+	cmd.Flags().StringVar(&expect, "expect", "", "with --trust: accept only a card with this fingerprint (from the CARD_CHANGED error)")
 	return cmd
 }
 
 // checkPin compares the card with its Brand's pin, or with --trust records
 // it, and returns a plain-words note for the table. A changed card is a
 // *discovery.CardChangedError (CARD_CHANGED).
-func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool) (string, error) {
+func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool, expect string) (string, error) {
 	pins := discovery.NewPins(a.dirs(), a.profile)
 	if trust {
-		old, had, err := discovery.Trust(ctx, pins, card, time.Now())
-		if err != nil {
-			return "", err
-		}
-		cur := discovery.PinOf(card, time.Now())
-		if had && !a.json && (old.ProviderOrigin != cur.ProviderOrigin || old.InterfaceURL != cur.InterfaceURL || old.KeyThumbprint != cur.KeyThumbprint) {
-			a.io.Eprintf("%s accepted the card of %s as it is now; it was:\n%s", a.io.ErrStyles().Success.Render("✓"), arg,
-				safe((&discovery.CardChangedError{Old: old, New: cur}).Table()))
-		}
-		return "accepted now (--trust)", nil
+		return a.trustCard(ctx, pins, arg, card, expect)
 	}
 	status, err := discovery.CheckPin(ctx, pins, card, arg, time.Now())
 	switch {
@@ -166,4 +168,50 @@ func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, tr
 		return "the Brand's key changed, announced by the key you accepted; remembered", nil
 	}
 	return "matches what you accepted", nil
+}
+
+// trustCard is `pact card BRAND --trust [--expect FP]`. It records exactly
+// the card fetched in this run (never one fetched again), and only one the
+// User saw: a card that matches the pin, or changed only as CheckPin would
+// accept, is recorded as is; a changed card needs --expect with its
+// fingerprint, or, on a terminal, a yes to the side by side shown here.
+func (a *app) trustCard(ctx context.Context, pins discovery.Pins, arg string, card *discovery.Card, expect string) (string, error) {
+	now := time.Now()
+	old, had, err := discovery.LookupPin(ctx, pins, card.URL)
+	if err != nil {
+		return "", err
+	}
+	next := discovery.Proposed(old, had, card, now)
+	fp := discovery.PinFingerprint(next)
+	var changes []string
+	if had {
+		_, _, changes = discovery.ComparePin(old, card, now)
+	}
+	changed := &discovery.CardChangedError{Brand: arg, Old: old, New: next, Changes: changes}
+	switch {
+	case expect != "":
+		if !discovery.SameFingerprint(expect, fp) {
+			changed.Expected = expect
+			return "", changed
+		}
+	case len(changes) == 0:
+	case a.json || !a.io.IsStdinTTY() || !a.io.IsStderrTTY():
+		return "", changed
+	default:
+		st := a.io.ErrStyles()
+		a.io.Eprintf("%s the Agent Card of %s changed (%s); nothing was sent.\n%s", st.Warning.Render("!"), safe(arg),
+			safe(strings.Join(changes, ", ")), safe(changed.Table()))
+		a.io.Eprintf("Accept this card (fingerprint %s)? [y/N] ", fp)
+		line, _ := bufio.NewReader(a.io.In).ReadString('\n')
+		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+			return "", explained{fmt.Sprintf("you did not accept the changed card of %s; nothing was changed or sent", arg), discovery.ErrCardChanged}
+		}
+	}
+	if err := pins.SetPin(ctx, next); err != nil {
+		return "", err
+	}
+	if had && len(changes) > 0 && !a.json && expect != "" {
+		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), safe(arg), fp, safe(changed.Table()))
+	}
+	return "accepted now (--trust, fingerprint " + fp + ")", nil
 }
