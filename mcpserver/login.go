@@ -171,14 +171,14 @@ func (s *Server) beginLogin(ctx context.Context, sess *conversation.Session, sco
 // LoginStatus is login_status' structured result; when granted, the
 // `pact login --json` shape plus status.
 type LoginStatus struct {
-	Brand           string    `json:"brand"`
-	InterfaceURL    string    `json:"interfaceUrl"`
-	Status          string    `json:"status" jsonschema:"pending, granted, denied, expired or failed"`
-	ScopesRequested []string  `json:"scopesRequested"`
-	ScopesGranted   []string  `json:"scopesGranted"`
+	Brand           string     `json:"brand"`
+	InterfaceURL    string     `json:"interfaceUrl"`
+	Status          string     `json:"status" jsonschema:"pending, granted, denied, expired or failed"`
+	ScopesRequested []string   `json:"scopesRequested"`
+	ScopesGranted   []string   `json:"scopesGranted"`
 	GrantID         string     `json:"grantId,omitempty"`
 	ExpiresAt       *time.Time `json:"expiresAt,omitempty" jsonschema:"pending: when the code expires; granted: when the delegation token expires; absent otherwise"`
-	Message         string    `json:"message,omitempty" jsonschema:"what went wrong, for failed"`
+	Message         string     `json:"message,omitempty" jsonschema:"what went wrong, for failed"`
 }
 
 func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in BrandInput) (*mcp.CallToolResult, LoginStatus, error) {
