@@ -153,8 +153,8 @@ func (l *lockedWriter) Close() error { return nil }
 // lineFilter passes on the lines of in that are JSON-RPC messages (each
 // with its newline) and answers the others itself.
 type lineFilter struct {
-	in  *bufio.Reader
-	out io.Writer
+	in   *bufio.Reader
+	out  io.Writer
 	log  func(format string, a ...any)
 	owed *owed
 	buf  []byte // the rest of the line being passed on
