@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -113,7 +114,7 @@ type authServer struct {
 }
 
 func newAuthServer(s *Server, cfg Config) (*authServer, error) {
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	priv, err := providerSigningKey()
 	if err != nil {
 		return nil, fmt.Errorf("demoprovider: signing key: %w", err)
 	}
@@ -150,6 +151,22 @@ func newAuthServer(s *Server, cfg Config) (*authServer, error) {
 		as.interval = defaultInterval
 	}
 	return as, nil
+}
+
+// providerSigningKey is the Provider's ES256 key for delegation tokens and
+// receipts. Like the Brands' card keys (brandKey) it is derived from a fixed
+// label, so a restarted `pact demo serve` publishes the same key at its
+// jwks_uri and the receipts archived before the restart still verify. Grants
+// are not kept across a restart (the dead-grant flow relies on that). A demo
+// key, public by construction: never use the scheme for real keys.
+func providerSigningKey() (*ecdsa.PrivateKey, error) {
+	for i := 0; ; i++ {
+		d := sha256.Sum256(fmt.Appendf(nil, "pact demo provider signing key v1 %d", i))
+		// d ≥ the curve order (chance about 2⁻³²) is refused: try the next.
+		if k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:]); err == nil || i == 8 {
+			return k, err
+		}
+	}
 }
 
 func (as *authServer) issuer(b *brandDef) string  { return as.s.interfaceURL(b) + "/oauth" }

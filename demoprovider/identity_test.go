@@ -3,6 +3,7 @@ package demoprovider
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -142,6 +143,11 @@ func TestSection2_1_BrandsAndBrandSiteServesItsSignedCard(t *testing.T) {
 	k2, kid2 := brandKey(e2.srv.brands[0], false)
 	if !k1.Equal(k2) || kid1 != kid2 {
 		t.Error("the Brand key changed across restarts")
+	}
+	// So is the key of delegation tokens and receipts: receipts archived
+	// before a restart still verify against the jwks_uri.
+	if a, b := e.srv.as.key, e2.srv.as.key; a.KeyID != b.KeyID || !a.Key.(*ecdsa.PrivateKey).Equal(b.Key) {
+		t.Errorf("the receipt signing key changed across restarts: kid %s, then %s", a.KeyID, b.KeyID)
 	}
 }
 

@@ -323,6 +323,13 @@ func TestSection5_5_DroppedGrantIsMarkedDeadAndTurnsGoIdentityOnly(t *testing.T)
 	}
 	p.startProvider(t, cfg)
 
+	// The restarted Provider signs with the same key: the receipt archived
+	// before the restart still verifies against its jwks_uri.
+	var ver struct{ Verified, Failed int }
+	if r := p.run("receipts", "verify", "--all", "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &ver) != nil || ver.Verified == 0 || ver.Failed != 0 {
+		t.Fatalf("receipts verify after the restart: exit %d, want 0 with every receipt verified\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
 	r := p.run("send", p.card, "and now?", "--json")
 	var e struct {
 		Error struct {

@@ -171,14 +171,14 @@ func (s *Server) beginLogin(ctx context.Context, sess *conversation.Session, sco
 // LoginStatus is login_status' structured result; when granted, the
 // `pact login --json` shape plus status.
 type LoginStatus struct {
-	Brand           string    `json:"brand"`
-	InterfaceURL    string    `json:"interfaceUrl"`
-	Status          string    `json:"status" jsonschema:"pending, granted, denied, expired or failed"`
-	ScopesRequested []string  `json:"scopesRequested"`
-	ScopesGranted   []string  `json:"scopesGranted"`
-	GrantID         string    `json:"grantId,omitempty"`
-	ExpiresAt       time.Time `json:"expiresAt" jsonschema:"pending: when the code expires; granted: when the delegation token expires"`
-	Message         string    `json:"message,omitempty" jsonschema:"what went wrong, for failed"`
+	Brand           string     `json:"brand"`
+	InterfaceURL    string     `json:"interfaceUrl"`
+	Status          string     `json:"status" jsonschema:"pending, granted, denied, expired or failed"`
+	ScopesRequested []string   `json:"scopesRequested"`
+	ScopesGranted   []string   `json:"scopesGranted"`
+	GrantID         string     `json:"grantId,omitempty"`
+	ExpiresAt       *time.Time `json:"expiresAt,omitempty" jsonschema:"pending: when the code expires; granted: when the delegation token expires; absent otherwise"`
+	Message         string     `json:"message,omitempty" jsonschema:"what went wrong, for failed"`
 }
 
 func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in BrandInput) (*mcp.CallToolResult, LoginStatus, error) {
@@ -193,9 +193,9 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 		out = LoginStatus{Brand: l.brand, InterfaceURL: l.iface, Status: l.status, ScopesRequested: cleanAll(l.asked), ScopesGranted: []string{}}
 		switch l.status {
 		case StatusPending:
-			out.ExpiresAt = l.started.ExpiresAt
+			out.ExpiresAt = ptr(l.started.ExpiresAt)
 		case StatusGranted:
-			out.ScopesGranted, out.GrantID, out.ExpiresAt = nonNil(l.grant.Scopes), l.grant.GrantID, l.grant.ExpiresAt.UTC()
+			out.ScopesGranted, out.GrantID, out.ExpiresAt = nonNil(l.grant.Scopes), l.grant.GrantID, ptr(l.grant.ExpiresAt.UTC())
 		default:
 			out.Message = clean(l.err.Error())
 		}
@@ -210,7 +210,7 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 		for _, g := range grants {
 			if g.Brand == cardURL {
 				out = LoginStatus{Brand: g.Brand, InterfaceURL: g.InterfaceURL, Status: StatusGranted, ScopesRequested: []string{},
-					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: g.ExpiresAt.UTC()}
+					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: ptr(g.ExpiresAt.UTC())}
 			}
 		}
 		if out.Status == "" {

@@ -342,7 +342,7 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	}
 	e.approve(started.VerificationURIComplete, demoprovider.ScriptedUser{})
 	st = e.waitLogin(b)
-	if st.Status != StatusGranted || !slices.Equal(st.ScopesGranted, []string{"orders:read"}) || st.GrantID == "" || st.ExpiresAt.IsZero() {
+	if st.Status != StatusGranted || !slices.Equal(st.ScopesGranted, []string{"orders:read"}) || st.GrantID == "" || st.ExpiresAt == nil {
 		t.Fatalf("after approval: %+v", st)
 	}
 
@@ -469,7 +469,7 @@ func TestMCP_FailuresAreToolErrorsInTheCLIsWords(t *testing.T) {
 	e.toolError("send_message", map[string]any{"brand": "http://127.0.0.1:1", "text": "hi"}, "")
 	e.toolError("send_message", map[string]any{"brand": b, "text": "hi", "new": true, "context": "x"}, "cannot be used together")
 	e.toolError("get_agent_card", map[string]any{"brand": "not a brand"}, "")
-	e.toolError("get_conversation", map[string]any{}, "either brand")
+	e.toolError("get_conversation", map[string]any{}, "give brand")
 	e.toolError("get_conversation", map[string]any{"brand": b}, "no stored conversation")
 	e.toolError("login_status", map[string]any{"brand": b}, "call start_login")
 	e.toolError("verify_receipts", map[string]any{"ids": []string{"abcdef"}}, "no receipt with that id")

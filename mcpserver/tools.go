@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -100,6 +101,7 @@ type SendInput struct {
 // shape, plus the reply text and, for a step-up, stepUp.
 type SendOutput struct {
 	Brand        string                      `json:"brand" jsonschema:"the card URL"`
+	BrandName    string                      `json:"brandName" jsonschema:"the card's name"`
 	InterfaceURL string                      `json:"interfaceUrl"`
 	ContextID    string                      `json:"contextId"`
 	MessageID    string                      `json:"messageId" jsonschema:"the messageId sent"`
@@ -142,10 +144,15 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 		notes = append(notes, fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", clean(sess.Card.Name()), closed.ContextID))
 		res, err = sess.Send(ctx, in.Text)
 	}
+	var stale *conversation.StaleContextError
+	if errors.As(err, &stale) {
+		// The CLI's remedy is --new; the tool's is its new input.
+		return nil, SendOutput{}, toolError(errors.New(stale.What() + " start a new conversation: call send_message again with new: true"))
+	}
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}
-	out := SendOutput{Brand: res.Brand, InterfaceURL: res.InterfaceURL, ContextID: res.ContextID, MessageID: res.MessageID,
+	out := SendOutput{Brand: res.Brand, BrandName: clean(res.BrandName), InterfaceURL: res.InterfaceURL, ContextID: res.ContextID, MessageID: res.MessageID,
 		Reply: rawJSON(res.Reply), Receipt: res.Receipt, Text: clean(res.Text())}
 	if out.Receipt != nil {
 		r := *out.Receipt
@@ -405,7 +412,10 @@ type ConversationOutput struct {
 
 func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in ConversationInput) (*mcp.CallToolResult, ConversationOutput, error) {
 	if (in.Brand == "") == (in.Context == "") {
-		return nil, ConversationOutput{}, errors.New("name either brand (its current conversation) or context (a contextId), not both")
+		if in.Brand == "" {
+			return nil, ConversationOutput{}, errors.New("give brand (its current conversation) or context (a contextId)")
+		}
+		return nil, ConversationOutput{}, errors.New("give brand (its current conversation) or context (a contextId), not both")
 	}
 	if in.Limit < 0 {
 		return nil, ConversationOutput{}, errors.New("limit must be 0 (all) or more")
@@ -476,16 +486,21 @@ type ReceiptsInput struct {
 // call sets no limit: a model's context is not the place for an archive.
 const defaultReceiptLimit = 100
 
-// ReceiptItem mirrors receipts.Item (`pact receipts list --json`).
+// ReceiptItem mirrors an item of `pact receipts list --json`: brand is the
+// receipt's signed brand claim (the interface URL), cardUrl and brandName
+// name the Brand as pact knows it ("" when it does not).
 type ReceiptItem struct {
 	ID         string   `json:"id"`
-	Brand      string   `json:"brand"`
+	Brand      string   `json:"brand" jsonschema:"the receipt's brand claim: the interface URL"`
 	GrantID    string   `json:"grantId"`
 	User       string   `json:"user"`
 	ScopesUsed []string `json:"scopesUsed"`
 	Actions    []any    `json:"actions"`
 	TS         string   `json:"ts"`
 	Verified   bool     `json:"verified"`
+	Problems   []string `json:"problems" jsonschema:"why a receipt kept apart failed; empty when verified"`
+	CardURL    string   `json:"cardUrl" jsonschema:"the Brand's Agent Card URL"`
+	BrandName  string   `json:"brandName" jsonschema:"the card's name"`
 	// URI is the receipt's MCP resource.
 	URI string `json:"uri"`
 }
@@ -540,13 +555,16 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 	if len(kept) > limit {
 		kept = kept[len(kept)-limit:]
 	}
+	brands := conversation.KnownBrands(s.cfg.Options)
 	lines := []string{}
 	if out.Total > len(kept) {
 		lines = append(lines, fmt.Sprintf("The newest %d of %d receipts (limit gives more):", len(kept), out.Total))
 	}
 	for _, it := range kept {
+		ref, _ := brands.Lookup(it.Brand)
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
-			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, URI: receiptURI(it.ID)}
+			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, Problems: cleanAll(it.Problems),
+			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), URI: receiptURI(it.ID)}
 		var tools []string
 		for _, a := range it.Actions {
 			v := rawJSON(a)
@@ -562,7 +580,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		if !ri.Verified {
 			v = "NOT verified"
 		}
-		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, ri.Brand,
+		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, brandLabel(ri),
 			strings.Join(ri.ScopesUsed, " "), strings.Join(tools, ", "), v))
 	}
 	if len(lines) == 0 {
@@ -623,4 +641,21 @@ func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in 
 	}
 	lines = append(lines, fmt.Sprintf("%d verified, %d failed, %d not checked", out.Verified, out.Failed, out.Unchecked))
 	return textResult(lines...), out, nil
+}
+
+// brandLabel names a receipt's Brand in text as the CLI's tables do: "Name
+// (domain)", the domain of its card URL (else of the brand claim) alone
+// when the name is unknown.
+func brandLabel(ri ReceiptItem) string {
+	domain := ri.Brand
+	for _, u := range []string{ri.CardURL, ri.Brand} {
+		if p, err := url.Parse(u); err == nil && p.Host != "" {
+			domain = p.Host
+			break
+		}
+	}
+	if ri.BrandName == "" {
+		return domain
+	}
+	return ri.BrandName + " (" + domain + ")"
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -43,16 +44,16 @@ type Options struct {
 	Open func(url string) error
 	// Emit, when set, receives one Step per step of the tour instead of
 	// the human text on stdout (`pact --json demo`: JSON Lines, see
-	// docs/json.md); an error it returns ends Run with that error once
-	// the tour is over.
+	// docs/json.md); an error it returns ends Run at once with that error.
 	Emit func(Step) error
 }
 
 // Step is one step of the tour as `pact --json demo` prints it: its number
-// (from 1), name and spec section ("§3.1", "" for the closing step), the
-// explanations shown to people (plain text), the messages exchanged
-// (role "user" or "agent") and the receipts received with their
-// verification (§5.6). Slices are never nil.
+// (from 1), name and spec section ("§3.1", "" for the closing step), a
+// short plain note on what the step shows, the messages exchanged (role
+// "user" or "agent"), the receipts received or verified (§5.6), and what
+// happened as values: the members that do not apply to a step are null
+// (objects) or empty (slices, contextId). Slices are never nil.
 type Step struct {
 	Step     int           `json:"step"`
 	Name     string        `json:"name"`
@@ -60,6 +61,88 @@ type Step struct {
 	Notes    []string      `json:"notes"`
 	Messages []StepMessage `json:"messages"`
 	Receipts []StepReceipt `json:"receipts"`
+	// ContextID is the conversation's contextId (§4) in the steps that
+	// send messages.
+	ContextID    string            `json:"contextId"`
+	Identity     *StepIdentity     `json:"identity"`
+	Registration *StepRegistration `json:"registration"`
+	Card         *StepCard         `json:"card"`
+	Token        *StepToken        `json:"token"`
+	// Logins are the device-flow logins the step started (§5.3).
+	Logins     []StepLogin     `json:"logins"`
+	Grant      *StepGrant      `json:"grant"`
+	StepUp     *StepStepUp     `json:"stepUp"`
+	CardChange *StepCardChange `json:"cardChange"`
+	// Commands are the commands to try next (the closing step).
+	Commands []string `json:"commands"`
+}
+
+// StepIdentity is the throw-away profile's identity (§3.1).
+type StepIdentity struct {
+	Issuer  string `json:"issuer"`
+	KID     string `json:"kid"`
+	Alg     string `json:"alg"`
+	JWKSURI string `json:"jwksUri"`
+}
+
+// StepRegistration is the personal agent's registration with the demo
+// Provider (§3.1).
+type StepRegistration struct {
+	Provider string `json:"provider"`
+	Issuer   string `json:"issuer"`
+	Audience string `json:"audience"`
+}
+
+// StepCard is the Brand's Agent Card as discovered (§2.1): brand is the
+// card URL, site the Brand's domain.
+type StepCard struct {
+	Brand        string   `json:"brand"`
+	BrandName    string   `json:"brandName"`
+	Site         string   `json:"site"`
+	InterfaceURL string   `json:"interfaceUrl"`
+	Signed       bool     `json:"signed"`
+	KID          string   `json:"kid"`
+	Alg          string   `json:"alg"`
+	KeyURL       string   `json:"keyUrl"`
+	Scopes       []string `json:"scopes"`
+}
+
+// StepToken describes the PA JWT of the first request (§3.2): its header
+// and claims, never the token itself.
+type StepToken struct {
+	Alg             string `json:"alg"`
+	KID             string `json:"kid"`
+	Iss             string `json:"iss"`
+	Sub             string `json:"sub"`
+	Aud             string `json:"aud"`
+	LifetimeSeconds int64  `json:"lifetimeSeconds"`
+}
+
+// StepLogin is one device-flow login (§5.3): the scopes asked for, the
+// user_code and the link the User opens.
+type StepLogin struct {
+	Scopes   []string `json:"scopes"`
+	UserCode string   `json:"userCode"`
+	Link     string   `json:"link"`
+}
+
+// StepGrant is the grant after a login (§5.3).
+type StepGrant struct {
+	GrantID string   `json:"grantId"`
+	Scopes  []string `json:"scopes"`
+}
+
+// StepStepUp is a step-up answer (§5.5): the scopes the turn lacked.
+type StepStepUp struct {
+	MissingScopes []string `json:"missingScopes"`
+}
+
+// StepCardChange is the card change pact caught (A2A §8.4): what was
+// accepted (old), what the card says now (new) and the differences.
+type StepCardChange struct {
+	Changes []string  `json:"changes"`
+	Old     store.Pin `json:"old"`
+	New     store.Pin `json:"new"`
 }
 
 // StepMessage is one message of a Step.
@@ -82,24 +165,44 @@ type tour struct {
 	step int
 
 	emit    func(Step) error
-	cur     *Step // the step being collected under Emit
-	emitErr error // the first error of emit
+	mu      sync.Mutex // guards cur (the scripted User runs in a goroutine)
+	cur     *Step      // the step being collected under Emit
+	emitErr error      // the first error of emit
 }
 
 func newStep(n int, name, section string) *Step {
-	return &Step{Step: n, Name: name, Section: section, Notes: []string{}, Messages: []StepMessage{}, Receipts: []StepReceipt{}}
+	return &Step{Step: n, Name: name, Section: section, Notes: []string{}, Messages: []StepMessage{}, Receipts: []StepReceipt{},
+		Logins: []StepLogin{}, Commands: []string{}}
 }
 
-// flush emits the step being collected, if any.
-func (t *tour) flush() {
-	if t.emit == nil || t.cur == nil {
+// flush emits the step being collected, if any; an error of emit is
+// returned (and kept: nothing more is emitted).
+func (t *tour) flush() error {
+	if t.emit == nil || t.cur == nil || t.emitErr != nil {
+		return t.emitErr
+	}
+	t.mu.Lock()
+	st := *t.cur
+	t.cur = nil
+	t.mu.Unlock()
+	t.emitErr = t.emit(st)
+	return t.emitErr
+}
+
+// json runs f on the step being collected under Emit (nothing otherwise).
+func (t *tour) json(f func(*Step)) {
+	if t.emit == nil {
 		return
 	}
-	if err := t.emit(*t.cur); err != nil && t.emitErr == nil {
-		t.emitErr = err
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cur != nil {
+		f(t.cur)
 	}
-	t.cur = nil
 }
+
+// note adds a short plain note to the step under Emit.
+func (t *tour) note(s string) { t.json(func(st *Step) { st.Notes = append(st.Notes, s) }) }
 
 // Run plays the tour. It returns when the tour is over or ctx ends.
 func Run(ctx context.Context, o Options) error {
@@ -144,9 +247,15 @@ func Run(ctx context.Context, o Options) error {
 	go jwksSrv.Serve(ln)
 	defer jwksSrv.Close()
 	kid := res.Config.Active().KID
-	t.heading("Identity", "§3.1")
+	if err := t.heading("Identity", "§3.1"); err != nil {
+		return err
+	}
 	t.line("Made a signing key (ES256, kid %s) in a temporary profile; the private half never leaves it.", short(kid))
 	t.line("Publishing the public key at %s", t.st.Accent.Render(res.Config.JWKSURI))
+	t.note("A signing key made in a temporary profile; its public half is published at jwksUri.")
+	t.json(func(st *Step) {
+		st.Identity = &StepIdentity{Issuer: issuer, KID: kid, Alg: res.Config.Active().Alg, JWKSURI: res.Config.JWKSURI}
+	})
 
 	// 2. The Provider and the registration.
 	srv, err := demoprovider.Start(ctx, demoprovider.Config{HTTPClient: hc, PollInterval: time.Second, RogueCard: true})
@@ -158,9 +267,15 @@ func Run(ctx context.Context, o Options) error {
 	if _, err := p.AddProvider(srv.URL(), srv.Audience()); err != nil {
 		return err
 	}
-	t.heading("Registration", "§3.1")
+	if err := t.heading("Registration", "§3.1"); err != nil {
+		return err
+	}
 	t.line("The demo Provider at %s knows this personal agent by its issuer %s", srv.URL(), issuer)
 	t.line("and assigned it the audience %q. It finds the keys itself (OIDC discovery → jwks_uri).", srv.Audience())
+	t.note("The Provider knows the personal agent by its issuer and finds its keys by OIDC discovery.")
+	t.json(func(st *Step) {
+		st.Registration = &StepRegistration{Provider: srv.URL(), Issuer: issuer, Audience: srv.Audience()}
+	})
 
 	// 3. Discovery.
 	cardURL, err := discovery.CardURL(brand.SiteURL)
@@ -171,7 +286,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	t.heading("Discovery", "§2.1")
+	if err := t.heading("Discovery", "§2.1"); err != nil {
+		return err
+	}
 	t.line("%s's domain %s serves its Agent Card:", brand.Name, brand.SiteURL)
 	t.line("  %s", t.st.Faint.Render(card.FinalURL))
 	t.line("Interface (HTTP+JSON 1.0): %s", card.InterfaceURL)
@@ -184,6 +301,17 @@ func Run(ctx context.Context, o Options) error {
 	if card.Delegation != nil {
 		t.line("Delegation offered, scopes: %s", strings.Join(card.Delegation.ScopeIDs(), ", "))
 	}
+	t.note("The Brand's domain serves its Agent Card, signed with a key on that domain.")
+	t.json(func(st *Step) {
+		sc := &StepCard{Brand: card.URL, BrandName: card.Name(), Site: brand.SiteURL, InterfaceURL: card.InterfaceURL, Scopes: []string{}}
+		if sig := card.Signature; sig != nil && sig.Verified {
+			sc.Signed, sc.KID, sc.Alg, sc.KeyURL = true, sig.KID, sig.KeyAlg(), sig.KeyURL
+		}
+		if card.Delegation != nil {
+			sc.Scopes = append(sc.Scopes, card.Delegation.ScopeIDs()...)
+		}
+		st.Card = sc
+	})
 
 	// 4. A signed conversation.
 	opts := conversation.NewOptions(p, hc)
@@ -194,10 +322,15 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	t.line("First contact: pact remembers the Brand's Provider, interface and signing key, as SSH remembers hosts.")
-	t.heading("A signed conversation", "§3.2 §4")
+	t.note("First contact: pact pins the Brand's Provider, interface and signing key.")
+	if err := t.heading("A signed conversation", "§3.2 §4"); err != nil {
+		return err
+	}
 	if tok, err := s.Signer.Mint(s.Provider.Audience, s.Sub); err == nil {
 		t.line("Each request carries a fresh PA JWT: %s", describeJWT(tok))
+		t.json(func(st *Step) { st.Token = jwtClaims(tok) })
 	}
+	t.note("Each request carries a fresh PA JWT; the contextId is kept for the next message.")
 	if err := t.say(ctx, s, "Hello!"); err != nil {
 		return err
 	}
@@ -205,27 +338,39 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	t.line("%s", t.st.Faint.Render("contextId "+s.ContextID()+" is kept: the next message continues this conversation."))
+	t.json(func(st *Step) { st.ContextID = s.ContextID() })
 
 	// 5. Delegation by device code.
 	browser := &person{open: o.Open, t: t}
 	browser.jar, _ = cookiejar.New(nil)
-	t.heading("Log in with the Brand", "§5.3")
+	if err := t.heading("Log in with the Brand", "§5.3"); err != nil {
+		return err
+	}
 	t.line("To act on Jane's account, pact asks for orders:read. Jane logs in with %s, never with pact.", brand.Name)
-	g, err := s.Login(ctx, []string{"orders:read"}, browser.visit(ctx))
+	t.note("Jane logs in with the Brand and approves, never with pact; the delegation token checks out.")
+	g, err := s.Login(ctx, []string{"orders:read"}, browser.visit(ctx, []string{"orders:read"}))
 	browser.stopWaiting()
 	if err != nil {
 		return err
 	}
 	t.line("%s granted %s (grant %s); the delegation token's signature, aud and client_id check out.", t.st.Success.Render("✓"), strings.Join(g.Scopes, " "), g.GrantID)
+	t.json(func(st *Step) { st.Grant = &StepGrant{GrantID: g.GrantID, Scopes: append([]string{}, g.Scopes...)} })
 
 	// 6. Acting for the User, with a receipt.
-	t.heading("Acting for the User, with a signed receipt", "§5.5 §5.6")
+	if err := t.heading("Acting for the User, with a signed receipt", "§5.5 §5.6"); err != nil {
+		return err
+	}
+	t.note("A turn on Jane's behalf carries the delegation token; the reply comes with a signed receipt.")
 	if err := t.say(ctx, s, "Show my orders"); err != nil {
 		return err
 	}
+	t.json(func(st *Step) { st.ContextID = s.ContextID() })
 
 	// 7. Step-up.
-	t.heading("Step-up: a turn that needs more permission", "§5.5")
+	if err := t.heading("Step-up: a turn that needs more permission", "§5.5"); err != nil {
+		return err
+	}
+	t.note("The Provider asks for a scope the grant lacks; Jane approves it and the message is sent again.")
 	t.user("Please cancel order A-10001")
 	r, err := t.send(ctx, s, "Please cancel order A-10001")
 	if err != nil {
@@ -239,18 +384,23 @@ func Run(ctx context.Context, o Options) error {
 	t.receipt(r)
 	t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.MissingScopes, ", "))
 	t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
-	_, err = s.Login(ctx, su.MissingScopes, browser.visit(ctx))
+	t.json(func(st *Step) { st.StepUp = &StepStepUp{MissingScopes: append([]string{}, su.MissingScopes...)} })
+	g, err = s.Login(ctx, su.MissingScopes, browser.visit(ctx, su.MissingScopes))
 	browser.stopWaiting()
 	if err != nil {
 		return err
 	}
+	t.json(func(st *Step) { st.Grant = &StepGrant{GrantID: g.GrantID, Scopes: append([]string{}, g.Scopes...)} })
 	t.line("Sending the message again in the same conversation, with a new messageId:")
 	if err := t.say(ctx, s, "Please cancel order A-10001"); err != nil {
 		return err
 	}
+	t.json(func(st *Step) { st.ContextID = s.ContextID() })
 
 	// 8. The receipts archive.
-	t.heading("Receipts, verified again from the archive", "§5.6")
+	if err := t.heading("Receipts, verified again from the archive", "§5.6"); err != nil {
+		return err
+	}
 	checks, err := opts.Receipts.VerifyAll(ctx, true)
 	if err != nil {
 		return err
@@ -260,14 +410,20 @@ func Run(ctx context.Context, o Options) error {
 		if c.Verified {
 			ok++
 		}
+		t.json(func(st *Step) {
+			st.Receipts = append(st.Receipts, StepReceipt{ID: c.ID, Verified: c.Verified, Problems: append([]string{}, c.Problems...)})
+		})
 	}
+	t.note(fmt.Sprintf("%d of %d receipts verified again against the Provider's published key.", ok, len(checks)))
 	t.line("%s %d of %d receipts verified (`pact receipts verify`).", t.st.Success.Render("✓"), ok, len(checks))
 	if ok != len(checks) {
 		return fmt.Errorf("%d receipts failed verification", len(checks)-ok)
 	}
 
 	// 9. The Brand's card changes.
-	t.heading("If the Brand's card changes", "A2A §8.4")
+	if err := t.heading("If the Brand's card changes", "A2A §8.4"); err != nil {
+		return err
+	}
 	t.line("The demo Brand now serves a card signed by another key, as if someone had replaced it.")
 	again, err := discovery.Fetch(ctx, hc, cardURL)
 	if err != nil {
@@ -283,16 +439,18 @@ func Run(ctx context.Context, o Options) error {
 		t.line("%s", l)
 	}
 	t.line("Only `pact card BRAND --trust` (or y in the chat's panel) accepts such a change.")
+	t.note("The Brand now serves a card signed by another key: pact stops before sending anything. Only pact card BRAND --trust accepts the change.")
+	t.json(func(st *Step) {
+		st.CardChange = &StepCardChange{Changes: append([]string{}, changed.Changes...), Old: changed.Old, New: changed.New}
+	})
 
 	if t.emit != nil {
-		t.flush()
-		t.step++
-		t.cur = newStep(t.step, "Try it by hand", "")
-		t.cur.Notes = append(t.cur.Notes,
-			"pact demo serve: the demo Provider alone; it prints what to do next",
-			"pact demo serve --rogue-card: its Brands' cards change after the first look")
-		t.flush()
-		return t.emitErr
+		if err := t.heading("Try it by hand", ""); err != nil {
+			return err
+		}
+		t.note("pact demo serve runs the demo Provider alone and prints what to do next; with --rogue-card its Brands' cards change after the first look.")
+		t.json(func(st *Step) { st.Commands = []string{"pact demo serve", "pact demo serve --rogue-card"} })
+		return t.flush()
 	}
 	t.io.Printf("\n%s\n", t.st.Bold.Render("That is PACT. Try it by hand:"))
 	t.io.Printf("  pact demo serve          %s\n", t.st.Faint.Render("# the demo Provider alone; it prints what to do next"))
@@ -306,31 +464,34 @@ func (t *tour) title(s string) {
 	}
 }
 
-func (t *tour) heading(name, section string) {
+// heading starts a step. Under Emit it emits the previous step first and
+// returns the error of emit, which ends the tour.
+func (t *tour) heading(name, section string) error {
 	t.step++
 	if t.emit != nil {
-		t.flush()
+		if err := t.flush(); err != nil {
+			return err
+		}
+		t.mu.Lock()
 		t.cur = newStep(t.step, name, section)
-		return
+		t.mu.Unlock()
+		return nil
 	}
 	t.io.Printf("\n%s %s %s\n", t.st.Accent.Render(fmt.Sprintf("%d", t.step)), t.st.Bold.Render(name), t.st.Faint.Render(section))
+	return nil
 }
 
+// line is a line of the human tour; under Emit the step's values and
+// notes say it instead (see note and json).
 func (t *tour) line(format string, a ...any) {
-	if t.emit != nil {
-		if t.cur != nil {
-			t.cur.Notes = append(t.cur.Notes, strings.TrimSpace(fmt.Sprintf(format, a...)))
-		}
-		return
+	if t.emit == nil {
+		t.io.Printf("  "+format+"\n", a...)
 	}
-	t.io.Printf("  "+format+"\n", a...)
 }
 
 func (t *tour) user(text string) {
 	if t.emit != nil {
-		if t.cur != nil {
-			t.cur.Messages = append(t.cur.Messages, StepMessage{"user", text})
-		}
+		t.json(func(st *Step) { st.Messages = append(st.Messages, StepMessage{"user", text}) })
 		return
 	}
 	t.io.Printf("  %s %s\n", t.st.User.Render("you ›"), text)
@@ -338,9 +499,7 @@ func (t *tour) user(text string) {
 
 func (t *tour) agent(text string) {
 	if t.emit != nil {
-		if t.cur != nil {
-			t.cur.Messages = append(t.cur.Messages, StepMessage{"agent", text})
-		}
+		t.json(func(st *Step) { st.Messages = append(st.Messages, StepMessage{"agent", text}) })
 		return
 	}
 	t.io.Printf("  %s %s\n", t.st.Agent.Render("agent ›"), text)
@@ -364,9 +523,9 @@ func (t *tour) receipt(r *conversation.Result) {
 		return
 	}
 	if t.emit != nil {
-		if t.cur != nil {
-			t.cur.Receipts = append(t.cur.Receipts, StepReceipt{ID: r.Receipt.ID, Verified: r.Receipt.Verified, Problems: append([]string{}, r.Receipt.Problems...)})
-		}
+		t.json(func(st *Step) {
+			st.Receipts = append(st.Receipts, StepReceipt{ID: r.Receipt.ID, Verified: r.Receipt.Verified, Problems: append([]string{}, r.Receipt.Problems...)})
+		})
 		return
 	}
 	mark := t.st.Success.Render("✓ verified")
@@ -400,9 +559,12 @@ func (p *person) stopWaiting() {
 	}
 }
 
-func (p *person) visit(ctx context.Context) func(*deviceflow.Authorization) {
+func (p *person) visit(ctx context.Context, scopes []string) func(*deviceflow.Authorization) {
 	return func(a *deviceflow.Authorization) {
 		p.t.line("user_code %s · link %s", p.t.st.Bold.Render(a.UserCode), a.VerificationURIComplete)
+		p.t.json(func(st *Step) {
+			st.Logins = append(st.Logins, StepLogin{Scopes: append([]string{}, scopes...), UserCode: a.UserCode, Link: a.VerificationURIComplete})
+		})
 		if p.open != nil {
 			// The opener is started detached and never waited for: the
 			// countdown (and Ctrl+C) starts at once.
@@ -426,6 +588,10 @@ func (p *person) visit(ctx context.Context) func(*deviceflow.Authorization) {
 			HTTPClient: &http.Client{Jar: p.jar, Timeout: 10 * time.Second}}
 		go func() {
 			if err := u.Visit(ctx, a.VerificationURIComplete); err != nil {
+				if p.t.emit != nil {
+					p.t.io.Eprintf("the scripted User failed: %v\n", err)
+					return
+				}
 				p.t.line("the scripted User failed: %v", err)
 			}
 		}()
@@ -435,9 +601,19 @@ func (p *person) visit(ctx context.Context) func(*deviceflow.Authorization) {
 // describeJWT shows a token's header and claims (our own token, shown for
 // explanation; the token itself is never printed).
 func describeJWT(tok string) string {
+	c := jwtClaims(tok)
+	if c == nil {
+		return "?"
+	}
+	return fmt.Sprintf("alg %s, kid %s, iss %s, sub %s (pairwise, anonymous), aud %s, exp = iat + %ds, random jti",
+		c.Alg, short(c.KID), c.Iss, short(c.Sub), c.Aud, c.LifetimeSeconds)
+}
+
+// jwtClaims reads a token's header and claims (nil when it is no JWS).
+func jwtClaims(tok string) *StepToken {
 	parts := strings.Split(tok, ".")
 	if len(parts) != 3 {
-		return "?"
+		return nil
 	}
 	var h struct{ Alg, Kid string }
 	var c struct {
@@ -450,8 +626,7 @@ func describeJWT(tok string) string {
 	if b, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
 		json.Unmarshal(b, &c)
 	}
-	return fmt.Sprintf("alg %s, kid %s, iss %s, sub %s (pairwise, anonymous), aud %s, exp = iat + %ds, random jti",
-		h.Alg, short(h.Kid), c.Iss, short(c.Sub), c.Aud, c.Exp-c.Iat)
+	return &StepToken{Alg: h.Alg, KID: h.Kid, Iss: c.Iss, Sub: c.Sub, Aud: c.Aud, LifetimeSeconds: c.Exp - c.Iat}
 }
 
 func short(s string) string {

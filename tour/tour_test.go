@@ -2,6 +2,7 @@ package tour
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,50 @@ func TestTour_JSONLinesOnePerStep(t *testing.T) {
 			receipts++
 		}
 	}
-	if receipts != 3 || steps[9].Name != "Try it by hand" || steps[3].Messages[1].Role != "agent" {
-		t.Errorf("receipts %d, last step %q, step 4 messages %+v", receipts, steps[9].Name, steps[3].Messages)
+	// 3 received in steps 6 and 7, the same 3 verified again in step 8.
+	if receipts != 6 || len(steps[7].Receipts) != 3 || steps[9].Name != "Try it by hand" || steps[3].Messages[1].Role != "agent" {
+		t.Errorf("receipts %d (step 8: %d), last step %q, step 4 messages %+v", receipts, len(steps[7].Receipts), steps[9].Name, steps[3].Messages)
+	}
+	// What happened is carried as values, and the notes are short plain
+	// sentences (not the human lines: no table, no glyphs).
+	for _, s := range steps {
+		if len(s.Notes) > 2 {
+			t.Errorf("step %d: %d notes, want at most 2: %q", s.Step, len(s.Notes), s.Notes)
+		}
+		for _, n := range s.Notes {
+			if strings.ContainsAny(n, "✓≠✗└") || strings.HasPrefix(n, " ") || !strings.HasSuffix(n, ".") {
+				t.Errorf("step %d: note %q is not a short plain sentence", s.Step, n)
+			}
+		}
+	}
+	ctxID := steps[3].ContextID
+	if steps[0].Identity == nil || steps[0].Identity.KID == "" || steps[1].Registration == nil || steps[1].Registration.Audience != "pact-demo" ||
+		steps[2].Card == nil || !steps[2].Card.Signed || !strings.HasSuffix(steps[2].Card.Brand, "/.well-known/agent-card.json") || steps[2].Card.BrandName == "" ||
+		steps[3].Token == nil || ctxID == "" || steps[5].ContextID != ctxID || steps[6].ContextID != ctxID {
+		t.Errorf("steps 1-4 lack their values: %+v %+v %+v %+v", steps[0].Identity, steps[1].Registration, steps[2].Card, steps[3].Token)
+	}
+	if g := steps[4].Grant; g == nil || g.GrantID == "" || len(steps[4].Logins) != 1 || steps[4].Logins[0].UserCode == "" {
+		t.Errorf("step 5: grant %+v, logins %+v", g, steps[4].Logins)
+	}
+	if su, g := steps[6].StepUp, steps[6].Grant; su == nil || len(su.MissingScopes) != 1 || su.MissingScopes[0] != "orders:cancel" || g == nil || len(g.Scopes) != 2 {
+		t.Errorf("step 7: stepUp %+v, grant %+v", su, g)
+	}
+	if c := steps[8].CardChange; c == nil || len(c.Changes) == 0 || c.Old.KeyThumbprint == "" || c.Old.KeyThumbprint == c.New.KeyThumbprint {
+		t.Errorf("step 9: cardChange %+v", c)
+	}
+	if len(steps[9].Commands) == 0 {
+		t.Errorf("closing step without commands: %+v", steps[9])
+	}
+}
+
+// TestTour_EmitErrorEndsTheTourAtOnce: an error of Emit (a failing --jq)
+// ends Run at that step with the error; nothing more runs.
+func TestTour_EmitErrorEndsTheTourAtOnce(t *testing.T) {
+	io, _, _, _ := iostreams.Test()
+	boom := errors.New("boom")
+	calls := 0
+	err := Run(context.Background(), Options{IO: io, Emit: func(Step) error { calls++; return boom }})
+	if !errors.Is(err, boom) || calls != 1 {
+		t.Fatalf("Run = %v after %d emits, want boom after 1", err, calls)
 	}
 }

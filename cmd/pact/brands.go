@@ -11,64 +11,18 @@ import (
 // Brand's name and domain, and short ids.
 
 // brandRef is what pact knows of a Brand from its own state.
-type brandRef struct {
-	CardURL      string
-	Name         string
-	InterfaceURL string
-}
+type brandRef = conversation.BrandRef
 
 // brandIndex finds a Brand by card URL or interface URL, from the stored
-// conversations and grants (no network).
-type brandIndex struct {
-	byCard, byIface map[string]brandRef
-}
+// conversations and grants (no network); see conversation.KnownBrands.
+type brandIndex struct{ ix conversation.BrandIndex }
 
 func (a *app) brandIndex(opts conversation.Options) brandIndex {
-	ix := brandIndex{byCard: map[string]brandRef{}, byIface: map[string]brandRef{}}
-	add := func(r brandRef) {
-		if old, ok := ix.byIface[r.InterfaceURL]; ok {
-			if r.Name == "" {
-				r.Name = old.Name
-			}
-			if r.CardURL == "" {
-				r.CardURL = old.CardURL
-			}
-		}
-		if r.CardURL != "" {
-			ix.byCard[r.CardURL] = r
-		}
-		if r.InterfaceURL != "" {
-			ix.byIface[r.InterfaceURL] = r
-		}
-	}
-	if opts.Store != nil {
-		if list, err := opts.Store.List(); err == nil {
-			for _, c := range list {
-				add(brandRef{CardURL: c.Brand, Name: c.BrandName, InterfaceURL: c.InterfaceURL})
-			}
-		}
-	}
-	if grants, err := conversation.ListGrants(opts); err == nil {
-		for _, g := range grants {
-			r := ix.byIface[g.InterfaceURL]
-			if r.CardURL == "" {
-				r.CardURL = g.Brand
-			}
-			r.InterfaceURL = g.InterfaceURL
-			add(r)
-		}
-	}
-	return ix
+	return brandIndex{conversation.KnownBrands(opts)}
 }
 
 // lookup returns the Brand known by card URL or interface URL u.
-func (ix brandIndex) lookup(u string) (brandRef, bool) {
-	if r, ok := ix.byCard[u]; ok {
-		return r, true
-	}
-	r, ok := ix.byIface[u]
-	return r, ok
-}
+func (ix brandIndex) lookup(u string) (brandRef, bool) { return ix.ix.Lookup(u) }
 
 // brandLabel is how a table shows a Brand: "Name (domain)", or the domain
 // alone when the name is unknown. The domain is the host of the card URL

@@ -405,7 +405,11 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			var c receipts.Claims
 			json.Unmarshal(e.Claims, &c)
 			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
-			row("brand", safe(c.Brand))
+			// The Brand by name and domain, as in every table; the signed
+			// claim (the interface URL) beside it.
+			ref, _ := a.brandIndex(opts).lookup(c.Brand)
+			row("brand", safe(brandLabel(ref.Name, ref.CardURL, c.Brand)))
+			row("interface", safe(c.Brand))
 			row("user", safe(c.User)+" (the Brand's id for you)")
 			row("grant", safe(c.GrantID))
 			row("scopes used", safe(strings.Join(c.ScopesUsed, " ")))

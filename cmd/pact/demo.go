@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/profile"
 )
 
@@ -78,11 +79,15 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 			defer srv.Close()
 			brands := srv.Brands()
 			if a.json {
+				// cardUrl is the card the Brand's site serves, signed by
+				// the Brand: the one pact pins and the walkthrough uses;
+				// providerCardUrl the Provider's unsigned copy (§2.1).
 				type brandJSON struct {
-					Name         string `json:"name"`
-					URL          string `json:"url"`
-					CardURL      string `json:"cardUrl"`
-					InterfaceURL string `json:"interfaceUrl"`
+					Name            string `json:"name"`
+					URL             string `json:"url"`
+					CardURL         string `json:"cardUrl"`
+					ProviderCardURL string `json:"providerCardUrl"`
+					InterfaceURL    string `json:"interfaceUrl"`
 				}
 				out := struct {
 					Provider string      `json:"provider"`
@@ -90,7 +95,11 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 					Brands   []brandJSON `json:"brands"`
 				}{Provider: srv.URL(), Audience: srv.Audience()}
 				for _, b := range brands {
-					out.Brands = append(out.Brands, brandJSON{b.Name, b.SiteURL, b.CardURL, b.InterfaceURL})
+					site, err := discovery.CardURL(b.SiteURL)
+					if err != nil {
+						return err
+					}
+					out.Brands = append(out.Brands, brandJSON{b.Name, b.SiteURL, site, b.CardURL, b.InterfaceURL})
 				}
 				if err := a.printJSON(out); err != nil {
 					return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -37,7 +38,12 @@ pact and the User. Stdout carries only protocol messages; notices (and
 				return err
 			}
 			srv := mcpserver.New(mcpserver.Config{Options: opts, NoBrowser: a.noBrows, Log: a.io.ErrOut, Version: version})
-			var t mcp.Transport = &mcp.IOTransport{Reader: io.NopCloser(a.io.In), Writer: nopWriteCloser{out}}
+			// A line that is not a JSON-RPC message is answered with an
+			// error and skipped, never the end of the session.
+			logw := a.io.ErrOut
+			t := mcpserver.StdioTransport(a.io.In, out, func(format string, args ...any) {
+				fmt.Fprintf(logw, "pact mcp: "+format+"\n", args...)
+			})
 			if a.debug {
 				t = &mcp.LoggingTransport{Transport: t, Writer: a.io.ErrOut}
 			}
@@ -45,7 +51,3 @@ pact and the User. Stdout carries only protocol messages; notices (and
 		},
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

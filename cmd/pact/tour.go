@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/pact-cli/pact/opener"
 	"github.com/pact-cli/pact/tour"
@@ -18,5 +19,11 @@ func (a *app) runTour(ctx context.Context, realBrowser bool) error {
 		a.jsonLines = true
 		o.Emit = func(s tour.Step) error { return a.printJSONLine(s) }
 	}
-	return tour.Run(ctx, o)
+	err := tour.Run(ctx, o)
+	if a.lineErr != nil && errors.Is(err, a.lineErr) {
+		// A failing --jq ended the tour at its first step; printJSONLine
+		// has reported it, run exits 1.
+		return nil
+	}
+	return err
 }
