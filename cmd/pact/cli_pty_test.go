@@ -97,6 +97,9 @@ type cliTerm struct {
 	ptmx *os.File
 	mu   sync.Mutex
 	out  bytes.Buffer
+	// drained is closed when the reader has seen the end of the terminal's
+	// output (every process holding the tty has exited).
+	drained chan struct{}
 }
 
 func (e *cliEnv) startTerm(setup func(cmd *exec.Cmd, tty *os.File), args ...string) *cliTerm {
@@ -115,8 +118,12 @@ func (e *cliEnv) startTerm(setup func(cmd *exec.Cmd, tty *os.File), args ...stri
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	c := &cliTerm{t: e.t, cmd: cmd, ptmx: ptmx}
+	// Only pact (and what it starts) holds the tty now: when they have
+	// exited, reading the pty ends, so exit can wait for every byte.
+	tty.Close()
+	c := &cliTerm{t: e.t, cmd: cmd, ptmx: ptmx, drained: make(chan struct{})}
 	go func() {
+		defer close(c.drained)
 		buf := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(buf)
@@ -178,13 +185,19 @@ func (c *cliTerm) typeKeys(s string) {
 	}
 }
 
-// exit waits up to limit for pact to end and returns its exit code.
+// exit waits up to limit for pact to end and returns its exit code. The
+// terminal's output is read to its end first (at most 2 s more, for a
+// browser pact started that still holds the tty), so text() holds all of it.
 func (c *cliTerm) exit(limit time.Duration) int {
 	c.t.Helper()
 	waited := make(chan error, 1)
 	go func() { waited <- c.cmd.Wait() }()
 	select {
 	case err := <-waited:
+		select {
+		case <-c.drained:
+		case <-time.After(2 * time.Second):
+		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()
