@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
 )
@@ -177,10 +178,11 @@ func (e *LoginRequiredError) Error() string {
 	if brand == "" {
 		brand = e.InterfaceURL
 	}
-	login := "pact login " + brand
+	words := []string{"pact", "login", brand}
 	for _, sc := range e.Scopes {
-		login += " --scope " + sc
+		words = append(words, "--scope", sc)
 	}
+	login := iostreams.CommandHint(words...) // the scopes came from the Brand's server
 	return fmt.Sprintf("the delegation for %s is no longer usable (%s); run `%s` again", brand, e.Reason, login)
 }
 
