@@ -169,6 +169,18 @@ type OAuthError struct {
 
 // Error is the failure in plain words; Detail has the OAuth code and status.
 func (e *OAuthError) Error() string {
+	// A code with a meaning of its own says what happened (the User
+	// declined, the code expired…), not a generic refusal.
+	switch e.Code {
+	case "access_denied":
+		return ErrAccessDenied.Error()
+	case "expired_token":
+		return ErrExpiredToken.Error()
+	case "invalid_grant":
+		return ErrInvalidGrant.Error()
+	case "invalid_scope":
+		return ErrInvalidScope.Error()
+	}
 	if e.StatusCode >= 500 {
 		return "the Brand's login server failed; try again later"
 	}
