@@ -271,6 +271,18 @@ func (m *Manager) Accept(ctx context.Context, o Origin, tok *deviceflow.Token) (
 	if tok == nil || tok.AccessToken == "" {
 		return nil, errors.New("delegation: no access token to store")
 	}
+	// Both tokens must fit the secret store before anything is kept, with
+	// a message that says what happened (the limit is the same in every
+	// keyring: secrets.MaxTotal).
+	for _, t := range []struct {
+		what string
+		v    deviceflow.Secret
+	}{{"access token", tok.AccessToken}, {"refresh token", tok.RefreshToken}} {
+		if len(t.v) > secrets.MaxTotal {
+			return nil, fmt.Errorf("the Brand issued a delegation %s of %d KiB, more than the %d KiB pact can keep in any keyring; nothing was stored, tell the Brand: %w",
+				t.what, (len(t.v)+1023)>>10, secrets.MaxTotal>>10, secrets.ErrTooLarge)
+		}
+	}
 	claims, err := VerifyToken(ctx, m.Keys, tok.AccessToken.Reveal(), Expect{
 		Issuer:   o.Metadata.Issuer,
 		JWKSURI:  o.Metadata.JWKSURI,

@@ -84,6 +84,7 @@ var exitTable = []exitRule{
 	{is(conversation.ErrNotRegistered), exitFailure, "NOT_REGISTERED", 0},
 	{is(conversation.ErrNoDelegation), exitFailure, "NO_DELEGATION", 0},
 	{is(secrets.ErrUnavailable), exitFailure, "KEYRING_UNAVAILABLE", 0},
+	{is(secrets.ErrTooLarge), exitFailure, "TOO_LARGE", 0},
 	{as(&deviceflow.OAuthError{Code: "slow_down"}), exitFailure, "", 0},
 	{as(&httpx.RedirectError{}), exitFailure, "REDIRECT", 0},
 	{as(&httpx.NetError{}), exitFailure, "NETWORK", 0},
