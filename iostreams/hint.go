@@ -18,8 +18,11 @@ func CommandHint(words ...string) string {
 
 // ShellQuote returns s as one POSIX shell word: unchanged when it holds
 // only characters no shell treats specially (letters, digits and
-// _@%+=:,./-), else in single quotes with each ' written '\”. The
-// result is not sanitised for the terminal: print it through Sanitize
+// _@%+=:,./-), else in single quotes, a quote inside written as
+//
+//	'\''
+//
+// The result is not sanitised for the terminal: print it through Sanitize
 // like any text that holds remote values.
 func ShellQuote(s string) string {
 	if s == "" {
