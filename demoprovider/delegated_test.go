@@ -12,7 +12,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-
 )
 
 // deviceAuthz starts §5.3 for scope as sub and returns the JSON answer.
