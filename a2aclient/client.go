@@ -84,6 +84,7 @@ const (
 	ReasonRateLimited     = "RATE_LIMITED"       // 429
 	ReasonHTTP            = "HTTP_ERROR"         // other status without an A2A error
 	ReasonNetwork         = "NETWORK"            // no HTTP answer
+	ReasonRedirect        = "REDIRECT"           // a redirect pact refused to follow (never with credentials)
 	ReasonBadReply        = "INVALID_REPLY"      // a 200 that is not a valid reply
 	ReasonUnknown         = "UNKNOWN_A2A_REASON" // an A2A error with no ErrorInfo
 
@@ -125,6 +126,8 @@ func (e *Error) Error() string {
 	case ReasonNetwork:
 		b.WriteString("could not reach the Provider: ")
 		b.WriteString(plainCause(e.Err))
+	case ReasonRedirect:
+		b.WriteString("the Provider answered with a redirect, and pact never sends your credentials along a redirect, so nothing was sent there; tell the Brand if it persists")
 	case ReasonUnauthenticated:
 		if hint := httpx.ClockHint(e.ClockOffset); hint != "" {
 			b.WriteString("the Provider did not accept this personal agent's identity: " + hint)
@@ -262,8 +265,7 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		// An error answer is final (§6): only no answer at all, 5xx and
 		// 429 are tried again (§4.3); a refused redirect is a verdict, not
 		// a network hiccup.
-		var refused *httpx.RedirectError
-		retryable := (e.Reason == ReasonNetwork && !errors.As(e.Err, &refused)) || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
+		retryable := e.Reason == ReasonNetwork || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
 		if !retryable || attempt >= max {
 			return nil, last
 		}
@@ -332,6 +334,12 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 	}
 	resp, err := c.HTTP.Do(hreq)
 	if err != nil {
+		var refused *httpx.RedirectError
+		if errors.As(err, &refused) {
+			// A verdict on the Provider's answer, not a network failure:
+			// not retried (Send), and said as what it is.
+			return nil, &Error{Reason: ReasonRedirect, Err: refused}
+		}
 		return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
 	}
 	defer resp.Body.Close()

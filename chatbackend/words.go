@@ -41,6 +41,8 @@ func plainA2A(e *a2aclient.Error) string {
 	switch e.Reason {
 	case a2aclient.ReasonNetwork:
 		return "Could not reach the Provider: " + network(e.Err) + ". Check your connection and that the Provider is up, then send again."
+	case a2aclient.ReasonRedirect:
+		return "The Provider answered with a redirect; pact never sends your credentials along a redirect, so nothing was sent there. Tell the Brand if it persists."
 	case a2aclient.ReasonUnauthenticated:
 		return "The Provider did not accept who you are. Check `pact whoami`, that your key server (`pact jwks serve`) is reachable, and your clock."
 	case a2aclient.ReasonInvalidToken:

@@ -74,6 +74,14 @@ func (s *Session) Login(ctx context.Context, scopes []string, shown func(*device
 			return nil, err
 		}
 	}
+	// The keys that will verify the delegation token are fetched (and
+	// checked: size, JSON, usable keys) before the User is asked anything,
+	// so an unusable jwks_uri fails now, not after the User approved.
+	if s.opts.Keys != nil {
+		if _, err := s.opts.Keys.Set(ctx, md.JWKSURI); err != nil {
+			return nil, fmt.Errorf("the Brand's signing keys (jwks_uri %s) cannot be used, so pact cannot check what the Brand would grant; nothing was asked of you: %w", md.JWKSURI, err)
+		}
+	}
 	// Authorize refuses scope ids the card does not list before any request.
 	flow := s.flow()
 	auth, err := flow.Authorize(ctx, d.DeviceAuthorizationURL, scopes, d.Scopes)

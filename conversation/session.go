@@ -359,6 +359,24 @@ type StepUp struct {
 	VerificationURIComplete string
 }
 
+// Check splits MissingScopes into the ids the card's delegation scheme
+// declares (known) and the others (unknown). pact asks the User only for
+// known scopes (PACT §5.2, as deviceflow.Authorize enforces); an unknown
+// id is the reply's text, not a permission, and is never put in a login
+// command or shown as one. With no delegation scheme every id is unknown.
+func (su *StepUp) Check(d *discovery.Delegation) (known, unknown []string) {
+	for _, s := range su.MissingScopes {
+		if d != nil {
+			if _, ok := d.Scopes[s]; ok {
+				known = append(known, s)
+				continue
+			}
+		}
+		unknown = append(unknown, s)
+	}
+	return known, unknown
+}
+
 // StepUp returns the step-up request when the reply is a task in
 // TASK_STATE_AUTH_REQUIRED, else nil.
 func (r *Result) StepUp() *StepUp {

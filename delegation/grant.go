@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
 )
@@ -179,10 +180,11 @@ func (e *LoginRequiredError) Error() string {
 	if brand == "" {
 		brand = e.InterfaceURL
 	}
-	login := "pact login " + brand
+	words := []string{"pact", "login", brand}
 	for _, sc := range e.Scopes {
-		login += " --scope " + sc
+		words = append(words, "--scope", sc)
 	}
+	login := iostreams.CommandHint(words...) // the scopes came from the Brand's server
 	return fmt.Sprintf("the delegation for %s is no longer usable (%s); run `%s` again", brand, e.Reason, login)
 }
 
@@ -270,6 +272,18 @@ func (m *Manager) Accept(ctx context.Context, o Origin, tok *deviceflow.Token) (
 	}
 	if tok == nil || tok.AccessToken == "" {
 		return nil, errors.New("delegation: no access token to store")
+	}
+	// Both tokens must fit the secret store before anything is kept, with
+	// a message that says what happened (the limit is the same in every
+	// keyring: secrets.MaxTotal).
+	for _, t := range []struct {
+		what string
+		v    deviceflow.Secret
+	}{{"access token", tok.AccessToken}, {"refresh token", tok.RefreshToken}} {
+		if len(t.v) > secrets.MaxTotal {
+			return nil, fmt.Errorf("the Brand issued a delegation %s of %d KiB, more than the %d KiB pact can keep in any keyring; nothing was stored, tell the Brand: %w",
+				t.what, (len(t.v)+1023)>>10, secrets.MaxTotal>>10, secrets.ErrTooLarge)
+		}
 	}
 	claims, err := VerifyToken(ctx, m.Keys, tok.AccessToken.Reveal(), Expect{
 		Issuer:   o.Metadata.Issuer,

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-
-	"github.com/pact-cli/pact/httpx"
 )
 
 // deviceAuthz starts §5.3 for scope as sub and returns the JSON answer.
@@ -176,9 +174,12 @@ func TestSection5_3_TokenErrors(t *testing.T) {
 func TestSection5_3_ScriptedUserApprovesAll(t *testing.T) {
 	e := start(t, nil)
 	b := e.example()
-	// The "browser" may be the hardened httpx client pact itself uses.
+	// The "browser" is a plain client with its own timeout: pact's hardened
+	// httpx client follows no redirect of a request carrying a form (its
+	// forms are OAuth secrets), and the consent page posts a password form
+	// answered 303 (post/redirect/get), which a browser follows.
 	u := jane
-	u.HTTPClient = httpx.NewClient(httpx.Options{})
+	u.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	tr := e.login(b, "u1", "orders:read orders:cancel", u)
 	if tr["token_type"] != "Bearer" || tr["scope"] != "orders:read orders:cancel" || tr["refresh_token"] == "" || tr["expires_in"].(float64) > 3600 {
 		t.Fatalf("token response %v", tr)

@@ -169,6 +169,18 @@ type OAuthError struct {
 
 // Error is the failure in plain words; Detail has the OAuth code and status.
 func (e *OAuthError) Error() string {
+	// A code with a meaning of its own says what happened (the User
+	// declined, the code expired…), not a generic refusal.
+	switch e.Code {
+	case "access_denied":
+		return ErrAccessDenied.Error()
+	case "expired_token":
+		return ErrExpiredToken.Error()
+	case "invalid_grant":
+		return ErrInvalidGrant.Error()
+	case "invalid_scope":
+		return ErrInvalidScope.Error()
+	}
 	if e.StatusCode >= 500 {
 		return "the Brand's login server failed; try again later"
 	}
@@ -206,6 +218,29 @@ func (e *NetError) Error() string {
 // Detail is the transport error and the endpoint.
 func (e *NetError) Detail() string { return "POST " + e.Endpoint + ": " + e.Err.Error() }
 func (e *NetError) Unwrap() error  { return e.Err }
+
+// RedirectError is a request to the Brand's login server answered with a
+// redirect that pact refused to follow: every such request carries the
+// personal-agent JWT and often a device code or refresh token, which go to
+// the checked endpoint only (httpx refuses every redirect of a credentialed
+// request). It is a verdict on the answer, not a network failure: Poll
+// does not retry it. It unwraps to the *httpx.RedirectError.
+type RedirectError struct {
+	Endpoint string // the URL posted to
+	Err      *httpx.RedirectError
+}
+
+func (e *RedirectError) Error() string {
+	host := e.Endpoint
+	if u, err := url.Parse(e.Endpoint); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return "the Brand's login server (" + host + ") answered with a redirect, and pact never sends your credentials along a redirect, so nothing was sent there; tell the Brand if it persists"
+}
+
+// Detail is the refused redirect and the endpoint.
+func (e *RedirectError) Detail() string { return "POST " + e.Endpoint + ": " + e.Err.Error() }
+func (e *RedirectError) Unwrap() error  { return e.Err }
 
 // ServerError is a non-200 answer without an OAuth error body.
 type ServerError struct{ StatusCode int }
@@ -423,7 +458,8 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) {
+			var re *RedirectError
+			if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) || errors.As(err, &re) {
 				return nil, err
 			}
 			if transient++; transient > maxTransient {
@@ -510,6 +546,10 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) (in
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, nil, ctx.Err()
+		}
+		var re *httpx.RedirectError
+		if errors.As(err, &re) {
+			return 0, nil, &RedirectError{Endpoint: endpoint, Err: re}
 		}
 		// url.Error carries only the URL, not the body; still, report the
 		// innermost cause rather than the whole chain.

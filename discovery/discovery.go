@@ -267,6 +267,13 @@ func Parse(data []byte) (*Card, error) {
 			problems = append(problems, "HTTP+JSON 1.0 interface: "+err.Error())
 			continue
 		}
+		// Endpoints are built by appending to the interface URL
+		// (…/message:send); a query or fragment would end up in the middle
+		// of the path or be dropped. Refused, not repaired.
+		if strings.ContainsAny(iface.URL, "?#") {
+			problems = append(problems, fmt.Sprintf("HTTP+JSON 1.0 interface URL %q has a query (?…) or fragment (#…); an interface URL is a plain address to which pact appends the method", u.Redacted()))
+			continue
+		}
 		c.InterfaceURL = strings.TrimRight(iface.URL, "/")
 		break
 	}

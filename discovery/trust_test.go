@@ -49,3 +49,22 @@ func mustJSON(m map[string]any) []byte {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+// Trust finding 4: an interface URL with a query or a fragment would build
+// a wrong endpoint (…/b?x=1/message:send, or the fragment dropped): the
+// interface is refused with a plain message.
+func TestSection2_1_InterfaceURLWithQueryOrFragmentRefused(t *testing.T) {
+	for _, u := range []string{"https://p.example/a2a/b?x=1", "https://p.example/a2a/b#frag", "https://p.example/a2a/b?", "https://p.example/a2a/b#"} {
+		m := loadCard(t)
+		m["supportedInterfaces"] = []any{map[string]any{"url": u, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}}
+		c, err := parseMap(t, m)
+		if err == nil || !strings.Contains(err.Error(), "query (?…) or fragment (#…)") {
+			t.Errorf("%s: card accepted (interface %q), err %v", u, func() string {
+				if c != nil {
+					return c.InterfaceURL
+				}
+				return ""
+			}(), err)
+		}
+	}
+}

@@ -81,15 +81,15 @@ func NewClient(o Options) *http.Client {
 			if max < 0 || len(via) > max {
 				return &RedirectError{URL: req.URL.String(), Reason: fmt.Sprintf("more than %d redirects (a loop?)", max)}
 			}
+			if err := checkCredentialRedirect(via[0], req); err != nil {
+				return err
+			}
 			prev := via[len(via)-1].URL
 			if prev.Scheme == "https" && req.URL.Scheme == "http" {
 				return &RedirectError{URL: req.URL.String(), Reason: "redirect from https to http refused"}
 			}
 			if err := CheckURL(req.URL); err != nil {
 				return &RedirectError{URL: req.URL.Redacted(), Reason: err.Error()}
-			}
-			if err := checkCredentialRedirect(via[0], req); err != nil {
-				return err
 			}
 			return nil
 		},
@@ -100,6 +100,10 @@ func NewClient(o Options) *http.Client {
 type RedirectError struct {
 	URL    string // where the server tried to send us
 	Reason string
+	// Credentialed is true when the refused request carried a credential
+	// (checkCredentialRedirect): a verdict on the server's answer, not a
+	// network failure, and not worth retrying.
+	Credentialed bool
 }
 
 func (e *RedirectError) Error() string { return fmt.Sprintf("redirect to %s: %s", e.URL, e.Reason) }

@@ -32,15 +32,17 @@ func Origin(u *url.URL) string {
 // SameOrigin reports whether a and b have the same Origin.
 func SameOrigin(a, b *url.URL) bool { return Origin(a) == Origin(b) }
 
-// checkCredentialRedirect refuses a redirect to another origin of a request
-// that carried a credential: a credential header (CredentialHeaders), or a
-// form body (an OAuth call: device code, refresh token). Go's client drops
-// only Authorization and cookies on such a redirect and re-sends custom
-// headers and, on 307/308, the body. Same-origin redirects are allowed.
+// checkCredentialRedirect refuses every redirect of a request that
+// carried a credential: a credential header (CredentialHeaders), or a form
+// body (an OAuth call: device code, refresh token). Not only across
+// origins: a same-origin redirect can lead outside the registered
+// Provider's path, to another Provider's interface with another audience,
+// or (302/303) turn the POST into a GET that still carries the headers.
+// A PA JWT, a delegation token or a form secret goes to the URL it was
+// minted or checked for, and nowhere else; no PACT exchange (message:send,
+// device authorization, token) needs a redirect. Credential-free GETs
+// (cards, metadata, JWKS) follow redirects under the other rules.
 func checkCredentialRedirect(first, next *http.Request) error {
-	if SameOrigin(first.URL, next.URL) {
-		return nil
-	}
 	var what []string
 	for _, h := range CredentialHeaders {
 		if first.Header.Get(h) != "" {
@@ -53,12 +55,11 @@ func checkCredentialRedirect(first, next *http.Request) error {
 	if len(what) == 0 {
 		return nil
 	}
-	return &RedirectError{URL: next.URL.Redacted(), Reason: fmt.Sprintf(
-		"refused: %s answered with a redirect to another server (%s), and the request carried credentials (%s) that must go to %s only",
-		displayOrigin(first.URL), displayOrigin(next.URL), strings.Join(what, ", "), displayOrigin(first.URL))}
-}
-
-// displayOrigin is scheme://host[:port] as people write it.
-func displayOrigin(u *url.URL) string {
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+	status := ""
+	if next.Response != nil {
+		status = fmt.Sprintf(" (HTTP %d)", next.Response.StatusCode)
+	}
+	return &RedirectError{URL: next.URL.Redacted(), Credentialed: true, Reason: fmt.Sprintf(
+		"refused: %s answered with a redirect%s, and the request carried credentials (%s) that pact sends only to the URL they were made for, never along a redirect",
+		first.URL.Redacted(), status, strings.Join(what, ", "))}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -75,9 +76,9 @@ func TestIssue9_OAuthFormDoesNotFollowCrossOriginRedirect(t *testing.T) {
 	}
 }
 
-// Same-origin redirects and credential-free GETs (cards, metadata) keep
-// working.
-func TestIssue9_RedirectsWithoutCredentialsOrSameOriginAreFollowed(t *testing.T) {
+// Credential-free GETs (cards, metadata) follow redirects, across origins
+// too.
+func TestIssue9_RedirectsWithoutCredentialsAreFollowed(t *testing.T) {
 	sink, hits, got := credentialSink(t)
 	from := redirector(t, sink.URL, http.StatusFound)
 	resp, err := NewClient(Options{}).Get(from.URL + "/.well-known/agent-card.json")
@@ -85,28 +86,54 @@ func TestIssue9_RedirectsWithoutCredentialsOrSameOriginAreFollowed(t *testing.T)
 		t.Fatalf("credential-free GET across origins: %v", err)
 	}
 	resp.Body.Close()
-	mux := http.NewServeMux()
-	var srv *httptest.Server
-	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/new", http.StatusTemporaryRedirect)
-	})
-	mux.HandleFunc("/new", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(r.Header.Get("Authorization"))) })
-	srv = httptest.NewServer(mux)
-	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/old", strings.NewReader("{}"))
-	req.Header.Set("Authorization", "Bearer same")
-	resp, err = NewClient(Options{}).Do(req)
-	if err != nil {
-		t.Fatalf("same-origin redirect: %v", err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "Bearer same" {
-		t.Fatalf("same-origin redirect lost the header: %q", b)
-	}
 	if hits.Load() != 1 || got.Load().(string) != "||" {
 		t.Fatalf("sink hits %d, got %q", hits.Load(), got.Load())
 	}
+}
+
+// Trust finding 1: a credentialed request follows no redirect at all, not
+// even on the same origin. A same-origin redirect can leave the registered
+// Provider's path (another registration, another audience), and a 302/303
+// turns the POST into a GET that would still carry the headers.
+func TestCredentialedRequestFollowsNoRedirect_SameOriginToo(t *testing.T) {
+	var stolen atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/prov/a2a/b/message:send", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/other/steal", mustAtoi(r.URL.Query().Get("s")))
+	})
+	mux.HandleFunc("/prov/token", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/prov/a2a/evil/steal", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/other/steal", func(w http.ResponseWriter, r *http.Request) { stolen.Add(1) })
+	mux.HandleFunc("/prov/a2a/evil/steal", func(w http.ResponseWriter, r *http.Request) { stolen.Add(1) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, h := range CredentialHeaders {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/prov/a2a/b/message:send?s="+itoa(status), strings.NewReader("{}"))
+			req.Header.Set(h, "Bearer secret")
+			_, err := NewClient(Options{}).Do(req)
+			var re *RedirectError
+			if !errors.As(err, &re) || !re.Credentialed || !strings.Contains(re.Reason, h) || !strings.Contains(re.Reason, "HTTP "+itoa(status)) {
+				t.Fatalf("HTTP %d with %s: err = %v, want a credentialed RedirectError", status, h, err)
+			}
+		}
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"rt_secret"}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/prov/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if _, err := NewClient(Options{}).Do(req); err == nil || !strings.Contains(err.Error(), "form body") {
+		t.Fatalf("same-origin redirect of a form: %v", err)
+	}
+	if n := stolen.Load(); n != 0 {
+		t.Fatalf("a redirect target received %d credentialed requests", n)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+func mustAtoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // Issue 9 (credentials in URLs): CheckURL refuses userinfo, and the

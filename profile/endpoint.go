@@ -41,6 +41,12 @@ func (e *UntrustedEndpointError) Error() string {
 	if e.Reason != "" {
 		return fmt.Sprintf("refused to contact the %s %s: %s", what, e.URL, e.Reason)
 	}
+	if e.Other == nil && originString(e.URL) == originString(e.Provider.URL) {
+		// Same server, another path: say so, naming both.
+		return fmt.Sprintf("refused to contact the %s at %s: it is outside the registered Provider's path. pact's identity for this Brand is minted for the Provider registered at %s (audience %q) "+
+			"and is sent only to URLs under that path. The card or its metadata points elsewhere; nothing was sent there",
+			what, redactedURL(e.URL), e.Provider.URL, e.Provider.Audience)
+	}
 	owner := "a server this profile has no registration for"
 	if e.Other != nil {
 		owner = "another registered Provider (" + e.Other.URL + ")"
@@ -52,6 +58,13 @@ func (e *UntrustedEndpointError) Error() string {
 
 // Is makes errors.Is(err, ErrUntrustedEndpoint) true.
 func (e *UntrustedEndpointError) Is(target error) bool { return target == ErrUntrustedEndpoint }
+
+func redactedURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
+}
 
 func originString(raw string) string {
 	u, err := url.Parse(raw)

@@ -36,8 +36,8 @@ func TestIssue9_EndpointOriginRule(t *testing.T) {
 	}
 	bad := map[string]string{
 		"https://evil.example/a2a/b1/oauth/token":   "a server this profile has no registration",
-		"https://p.example/a2ab/oauth/token":        "no registration",
-		"https://p.example/oauth/token":             "no registration",
+		"https://p.example/a2ab/oauth/token":        "https://p.example/a2ab/oauth/token: it is outside the registered Provider's path. pact's identity for this Brand is minted for the Provider registered at https://p.example/a2a (audience \"aud-p\")",
+		"https://p.example/oauth/token":             "outside the registered Provider's path",
 		"https://p.example/a2a/other/oauth/token":   "another registered Provider (https://p.example/a2a/other)",
 		"https://q.example/a2a/oauth/token":         "another registered Provider (https://q.example)",
 		"http://p.example/a2a/b1/oauth/token":       "plain http",

@@ -23,9 +23,37 @@ import (
 const (
 	// ChunkSize is the size of each chunk of a split value (bytes).
 	ChunkSize = 2000
-	// MaxTotal is the largest value the OS keyring backend stores (64 KiB).
+	// MaxTotal is the largest value any backend stores (64 KiB): the OS
+	// keyring (split into chunks) and the file alike, so a secret that one
+	// keyring holds every other holds too (CheckSize).
 	MaxTotal = 64 << 10
 )
+
+// ErrTooLarge matches every *TooLargeError.
+var ErrTooLarge = errors.New("secret too large")
+
+// TooLargeError is a value over MaxTotal, refused by every backend before
+// anything is written.
+type TooLargeError struct {
+	Key  string
+	Size int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the secret %q is %d bytes; pact keeps secrets of at most %d KiB, in every keyring", e.Key, e.Size, MaxTotal>>10)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// CheckSize refuses a value that no backend stores (over MaxTotal). Call
+// it before the first of several related writes so that none is made.
+func CheckSize(key, value string) error {
+	if len(value) > MaxTotal {
+		return &TooLargeError{Key: key, Size: len(value)}
+	}
+	return nil
+}
 
 const manifestPrefix = "pact-chunks:v1:"
 
@@ -80,8 +108,8 @@ func (s *osStore) Get(key string) (string, error) {
 // Set writes key, splitting a value larger than MaxValue (or one that
 // would read as a manifest) into chunks.
 func (s *osStore) Set(key, value string) error {
-	if len(value) > MaxTotal {
-		return fmt.Errorf("secret %q is %d bytes; the OS keyring backend stores at most %d", key, len(value), MaxTotal)
+	if err := CheckSize(key, value); err != nil {
+		return err
 	}
 	oldN := s.chunkCount(key)
 	newN := 0

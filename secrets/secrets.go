@@ -12,7 +12,8 @@
 // Values are stored compactly, one entry per secret, so they fit the
 // platforms' size limits (about 2.5 KB on Windows). A larger value (a big
 // delegation token) is split across entries transparently in the OS
-// keyring (see chunk.go); the file backend stores it whole.
+// keyring (see chunk.go); the file backend stores it whole. Both refuse a
+// value over MaxTotal (64 KiB), so the limit does not depend on the backend.
 package secrets
 
 import (
@@ -141,6 +142,9 @@ func (s *fileStore) Get(key string) (string, error) {
 }
 
 func (s *fileStore) Set(key, value string) error {
+	if err := CheckSize(key, value); err != nil { // the OS keyring's limit too
+		return err
+	}
 	return store.Update(s.path, 0o600, func(m *map[string]string) error {
 		if *m == nil {
 			*m = map[string]string{}

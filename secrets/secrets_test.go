@@ -132,3 +132,24 @@ func TestFileStore_DeleteFirstCreatesAPrivateFile(t *testing.T) {
 		t.Fatalf("after a set: %v, %v", fi.Mode(), err)
 	}
 }
+
+// Trust finding 7: every backend has the same limit, MaxTotal: a value the
+// file keyring takes, the OS keyring takes too, and one over it is refused
+// by both with ErrTooLarge before anything is written.
+func TestMaxTotal_SameLimitInEveryBackend(t *testing.T) {
+	keyring.MockInit()
+	osS, _ := Open("os", "", 0)
+	fileS, _ := Open("file", t.TempDir(), 0)
+	for _, s := range []Store{osS, fileS} {
+		if err := s.Set("p/fits", strings.Repeat("y", MaxTotal)); err != nil {
+			t.Errorf("%s: a value of exactly MaxTotal refused: %v", s.Kind(), err)
+		}
+		err := s.Set("p/over", strings.Repeat("x", MaxTotal+1))
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "64 KiB") {
+			t.Errorf("%s: oversize value: %v, want ErrTooLarge", s.Kind(), err)
+		}
+		if _, err := s.Get("p/over"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: the oversize value was written: %v", s.Kind(), err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pact-cli/pact/iostreams"
@@ -197,6 +198,35 @@ func TestCompareShape(t *testing.T) {
 		}
 		if p := compareShape(ex.value, got, ex.open); len(p) != c.want {
 			t.Errorf("%s: %d problems %q, want %d", c.got, len(p), p, c.want)
+		}
+	}
+}
+
+// Trust finding 3: a raw string from --jq is remote text. On a terminal it
+// passes through iostreams.Sanitize (OSC title, OSC 52, the C1 CSI and a
+// bidi override are shown, not executed); piped, it stays exact.
+func TestWriteJQ_RawStringsSanitisedOnATerminal(t *testing.T) {
+	evil := "Evil\x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07 \u009b31m \u202eesrever"
+	for _, tty := range []bool{true, false} {
+		a, err := resolveWith(t, "", nil, "--jq", ".brandName")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io, _, out, _ := iostreams.Test()
+		io.SetTTY(false, tty, false)
+		a.io = io
+		if err := a.printJSON(map[string]any{"brandName": evil}); err != nil {
+			t.Fatal(err)
+		}
+		want := evil + "\n"
+		if tty {
+			want = iostreams.Sanitize(evil) + "\n"
+			if strings.ContainsAny(out.String(), "\x1b\x07\u009b\u202e") {
+				t.Errorf("a control reached the terminal: %q", out.String())
+			}
+		}
+		if out.String() != want {
+			t.Errorf("tty=%v: got %q, want %q", tty, out.String(), want)
 		}
 	}
 }

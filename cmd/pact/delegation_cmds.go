@@ -135,7 +135,9 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), safe(strings.Join(missing, " ")))
 	}
 	if len(earlier) > 0 {
-		a.io.Eprintf("%s also in this grant, approved earlier: %s\n", st.Faint.Render("·"), safe(strings.Join(earlier, " ")))
+		// Not "approved earlier": on a first login nothing was. These are
+		// the scopes the grant holds beyond what was asked this time.
+		a.io.Eprintf("%s the Brand also granted: %s\n", st.Faint.Render("·"), safe(strings.Join(earlier, " ")))
 	}
 }
 

@@ -84,6 +84,7 @@ var exitTable = []exitRule{
 	{is(conversation.ErrNotRegistered), exitFailure, "NOT_REGISTERED", 0},
 	{is(conversation.ErrNoDelegation), exitFailure, "NO_DELEGATION", 0},
 	{is(secrets.ErrUnavailable), exitFailure, "KEYRING_UNAVAILABLE", 0},
+	{is(secrets.ErrTooLarge), exitFailure, "TOO_LARGE", 0},
 	{as(&deviceflow.OAuthError{Code: "slow_down"}), exitFailure, "", 0},
 	{as(&httpx.RedirectError{}), exitFailure, "REDIRECT", 0},
 	{as(&httpx.NetError{}), exitFailure, "NETWORK", 0},
@@ -136,7 +137,7 @@ func carriedReason(err error) (string, int) {
 	}
 	var oe *deviceflow.OAuthError
 	if errors.As(err, &oe) {
-		return strings.ToUpper(oe.Code), 0
+		return strings.ToUpper(oe.Code), oe.StatusCode // the response's status (400 for access_denied)
 	}
 	return "ERROR", 0
 }

@@ -45,6 +45,9 @@ func (a *app) resolveJQ(flags *pflag.FlagSet) error {
 // result to w as `gh --jq` does: a string raw, anything else as JSON
 // (indented when indent is set), one result per line. gojq gives the
 // program an empty $ENV, so it cannot print anything from the environment.
+// When stdout is a terminal, a raw string passes through iostreams.Sanitize
+// first (it is remote text: escape sequences and controls are shown, never
+// executed); piped into a file or another program it stays exact.
 func (a *app) writeJQ(w io.Writer, v any, indent bool) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -72,6 +75,9 @@ func (a *app) writeJQ(w io.Writer, v any, indent bool) error {
 			return jqError{err}
 		}
 		if s, isStr := r.(string); isStr {
+			if a.io.IsStdoutTTY() {
+				s = safe(s)
+			}
 			out.WriteString(s)
 			out.WriteByte('\n')
 			continue

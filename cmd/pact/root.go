@@ -138,7 +138,7 @@ Start with:  pact demo`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.profile, "profile", "default", "profile (local User identity) to use (env PACT_PROFILE)")
 	pf.BoolVar(&a.json, "json", false, "print machine-readable JSON on stdout")
-	pf.StringVar(&a.jqExpr, "jq", "", "filter the JSON output with a jq expression (implies --json; strings print raw)")
+	pf.StringVar(&a.jqExpr, "jq", "", "filter the JSON output with a jq expression (implies --json; strings print raw, with control characters shown visibly on a terminal)")
 	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
 	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
 	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)

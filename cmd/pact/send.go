@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -81,8 +84,11 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 	}
 	a.noteDeadGrant(res)
 	if su := res.StepUp(); su != nil {
-		if a.json || !a.io.Interactive() {
-			return res, &stepUpPending{res: res, su: su, brand: s.Card.URL}
+		// Never ask the User to approve what the card does not declare:
+		// a step-up naming such a scope ends here, flagged.
+		_, unknown := su.Check(s.Card.Delegation)
+		if a.json || !a.io.Interactive() || len(unknown) > 0 || len(su.MissingScopes) == 0 {
+			return res, &stepUpPending{res: res, su: su, brand: s.Card.URL, card: s.Card.Delegation}
 		}
 		if err := a.stepUp(ctx, s, su); err != nil {
 			return res, err
@@ -91,7 +97,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 		if err == nil && res.StepUp() != nil {
-			return res, &stepUpPending{res: res, su: res.StepUp(), brand: s.Card.URL}
+			return res, &stepUpPending{res: res, su: res.StepUp(), brand: s.Card.URL, card: s.Card.Delegation}
 		}
 	}
 	return res, err
@@ -101,12 +107,35 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 type stepUpPending struct {
 	res   *conversation.Result
 	su    *conversation.StepUp
-	brand string // as the User named it
+	brand string                // as the User named it
+	card  *discovery.Delegation // the card's scopes: only those are asked for
 }
 
+// Error says which permission the Brand needs and the command that asks
+// for it. Only scope ids the card declares go into the command (each
+// shell-quoted, iostreams.CommandHint); ids the card does not list are
+// flagged, never offered to be pasted into a shell.
 func (e *stepUpPending) Error() string {
-	return "the Brand needs more permission (" + strings.Join(e.su.MissingScopes, ", ") + "): run `pact login " + e.brand + " --scope " +
-		strings.Join(e.su.MissingScopes, " --scope ") + "` and send again"
+	known, unknown := e.su.Check(e.card)
+	var parts []string
+	if len(known) > 0 {
+		words := []string{"pact", "login", e.brand}
+		for _, sc := range known {
+			words = append(words, "--scope", sc)
+		}
+		parts = append(parts, "the Brand needs more permission ("+strings.Join(known, ", ")+"): run `"+iostreams.CommandHint(words...)+"` and send again")
+	}
+	if len(unknown) > 0 {
+		q := make([]string, len(unknown))
+		for i, sc := range unknown {
+			q[i] = strconv.Quote(sc)
+		}
+		parts = append(parts, "the Brand asked for permissions its card does not list ("+strings.Join(q, ", ")+"); pact does not ask for those, tell the Brand")
+	}
+	if len(parts) == 0 {
+		return "the Brand needs more permission but did not say which; try `pact login` with the permissions you need, then send again"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (a *app) printResult(res *conversation.Result, saveDir string) error {
