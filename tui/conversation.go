@@ -234,13 +234,15 @@ func (c *chat) onSendError(text string, err error) tea.Cmd {
 		c.openPanel(&question{
 			text:     "Start a new conversation and send your message again?",
 			yesLabel: "new conversation", noLabel: "keep this one",
+			// What was submitted while the question was open (c.queue) goes after the
+			// messages queued before it.
 			yes: func(c *chat) tea.Cmd {
-				c.queue = queued
+				c.queue = append(queued, c.queue...)
 				c.busy = "starting a new conversation"
 				return tea.Batch(c.newConversation(text), c.startSpinner())
 			},
 			no: func(c *chat) tea.Cmd {
-				c.queue = append([]string{text}, queued...)
+				c.queue = append(append([]string{text}, queued...), c.queue...)
 				c.requeue()
 				c.notice("Kept this conversation; nothing was sent again. /new starts a new one.")
 				return nil
@@ -253,7 +255,10 @@ func (c *chat) onSendError(text string, err error) tea.Cmd {
 		c.requeue()
 		return nil
 	}
+	// Any other failure (the network, a refusal): the message is back in the input, above
+	// the queued ones, to be sent again (the same text reuses its message id) or edited.
 	c.fail(clean(err.Error()))
+	c.queue = append([]string{text}, c.queue...)
 	c.requeue()
 	return nil
 }

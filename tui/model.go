@@ -70,6 +70,7 @@ type chat struct {
 	tickSeq  int
 	quitting bool                                                 // Ctrl+C or /quit: late results are ignored
 	tick     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
+	settle   func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick: a y/n answer's wait
 }
 
 // Messages produced by commands.
@@ -94,7 +95,7 @@ func New(b Backend, opts Options) Model {
 		opts.Now = time.Now
 	}
 	c := &chat{b: b, opts: opts, now: opts.Now, st: newStyles(opts.NoColor), keys: defaultKeys(),
-		md: newMarkdown(opts.NoColor), width: 80, height: 24, tick: tea.Tick}
+		md: newMarkdown(opts.NoColor), width: 80, height: 24, tick: tea.Tick, settle: tea.Tick}
 	c.header = b.Header()
 	c.scopes = b.Scopes()
 	c.sb = scroller{follow: true, render: func(t Turn, w int) []string {
@@ -208,6 +209,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			c.notice("Logged out: the delegation is forgotten. Identity only from now on.")
 		}
 		return m, c.next()
+	case answerMsg:
+		return m, msg.q.answer(c, msg)
 	case flashMsg:
 		c.flash = string(msg)
 		return m, nil

@@ -184,6 +184,7 @@ func TestContextClosedNoKeepsConversation(t *testing.T) {
 	h.key("enter")
 	h.until("question", h.screenHas("(y/n)"))
 	h.typeText("n")
+	h.until("the answer", func() bool { return h.m.c.panel == nil })
 	if f.newConvs != 0 || len(f.sentTexts()) != 1 {
 		t.Fatalf("newConvs=%d sent=%q after n", f.newConvs, f.sentTexts())
 	}
