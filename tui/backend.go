@@ -146,9 +146,14 @@ type DeviceCode struct {
 	VerificationURIComplete string
 	// ExpiresAt is when the code expires (now + expires_in).
 	ExpiresAt time.Time
-	// BrowserOpened tells whether the link was opened in a browser; BrowserErr says why not.
+	// BrowserOpened tells whether a browser was started on the link; BrowserErr says why
+	// not.
 	BrowserOpened bool
 	BrowserErr    error
+	// BrowserExit, when not nil, receives once how the browser program started on the link
+	// ended: nil, or why it failed (e.g. "xdg-open exited with status 3"). The login panel
+	// then says so instead of claiming the link is open.
+	BrowserExit <-chan error
 }
 
 // Reply is the outcome of one Send or Resend.

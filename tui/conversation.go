@@ -80,7 +80,7 @@ func (c *chat) stopWaiting() {
 	}
 	p := c.pending
 	p.cancel()
-	c.pending = nil
+	c.pending, c.hold = nil, ""
 	queued := c.queue
 	c.queue = nil
 	draft := c.in.value()
@@ -190,6 +190,7 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 	}
 	p := c.pending
 	c.pending = nil
+	c.hold = ""
 	p.cancel()
 	c.header = c.b.Header()
 	if msg.err != nil {
@@ -271,7 +272,7 @@ func (c *chat) newConversation(then string) tea.Cmd {
 }
 
 func (c *chat) onNewConversation(msg newConvMsg) tea.Cmd {
-	c.busy = ""
+	c.busy, c.hold = "", ""
 	c.header = c.b.Header()
 	if msg.err != nil {
 		c.fail("Could not start a new conversation: " + clean(msg.err.Error()))
@@ -304,7 +305,7 @@ func (c *chat) command(line string) tea.Cmd {
 	case "/new":
 		done()
 		if c.pending != nil || c.busy != "" {
-			c.flash = "Wait for the reply (or press Esc) before starting a new conversation."
+			c.hold = "wait for the reply (or press Esc) before starting a new conversation"
 			return nil
 		}
 		c.busy = "starting a new conversation"
@@ -320,7 +321,7 @@ func (c *chat) command(line string) tea.Cmd {
 			return nil
 		}
 		if c.pending != nil || c.busy != "" {
-			c.flash = "Wait for the reply (or press Esc) before logging in."
+			c.hold = "wait for the reply (or press Esc) before logging in"
 			return nil
 		}
 		var want []Scope
@@ -339,7 +340,7 @@ func (c *chat) command(line string) tea.Cmd {
 	case "/logout":
 		done()
 		if c.pending != nil || c.busy != "" {
-			c.flash = "Wait for the reply (or press Esc) before logging out."
+			c.hold = "wait for the reply (or press Esc) before logging out"
 			return nil
 		}
 		c.busy = "logging out"

@@ -13,6 +13,7 @@ import (
 type keyMap struct {
 	// The conversation.
 	Send, Newline, Complete, Stop, Quit key.Binding
+	Suspend                             key.Binding
 	Scroll, PageUp, PageDown            key.Binding
 	Top, Bottom, Home, End              key.Binding
 	Receipt                             key.Binding
@@ -34,6 +35,7 @@ func defaultKeys() keyMap {
 		Complete: b("Tab", "complete", "tab"),
 		Stop:     b("Esc", "stop waiting", "esc"),
 		Quit:     b("Ctrl+C", "quit", "ctrl+c"),
+		Suspend:  b("Ctrl+Z", "suspend (fg resumes)", "ctrl+z"),
 		// Scroll is only the help entry of PageUp and PageDown.
 		Scroll:   key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("PgUp/PgDn", "scroll")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup")),
@@ -90,7 +92,7 @@ func (k keyMap) commandHelp() string {
 		b.WriteString("  " + c.help + "\n")
 	}
 	b.WriteString("Keys: ")
-	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Quit), " · "))
+	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Quit, k.Suspend), " · "))
 	b.WriteString(". While a reply is on its way, Enter queues your next message; queued messages are sent in order. Start a message with // to send text that begins with /.")
 	return b.String()
 }

@@ -23,6 +23,11 @@ type (
 		granted []string
 		err     error
 	}
+	// browserExitMsg is how the browser started on the login link ended.
+	browserExitMsg struct {
+		seq int
+		err error
+	}
 )
 
 // loginPanel is a running device flow.
@@ -31,6 +36,7 @@ type loginPanel struct {
 	stepUp *StepUp // nil for /login
 	scopes []Scope
 	code   *DeviceCode
+	ctx    context.Context
 	cancel context.CancelFunc
 }
 
@@ -40,7 +46,7 @@ func (c *chat) startLogin(su *StepUp, scopes []Scope) tea.Cmd {
 	c.seq++
 	seq := c.seq
 	ctx, cancel := context.WithCancel(context.Background())
-	c.openPanel(&loginPanel{seq: seq, stepUp: su, scopes: scopes, cancel: cancel})
+	c.openPanel(&loginPanel{seq: seq, stepUp: su, scopes: scopes, ctx: ctx, cancel: cancel})
 	ids := make([]string, len(scopes))
 	for i, s := range scopes {
 		ids[i] = s.ID
@@ -71,6 +77,12 @@ func (l *loginPanel) update(c *chat, msg tea.Msg) tea.Cmd {
 		if msg.seq == l.seq {
 			dc := msg.dc
 			l.code = &dc
+			return l.watchBrowser(dc.BrowserExit)
+		}
+		return nil
+	case browserExitMsg:
+		if msg.seq == l.seq && msg.err != nil && l.code != nil {
+			l.code.BrowserOpened, l.code.BrowserErr = false, msg.err
 		}
 		return nil
 	case loginDoneMsg:
@@ -79,6 +91,23 @@ func (l *loginPanel) update(c *chat, msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// watchBrowser waits, as a command, for the browser started on the link to end, so that
+// a browser that fails after starting is reported in the panel.
+func (l *loginPanel) watchBrowser(exited <-chan error) tea.Cmd {
+	if exited == nil {
+		return nil
+	}
+	seq, ctx := l.seq, l.ctx
+	return func() tea.Msg {
+		select {
+		case err := <-exited:
+			return browserExitMsg{seq: seq, err: err}
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 func (l *loginPanel) done(c *chat, msg loginDoneMsg) tea.Cmd {
@@ -156,13 +185,22 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			c.flash = "No browser is set up here; open the link yourself."
 			return nil, true
 		}
-		open, link := c.opts.OpenURL, l.code.VerificationURIComplete
+		open, link, ctx := c.opts.OpenURL, l.code.VerificationURIComplete, l.ctx
 		c.flash = "Opening the link in your browser…"
+		say := func(text string) tea.Msg { return panelFlashMsg{p: l, text: text} }
 		return func() tea.Msg {
-			if err := open(link); err != nil {
-				return flashMsg("Could not open the browser: " + clean(err.Error()) + ". Open the link yourself.")
+			exited, err := open(link)
+			if err == nil && exited != nil {
+				select {
+				case err = <-exited:
+				case <-ctx.Done():
+					return nil
+				}
 			}
-			return flashMsg("Asked your browser to open the link.")
+			if err != nil {
+				return say("Could not open the browser: " + clean(err.Error()) + ". Open the link yourself.")
+			}
+			return say("Asked your browser to open the link.")
 		}, true
 	case keyMatches(k, c.keys.Copy):
 		code := l.code.UserCode
@@ -170,13 +208,14 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			cp := c.opts.Copy
 			return func() tea.Msg {
 				if err := cp(code); err != nil {
-					return flashMsg("Could not copy: " + clean(err.Error()) + ". Select the code yourself.")
+					return panelFlashMsg{p: l, text: "Could not copy: " + clean(err.Error()) + ". Select the code " + clean(code) + " yourself."}
 				}
-				return flashMsg("Copied the code " + clean(code) + ".")
+				return panelFlashMsg{p: l, text: "Copied the code " + clean(code) + "."}
 			}, true
 		}
 		// OSC 52: the terminal may refuse it without telling, so this is only a request.
-		c.flash = "Asked your terminal to copy the code; if it cannot, select " + clean(code) + " yourself."
+		// The code comes first: a narrow window still shows it.
+		c.flash = clean(code) + ": asked your terminal to copy it; if it cannot, select it yourself."
 		return tea.SetClipboard(clean(code)), true
 	}
 	return nil, false
@@ -231,7 +270,7 @@ func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	var tail []string
 	switch {
 	case dc.BrowserOpened:
-		tail = append(tail, "The link is open in your browser: log in with "+c.brandName()+" and approve.")
+		tail = append(tail, "Asked your browser to open it: log in with "+c.brandName()+" and approve.")
 	case dc.BrowserErr != nil:
 		tail = append(tail, c.st.err.Render("Could not open the browser: "+clean(dc.BrowserErr.Error())+".")+" Open the link yourself.")
 	default:
