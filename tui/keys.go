@@ -18,7 +18,7 @@ type keyMap struct {
 	Top, Bottom, Home, End              key.Binding
 	Receipt                             key.Binding
 	// The login panel.
-	Open, Copy, Cancel key.Binding
+	Open, Copy, CopyLink, Cancel key.Binding
 	// The receipt panel.
 	Close key.Binding
 	// Yes/no questions.
@@ -43,15 +43,16 @@ func defaultKeys() keyMap {
 		Top:      b("Ctrl+Home", "first message", "ctrl+home"),
 		Bottom:   b("Ctrl+End", "last message", "ctrl+end"),
 		// Home and End jump only while the input is empty (else they move in the line).
-		Home:    b("Home", "first message (empty input)", "home"),
-		End:     b("End", "last message (empty input)", "end"),
-		Receipt: b("Ctrl+R", "receipt", "ctrl+r"),
-		Open:    b("o", "open link", "o", "O"),
-		Copy:    b("c", "copy code", "c", "C"),
-		Cancel:  b("Esc", "cancel", "esc"),
-		Close:   b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
-		Yes:     b("y", "yes", "y", "Y"),
-		No:      b("n", "no", "n", "N", "esc"),
+		Home:     b("Home", "first message (empty input)", "home"),
+		End:      b("End", "last message (empty input)", "end"),
+		Receipt:  b("Ctrl+R", "receipt", "ctrl+r"),
+		Open:     b("o", "open link", "o", "O"),
+		Copy:     b("c", "copy code", "c", "C"),
+		CopyLink: b("l", "copy link", "l", "L"),
+		Cancel:   b("Esc", "cancel", "esc"),
+		Close:    b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
+		Yes:      b("y", "yes", "y", "Y"),
+		No:       b("n", "no", "n", "N", "esc"),
 	}
 }
 

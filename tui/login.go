@@ -202,6 +202,8 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			}
 			return say("Asked your browser to open the link.")
 		}, true
+	case keyMatches(k, c.keys.CopyLink):
+		return c.copyText(l, "the link", l.code.VerificationURIComplete), true
 	case keyMatches(k, c.keys.Copy):
 		code := l.code.UserCode
 		if c.opts.Copy != nil {
@@ -221,13 +223,30 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// copyText copies text (the link) for panel p, with the clipboard of Options.Copy or,
+// without one, by asking the terminal (OSC 52), which may refuse without telling.
+func (c *chat) copyText(p panel, what, text string) tea.Cmd {
+	text = clean(text)
+	if c.opts.Copy != nil {
+		cp := c.opts.Copy
+		return func() tea.Msg {
+			if err := cp(text); err != nil {
+				return panelFlashMsg{p: p, text: "Could not copy " + what + ": " + clean(err.Error()) + "."}
+			}
+			return panelFlashMsg{p: p, text: "Copied " + what + "."}
+		}
+	}
+	c.flash = "Asked your terminal to copy " + what + "; some terminals refuse without telling."
+	return tea.SetClipboard(text)
+}
+
 func (l *loginPanel) paste(*chat, string) (tea.Cmd, bool) { return nil, false }
 
 func (l *loginPanel) help(c *chat) []string {
 	if l.code == nil {
 		return helpItems(c.keys.Cancel, c.keys.Quit)
 	}
-	return helpItems(c.keys.Open, c.keys.Copy, c.keys.Cancel, c.keys.Quit)
+	return helpItems(c.keys.Open, c.keys.Copy, c.keys.Cancel, c.keys.Quit, c.keys.CopyLink)
 }
 
 // status keeps the countdown in view whatever the size of the window.
@@ -243,31 +262,36 @@ func (l *loginPanel) status(c *chat, now time.Time) string {
 
 func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	title := "Log in to " + c.brandName()
-	var body []string
+	var head []string
 	if l.stepUp != nil {
 		title = "Permission needed"
 		if t := clean(l.stepUp.Text); t != "" {
-			body = append(body, t, "")
+			head = append(head, t, "")
 		}
 	}
-	body = append(body, "Scopes asked:")
+	scopes := []string{"Scopes asked:"}
 	for _, s := range l.scopes {
 		line := "• " + c.st.title.Render(clean(s.ID))
 		if d := clean(s.Description); d != "" {
 			line += " — " + d
 		}
-		body = append(body, line)
+		scopes = append(scopes, line)
 	}
-	body = append(body, "")
 	if l.code == nil {
-		body = append(body, c.spin.View()+" Asking "+c.brandName()+" for a login code…")
+		body := append(head, scopes...)
+		body = append(body, "", c.spin.View()+" Asking "+c.brandName()+" for a login code…")
 		return c.panelFrame(w, title, body)
 	}
+	// The code and the link come first: a small window still shows them.
 	dc := l.code
-	body = append(body, "Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "), "Link:")
-	out := c.panelFrame(w, title, body)
-	out = append(out, linkLines(clean(dc.VerificationURIComplete), w)...)
+	head = append(head, "Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "), "Link:")
+	out := c.panelFrame(w, title, head)
+	link, fits := linkLine(clean(dc.VerificationURIComplete), w)
+	out = append(out, link)
 	var tail []string
+	if !fits {
+		tail = append(tail, c.st.status.Render("Cut to fit: widen the window, or press l to copy the link, o to open it."))
+	}
 	switch {
 	case dc.BrowserOpened:
 		tail = append(tail, "Asked your browser to open it: log in with "+c.brandName()+" and approve.")
@@ -276,31 +300,21 @@ func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	default:
 		tail = append(tail, "Open the link, log in with "+c.brandName()+" and approve.")
 	}
-	for _, t := range tail {
-		for _, l := range wrapStyled(t, max(w-2, 4)) {
-			out = append(out, "  "+l)
-		}
-	}
-	return out
+	tail = append(tail, "")
+	tail = append(tail, scopes...)
+	return append(out, c.panelBody(w, tail)...)
 }
 
-// linkLines draws a link at the left edge, unindented, cut into pieces of exactly w cells
-// when it is wider than the window, each piece a hyperlink (OSC 8) to the whole link, so
-// that it can be clicked anywhere and copied without stray spaces.
-func linkLines(link string, w int) []string {
-	if link == "" {
-		return nil
-	}
+// linkLine draws a link at the left edge, unindented, on one row: a hyperlink (OSC 8) to
+// the whole link. A link wider than the window is cut short with "…" rather than broken
+// over several rows (a selection across rows copies a line break into it); fits is then
+// false and the panel says how to get the whole link.
+func linkLine(link string, w int) (line string, fits bool) {
 	w = max(w, 1)
-	var out []string
-	rest := link
-	for rest != "" {
-		piece := ansi.Truncate(rest, w, "")
-		if piece == "" { // a character wider than the window
-			piece = string([]rune(rest)[:1])
-		}
-		rest = rest[len(piece):]
-		out = append(out, ansi.SetHyperlink(link)+piece+ansi.ResetHyperlink())
+	fits = ansi.StringWidth(link) <= w
+	shown := link
+	if !fits {
+		shown = ansi.Truncate(link, w, "…")
 	}
-	return out
+	return ansi.SetHyperlink(link) + shown + ansi.ResetHyperlink(), fits
 }

@@ -27,8 +27,13 @@ type panel interface {
 
 // panelFrame draws a titled block of lines wrapped to width w, indented by two cells.
 func (c *chat) panelFrame(w int, title string, body []string) []string {
+	return append([]string{c.st.panelTitle.Render(fit(title, w)), ""}, c.panelBody(w, body)...)
+}
+
+// panelBody is lines wrapped to width w, indented by two cells.
+func (c *chat) panelBody(w int, body []string) []string {
 	inner := max(w-2, 4)
-	out := []string{c.st.panelTitle.Render(fit(title, w)), ""}
+	var out []string
 	for _, b := range body {
 		if b == "" {
 			out = append(out, "")
