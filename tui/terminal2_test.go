@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // A message submitted while "start a new conversation? (y/n)" is open is sent after the
@@ -104,5 +106,106 @@ func TestNetworkFailurePutsMessageBack(t *testing.T) {
 	}
 	if !strings.Contains(plain(h.view()), "back in the input") {
 		t.Errorf("nothing says the message is back:\n%s", plain(h.view()))
+	}
+}
+
+// Status text is wrapped, never cut before what matters: at 80 columns the whole unknown
+// command notice shows; at 40 columns the copy notice shows the code.
+func TestStatusLineWrapsInsteadOfCutting(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	h.typeText("/bogus")
+	h.key("enter")
+	if p := strings.Join(strings.Fields(plain(h.view())), " "); !strings.Contains(p, "start with // to send text that begins with /.") {
+		t.Errorf("the notice is cut:\n%s", plain(h.view()))
+	}
+
+	release := make(chan []string, 1)
+	f := stepUpFake(release)
+	h = newHarness(t, f, testOptions(), 40, 20)
+	h.typeText("refund please")
+	h.key("enter")
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	h.key("c")
+	rows := strings.Split(plain(h.view()), "\n")
+	status := strings.Join(rows[len(rows)-5:], " ")
+	if !strings.Contains(status, "WDJB-MJHT") || !strings.Contains(status, "copy") {
+		t.Errorf("the copy notice does not show the code at 40 columns:\n%s", plain(h.view()))
+	}
+	// The notice belongs to the panel: it goes when the login ends.
+	release <- []string{"refunds:issue"}
+	h.until("panel closed", func() bool { return h.m.c.panel == nil })
+	if strings.Contains(plain(h.view()), "asked your terminal to copy") {
+		t.Errorf("the copy notice outlived the login panel:\n%s", plain(h.view()))
+	}
+}
+
+// A late copy result of a closed panel says nothing.
+func TestPanelFlashAfterCloseIsDropped(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	q := &question{text: "?", yes: func(*chat) tea.Cmd { return nil }, no: func(*chat) tea.Cmd { return nil }}
+	h.m.c.openPanel(q)
+	h.m.c.closePanel()
+	h.send(panelFlashMsg{p: q, text: "Copied the code X."})
+	if strings.Contains(plain(h.view()), "Copied") {
+		t.Error("a closed panel's notice was shown")
+	}
+}
+
+// At 20×6 the input row (and the status line) are still drawn; the header gives way.
+func TestTinyWindowKeepsTheInput(t *testing.T) {
+	for _, size := range [][2]int{{20, 6}, {20, 4}, {40, 8}} {
+		h := newHarness(t, newFake(), testOptions(), size[0], size[1])
+		h.typeText("hi")
+		rows := strings.Split(plain(h.view()), "\n")
+		if len(rows) > size[1] {
+			t.Errorf("%dx%d: %d rows drawn", size[0], size[1], len(rows))
+		}
+		found := false
+		for _, r := range rows {
+			if strings.HasPrefix(r, "> hi") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%dx%d: no input row:\n%s", size[0], size[1], strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// "/new" during a send says to wait for as long as the wait lasts, not until the next key.
+func TestNewDuringSendNoticeStaysUntilTheReply(t *testing.T) {
+	f, release := blockingFake()
+	h := newHarness(t, f, testOptions(), 100, 24)
+	h.typeText("hello")
+	h.key("enter")
+	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	h.typeText("/new")
+	h.key("enter")
+	h.typeText("x")
+	if !strings.Contains(strings.Join(strings.Fields(plain(h.view())), " "), "wait for the reply (or press Esc) before starting a new conversation") {
+		t.Errorf("the notice went at the next key:\n%s", plain(h.view()))
+	}
+	release <- struct{}{}
+	h.until("reply", h.screenHas("got hello"))
+	if strings.Contains(strings.Join(strings.Fields(plain(h.view())), " "), "before starting a new conversation") {
+		t.Errorf("the notice outlived the wait:\n%s", plain(h.view()))
+	}
+}
+
+// Ctrl+Z suspends the chat when a shell can resume it, and otherwise says why not.
+func TestCtrlZSuspends(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	h.m.c.canSuspend = func() bool { return true }
+	_, cmd := h.m.Update(press("ctrl+z"))
+	if cmd == nil {
+		t.Fatal("Ctrl+Z did nothing")
+	}
+	if _, ok := cmd().(tea.SuspendMsg); !ok {
+		t.Fatal("Ctrl+Z did not suspend")
+	}
+	h.m.c.canSuspend = func() bool { return false }
+	h.key("ctrl+z")
+	if !strings.Contains(plain(h.view()), "Ctrl+Z does nothing here") {
+		t.Errorf("no word on Ctrl+Z:\n%s", plain(h.view()))
 	}
 }
