@@ -163,9 +163,9 @@ type Reply struct {
 	Turns []Turn
 	// StepUp is set when the Provider answered with a step-up task (§5.5) instead of a reply.
 	StepUp *StepUp
-	// Ended is set when the reply says the Brand ended the conversation: the chat says so
-	// at once and the next message starts a new conversation.
-	Ended bool
+	// PACT 1.0 replies carry no "conversation ended" signal (§4.2): a conversation the
+	// Brand's agent ended is found closed only when the next message gets
+	// UNSUPPORTED_OPERATION, which Send reports as ErrContextClosed.
 }
 
 // ErrContextClosed is wrapped by the error Send returns when the Provider closed the

@@ -209,12 +209,6 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 		c.notice(text + " Asking you to approve: " + strings.Join(ids, ", ") + ".")
 		return c.startLogin(su, su.MissingScopes)
 	}
-	if msg.reply.Ended {
-		c.last = nil
-		c.notice(c.brandName() + " ended this conversation. Your next message starts a new one.")
-		c.busy = "starting a new conversation"
-		return tea.Batch(c.newConversation(""), c.startSpinner())
-	}
 	return c.next()
 }
 

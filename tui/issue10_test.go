@@ -194,20 +194,6 @@ func TestIssue10_9_ReceiptBelongsToThisConversation(t *testing.T) {
 	}
 }
 
-// Issue 10 (9): when the Brand ends the conversation, the chat says so at once and
-// starts a new one for the next message.
-func TestIssue10_9_AgentEndedConversationIsShown(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Goodbye!", At: t0}}, Ended: true}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("bye")
-	h.key("enter")
-	h.until("notice", h.screenHas("ended this conversation"))
-	h.until("new conversation", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.newConvs == 1 })
-}
-
 // Issue 10 (9): at 40 columns the login link is never indented nor broken over rows (a
 // selection across rows copies a line break): it is one row, a hyperlink (OSC 8) to the
 // whole link, cut short with "…"; the panel says how to get the whole link, l copies it,
