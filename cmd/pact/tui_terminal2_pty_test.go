@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/vt"
 
 	"github.com/pact-cli/pact/demoprovider"
 )
@@ -156,4 +159,44 @@ func TestChatPTY_LoginPanelReportsFailingBrowser(t *testing.T) {
 		t.Errorf("the panel still claims the browser has the link:\n%s", s.shown())
 	}
 	s.quit(t)
+}
+
+// During `pact login` on a terminal, what the browser program prints never lands in the
+// countdown line: its stdout is dropped, its stderr comes as whole lines of its own,
+// marked as the browser's.
+func TestLoginBrowserOutputDoesNotCorruptTheCountdownInPTY(t *testing.T) {
+	dir := t.TempDir()
+	e := newCLIEnv(t, "PACT_BROWSER="+slowBrowser(t, dir, "sleep 0.5; echo BROWSER STDOUT NOISE; printf 'BROWSER STDERR ' >&2; sleep 0.3; echo NOISE >&2; exec sleep 20"))
+	c := e.startTerm(nil, "login", e.brand, "--scope", "orders:read")
+	at := c.waitFor("Waiting for your approval", 0)
+	c.waitFor("browser: BROWSER STDERR NOISE", at)
+	pid := readPid(t, dir)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	time.Sleep(300 * time.Millisecond) // a few more spinner frames
+	c.mu.Lock()
+	raw := c.out.String()
+	c.mu.Unlock()
+	term := vt.NewEmulator(100, 24)
+	go io.Copy(io.Discard, term)
+	term.Write([]byte(raw))
+	screen := term.String()
+	if strings.Contains(screen, "STDOUT NOISE") {
+		t.Errorf("the browser's stdout reached the terminal:\n%s", screen)
+	}
+	found := false
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.TrimSpace(l) == "browser: BROWSER STDERR NOISE" {
+			found = true
+		}
+		if strings.Contains(l, "NOISE") && strings.Contains(l, "expires in") {
+			t.Errorf("the browser's output is mixed with the countdown: %q", l)
+		}
+	}
+	if !found {
+		t.Errorf("the browser's stderr is not on a line of its own:\n%s", screen)
+	}
+	c.typeKeys("\x03")
+	if code := c.exit(5 * time.Second); code != exitCancelled {
+		t.Fatalf("exit code %d after Ctrl+C, want %d", code, exitCancelled)
+	}
 }
