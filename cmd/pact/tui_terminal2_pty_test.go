@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
 
 	"github.com/pact-cli/pact/demoprovider"
 )
@@ -199,4 +201,62 @@ func TestLoginBrowserOutputDoesNotCorruptTheCountdownInPTY(t *testing.T) {
 	if code := c.exit(5 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d after Ctrl+C, want %d", code, exitCancelled)
 	}
+}
+
+// Ctrl+Z in a chat started as a job of an interactive shell stops it with the terminal
+// restored; fg brings it back, and what is typed then is the User's message again.
+func TestChatPTY_CtrlZSuspendsAndFgResumes(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for job control")
+	}
+	e := newPTYEnv(t)
+	tr := traceFile(t)
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80})
+	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
+	cmd.Env = append(slices.Clone(e.env), "PS1=$ ", "PACTBIN="+os.Args[0], "BRAND="+e.brand, "TRACE="+tr.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &screen{t: t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
+	go io.Copy(io.Discard, s.vt)
+	go func() {
+		defer close(s.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			s.mu.Lock()
+			s.out.Write(buf[:n])
+			s.vt.Write(buf[:n])
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		ptmx.Close()
+		tty.Close()
+	})
+	s.waitFor("$ ", 0)
+	s.typeKeys("(exec -a pact \"$PACTBIN\" --debug chat \"$BRAND\" 2>\"$TRACE\")\r")
+	at := s.waitFor("identity only", 0)
+	s.typeKeys("\x1a")
+	at = s.waitFor("Stopped", at)
+	s.typeKeys("fg\r")
+	at = s.waitFor("identity only", at)
+	s.typeKeys("hello\r")
+	if got := waitSent(t, s, tr, 1); got[0] != "hello" {
+		t.Fatalf("the Brand received %q after fg", got[0])
+	}
+	s.typeKeys("\x03")
+	s.waitFor("$ ", at)
 }
