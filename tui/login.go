@@ -93,6 +93,9 @@ func (l *loginPanel) update(c *chat, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// browserWait is how long 'o' waits for the browser to fail before saying it was asked.
+const browserWait = 3 * time.Second
+
 // watchBrowser waits, as a command, for the browser started on the link to end, so that
 // a browser that fails after starting is reported in the panel.
 func (l *loginPanel) watchBrowser(exited <-chan error) tea.Cmd {
@@ -191,8 +194,11 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return func() tea.Msg {
 			exited, err := open(link)
 			if err == nil && exited != nil {
+				// A browser that fails soon after starting is reported; one still
+				// running after browserWait has the link.
 				select {
 				case err = <-exited:
+				case <-time.After(browserWait):
 				case <-ctx.Done():
 					return nil
 				}

@@ -209,3 +209,33 @@ func TestCtrlZSuspends(t *testing.T) {
 		t.Errorf("no word on Ctrl+Z:\n%s", plain(h.view()))
 	}
 }
+
+// A browser that fails after it started is reported in the login panel, which stops
+// saying it has the link; 'o' reports a browser failing soon after starting too.
+func TestLoginPanelReportsBrowserFailingLater(t *testing.T) {
+	exited := make(chan error, 1)
+	f := newFake()
+	f.login = func(ctx context.Context, scopes []string, shown func(DeviceCode)) ([]string, error) {
+		shown(DeviceCode{UserCode: "WDJB-MJHT", VerificationURIComplete: "https://brand.example/l",
+			ExpiresAt: t0.Add(10 * time.Minute), BrowserOpened: true, BrowserExit: exited})
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	opts := testOptions()
+	opts.OpenURL = func(string) (<-chan error, error) {
+		ch := make(chan error, 1)
+		ch <- errors.New("my-browser exited with status 3")
+		return ch, nil
+	}
+	h := newHarness(t, f, opts, 80, 24)
+	h.typeText("/login orders:read")
+	h.key("enter")
+	h.until("code", h.screenHas("Asked your browser to open it"))
+	exited <- errors.New("xdg-open exited with status 3")
+	h.until("failure", h.screenHas("Could not open the browser: xdg-open exited with status 3"))
+	if strings.Contains(plain(h.view()), "Asked your browser to open it") {
+		t.Errorf("the panel still claims the browser has the link:\n%s", plain(h.view()))
+	}
+	h.key("o")
+	h.until("o failure", h.screenHas("my-browser exited with status 3. Open the link yourself."))
+}
