@@ -85,7 +85,7 @@ func TestChatPTY_QuestionKeepsTextTypedMeanwhile(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 
 	s.typeKeys("where is my order A-10001?\r")
-	at = s.waitFor("Start a new conversation", at)
+	s.waitFor("Start a new conversation", at)
 	s.typeKeys("yes please")
 	s.waitFor("> yes please", 0)
 	time.Sleep(200 * time.Millisecond)
