@@ -66,7 +66,7 @@ type question struct {
 
 // answerSettle is how long a y or n waits before it answers: the keys of a burst arrive
 // within a millisecond or two of each other, a person's next key press far later.
-const answerSettle = 30 * time.Millisecond
+const answerSettle = 40 * time.Millisecond
 
 // answerMsg is the end of a y or n's settle time.
 type answerMsg struct {
