@@ -323,6 +323,7 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 	hreq.Header.Set("A2A-Version", "1.0")
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/a2a+json, application/json")
+	delegated := false
 	if req.Delegation != nil {
 		tok, err := req.Delegation(ctx)
 		if err != nil {
@@ -330,6 +331,7 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 		}
 		if tok != "" {
 			hreq.Header.Set("X-A2A-User-Delegation", "Bearer "+tok)
+			delegated = true
 		}
 	}
 	resp, err := c.HTTP.Do(hreq)
@@ -358,7 +360,12 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 		}
 		return r, nil
 	}
-	return nil, errorFromResponse(resp, data)
+	e := errorFromResponse(resp, data)
+	if e.Reason == ReasonInvalidToken && !delegated {
+		// No delegation token was sent: the token refused is the PA JWT, the identity.
+		e.Reason = ReasonUnauthenticated
+	}
+	return nil, e
 }
 
 // ParseReply decodes a 200 body: exactly one of "message" (role ROLE_AGENT,

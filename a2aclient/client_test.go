@@ -198,8 +198,23 @@ func TestSection3_4_401(t *testing.T) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="a2a", error="invalid_token"`)
 		w.WriteHeader(401)
 	}
-	if _, _, _, err := run(t, invalid); !IsReason(err, ReasonInvalidToken) {
-		t.Fatalf("got %v", err)
+	// Without a delegation token the token refused is the PA JWT: the identity, never
+	// "log in again".
+	if _, _, _, err := run(t, invalid); !IsReason(err, ReasonUnauthenticated) || strings.Contains(err.Error(), "pact login") {
+		t.Fatalf("invalid_token without delegation: got %v", err)
+	}
+	// With one, it is the delegation that was refused.
+	srv := httptest.NewServer(http.HandlerFunc(invalid))
+	defer srv.Close()
+	c := &Client{HTTP: httpx.NewClient(httpx.Options{Timeout: 2 * time.Second})}
+	_, err = c.Send(context.Background(), Request{
+		InterfaceURL: srv.URL + "/a2a/b1",
+		Message:      a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")),
+		PAToken:      func(context.Context, string) (string, error) { return "pa", nil },
+		Delegation:   func(context.Context) (string, error) { return "dt", nil },
+	})
+	if !IsReason(err, ReasonInvalidToken) || !strings.Contains(err.Error(), "pact login") {
+		t.Fatalf("invalid_token with delegation: got %v", err)
 	}
 }
 

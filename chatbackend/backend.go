@@ -32,9 +32,11 @@ type Options struct {
 	// and for stored turns; nil means claims come from the reply's metadata only and
 	// stored turns show the mark without claims.
 	Receipts *receipts.Archive
-	// Open opens a device-flow login link (§5.3) in the browser, e.g. opener.Open; nil
-	// (`--no-browser`) means the link is only shown.
-	Open func(url string) error
+	// Open starts the browser on a device-flow login link (§5.3) without waiting for it;
+	// exited (nil when there is nothing to wait for) receives, once, how the browser
+	// program ended: nil, or why it failed. nil Open (`--no-browser`) means the link is
+	// only shown.
+	Open func(url string) (exited <-chan error, err error)
 }
 
 // Backend is a tui.Backend over one *conversation.Session. Build it with New.
@@ -336,28 +338,17 @@ func (b *Backend) NewConversation() error {
 	return err
 }
 
-// BrowserGrace is how long Login waits for Options.Open before showing the code: a
-// browser still starting by then counts as opened.
-var BrowserGrace = time.Second
-
 // Login runs the device flow for scopes (§5.3): once the Provider has answered with a
-// user_code, the link is opened with Options.Open (when set; at most BrowserGrace is
-// waited for it) and shown is called with the code, the link and its expiry, never the
-// device_code. It returns the scopes the grant
-// now holds, which may be fewer than asked. Errors are conversation.Session.Login's.
+// user_code, the browser is started on the link with Options.Open (when set, never
+// waited for) and shown is called with the code, the link and its expiry, never the
+// device_code; a browser that fails later is reported through DeviceCode.BrowserExit.
+// It returns the scopes the grant now holds, which may be fewer than asked. Errors are
+// conversation.Session.Login's.
 func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.DeviceCode)) ([]string, error) {
 	g, err := b.s.Login(ctx, scopes, func(a *deviceflow.Authorization) {
 		dc := tui.DeviceCode{UserCode: a.UserCode, VerificationURIComplete: a.VerificationURIComplete, ExpiresAt: a.ExpiresAt}
 		if open := b.opts.Open; open != nil {
-			// A browser command may keep running (opener waits up to 3 s for it to
-			// fail); the code is shown after BrowserGrace at most.
-			done := make(chan error, 1)
-			go func() { done <- open(a.VerificationURIComplete) }()
-			select {
-			case err := <-done:
-				dc.BrowserErr = err
-			case <-time.After(BrowserGrace):
-			}
+			dc.BrowserExit, dc.BrowserErr = open(a.VerificationURIComplete)
 			dc.BrowserOpened = dc.BrowserErr == nil
 		}
 		if shown != nil {

@@ -145,10 +145,10 @@ func newRig(t *testing.T, cfg demoprovider.Config) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{srv: srv, rec: rec, opened: make(chan string, 4)}
-	r.b = New(s, Options{Receipts: opts.Receipts, Open: func(link string) error {
+	r.b = New(s, Options{Receipts: opts.Receipts, Open: func(link string) (<-chan error, error) {
 		r.opened <- link
 		go demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass"}.Visit(context.Background(), link)
-		return nil
+		return nil, nil
 	}})
 	return r
 }
@@ -386,7 +386,7 @@ func TestSection5_1_ScopesAndCardFromTheCard(t *testing.T) {
 // reason; cancelling the context (Esc) abandons the login.
 func TestSection5_3_BrowserFailureStillShowsTheCode(t *testing.T) {
 	r := newRig(t, demoprovider.Config{})
-	r.b.opts.Open = func(string) error { return errors.New("opener: xdg-open exited with status 3") }
+	r.b.opts.Open = func(string) (<-chan error, error) { return nil, errors.New("opener: xdg-open exited with status 3") }
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	var got tui.DeviceCode

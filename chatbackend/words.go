@@ -65,7 +65,9 @@ func plainA2A(e *a2aclient.Error) string {
 	if e.HTTPStatus >= 500 {
 		return "The Provider had a problem. Try again later."
 	}
-	if msg != "" {
+	// Reason HTTP and an A2A error without a reason carry pact's own words about the
+	// status ("HTTP 400 from the Provider"), not the Provider's: they say nothing more.
+	if msg != "" && e.Reason != a2aclient.ReasonHTTP && !strings.HasPrefix(e.Message, "HTTP ") {
 		return "The Provider refused the message: " + msg
 	}
 	return "The Provider refused the message."

@@ -34,10 +34,17 @@ func TestPlainWordsForPeople(t *testing.T) {
 		{&a2aclient.Error{Reason: a2aclient.ReasonNetwork, Err: refused}, "the connection was refused"},
 		{&a2aclient.Error{HTTPStatus: 400, Reason: a2aclient.ReasonInvalidParams, Message: "unknown contextId"}, "The Provider refused the message: unknown contextId"},
 		{&a2aclient.Error{HTTPStatus: 503, Reason: a2aclient.ReasonHTTP}, "Try again later"},
+		// An HTML error page: pact's own "HTTP 400 from the Provider" is not the Provider's
+		// message, and no leftover "from the Provider" follows the colon.
+		{&a2aclient.Error{HTTPStatus: 400, Reason: a2aclient.ReasonHTTP, Message: "HTTP 400 from the Provider"}, "The Provider refused the message."},
+		{&a2aclient.Error{HTTPStatus: 400, Reason: a2aclient.ReasonUnknown, Message: "HTTP 400 with an A2A error that has no ErrorInfo reason"}, "The Provider refused the message."},
 		{&delegation.LoginRequiredError{Brand: "b", Reason: "the provider refused the token even after a refresh"}, "The delegation stopped working"},
 		{errors.New("the Provider answered in context x, not y (§4.2)"), "the Provider answered in context x, not y"},
 	} {
 		got := Plain(c.err)
+		if strings.Contains(got, ": from the Provider") || strings.Contains(got, "ErrorInfo") {
+			t.Errorf("Plain(%v) = %q: leftover wire words", c.err, got)
+		}
 		if !strings.Contains(got, c.want) {
 			t.Errorf("Plain(%v) = %q, want it to say %q", c.err, got, c.want)
 		}

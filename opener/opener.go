@@ -10,10 +10,10 @@
 //     foreground job, cannot open /dev/tty and does not get the terminal's
 //     Ctrl+C;
 //   - with stdin from /dev/null, so it cannot read the User's keystrokes;
-//   - with its stdout and stderr copied to the writer the caller gives (or
-//     discarded), never to the caller's stdout, through a pipe that pact
-//     owns, so a browser that keeps running never holds pact's own output
-//     open.
+//   - with its stdout discarded (browsers print chatter there) and its
+//     stderr copied to the writer the caller gives (or discarded), never to
+//     the caller's own stdout or stderr, through a pipe that pact owns, so a
+//     browser that keeps running never holds pact's own output open.
 //
 // Start returns as soon as the program has started: callers poll (RFC 8628)
 // and honour Ctrl+C at once, whatever the opener does. A program that exits
@@ -98,7 +98,8 @@ func (p *Process) Err() error {
 // be taken for a command-line flag) with the PACT_BROWSER or BROWSER
 // command, the URL as its last argument, or else with the system opener,
 // and returns as soon as the program has started, without waiting for it.
-// The program's stdout and stderr are copied to stderr (nil: discarded).
+// The program's stdout is discarded and its stderr copied to stderr (nil:
+// discarded).
 //
 // Errors: a refused URL; ErrHeadless (nothing started, print the link);
 // ErrNoOpener; the program could not be started. Each names what failed in
@@ -124,8 +125,7 @@ func Start(rawURL string, stderr io.Writer) (*Process, error) {
 	}
 	// A writer that is not an *os.File makes exec copy through a pipe pact
 	// owns: the program never inherits pact's own stdout/stderr.
-	w := &lockedWriter{w: stderr}
-	cmd.Stdout, cmd.Stderr = w, w
+	cmd.Stdout, cmd.Stderr = io.Discard, &lockedWriter{w: stderr}
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("could not start %s: %w", filepath.Base(argv[0]), unwrapExec(err))
@@ -185,7 +185,7 @@ func unwrapExec(err error) error {
 	return err
 }
 
-// lockedWriter serialises the program's stdout and stderr copies.
+// lockedWriter serialises writes of the program's stderr copy.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

@@ -103,8 +103,8 @@ func TestPACTBrowserWinsAndGetsURLLast(t *testing.T) {
 	if _, err := os.Stat(otherOut); err == nil {
 		t.Error("BROWSER ran although PACT_BROWSER was set")
 	}
-	if s := stderr.String(); !strings.Contains(s, "to-stdout") || !strings.Contains(s, "to-stderr") {
-		t.Errorf("program output should go to stderr, got %q", s)
+	if s := stderr.String(); strings.Contains(s, "to-stdout") || !strings.Contains(s, "to-stderr") {
+		t.Errorf("the program's stderr should go to stderr and its stdout nowhere, got %q", s)
 	}
 }
 

@@ -146,9 +146,14 @@ type DeviceCode struct {
 	VerificationURIComplete string
 	// ExpiresAt is when the code expires (now + expires_in).
 	ExpiresAt time.Time
-	// BrowserOpened tells whether the link was opened in a browser; BrowserErr says why not.
+	// BrowserOpened tells whether a browser was started on the link; BrowserErr says why
+	// not.
 	BrowserOpened bool
 	BrowserErr    error
+	// BrowserExit, when not nil, receives once how the browser program started on the link
+	// ended: nil, or why it failed (e.g. "xdg-open exited with status 3"). The login panel
+	// then says so instead of claiming the link is open.
+	BrowserExit <-chan error
 }
 
 // Reply is the outcome of one Send or Resend.
@@ -158,9 +163,9 @@ type Reply struct {
 	Turns []Turn
 	// StepUp is set when the Provider answered with a step-up task (§5.5) instead of a reply.
 	StepUp *StepUp
-	// Ended is set when the reply says the Brand ended the conversation: the chat says so
-	// at once and the next message starts a new conversation.
-	Ended bool
+	// PACT 1.0 replies carry no "conversation ended" signal (§4.2): a conversation the
+	// Brand's agent ended is found closed only when the next message gets
+	// UNSUPPORTED_OPERATION, which Send reports as ErrContextClosed.
 }
 
 // ErrContextClosed is wrapped by the error Send returns when the Provider closed the

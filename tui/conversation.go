@@ -80,7 +80,7 @@ func (c *chat) stopWaiting() {
 	}
 	p := c.pending
 	p.cancel()
-	c.pending = nil
+	c.pending, c.hold = nil, ""
 	queued := c.queue
 	c.queue = nil
 	draft := c.in.value()
@@ -190,6 +190,7 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 	}
 	p := c.pending
 	c.pending = nil
+	c.hold = ""
 	p.cancel()
 	c.header = c.b.Header()
 	if msg.err != nil {
@@ -207,12 +208,6 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 		}
 		c.notice(text + " Asking you to approve: " + strings.Join(ids, ", ") + ".")
 		return c.startLogin(su, su.MissingScopes)
-	}
-	if msg.reply.Ended {
-		c.last = nil
-		c.notice(c.brandName() + " ended this conversation. Your next message starts a new one.")
-		c.busy = "starting a new conversation"
-		return tea.Batch(c.newConversation(""), c.startSpinner())
 	}
 	return c.next()
 }
@@ -234,13 +229,15 @@ func (c *chat) onSendError(text string, err error) tea.Cmd {
 		c.openPanel(&question{
 			text:     "Start a new conversation and send your message again?",
 			yesLabel: "new conversation", noLabel: "keep this one",
+			// What was submitted while the question was open (c.queue) goes after the
+			// messages queued before it.
 			yes: func(c *chat) tea.Cmd {
-				c.queue = queued
+				c.queue = append(queued, c.queue...)
 				c.busy = "starting a new conversation"
 				return tea.Batch(c.newConversation(text), c.startSpinner())
 			},
 			no: func(c *chat) tea.Cmd {
-				c.queue = append([]string{text}, queued...)
+				c.queue = append(append([]string{text}, queued...), c.queue...)
 				c.requeue()
 				c.notice("Kept this conversation; nothing was sent again. /new starts a new one.")
 				return nil
@@ -253,7 +250,10 @@ func (c *chat) onSendError(text string, err error) tea.Cmd {
 		c.requeue()
 		return nil
 	}
+	// Any other failure (the network, a refusal): the message is back in the input, above
+	// the queued ones, to be sent again (the same text reuses its message id) or edited.
 	c.fail(clean(err.Error()))
+	c.queue = append([]string{text}, c.queue...)
 	c.requeue()
 	return nil
 }
@@ -266,7 +266,7 @@ func (c *chat) newConversation(then string) tea.Cmd {
 }
 
 func (c *chat) onNewConversation(msg newConvMsg) tea.Cmd {
-	c.busy = ""
+	c.busy, c.hold = "", ""
 	c.header = c.b.Header()
 	if msg.err != nil {
 		c.fail("Could not start a new conversation: " + clean(msg.err.Error()))
@@ -299,7 +299,7 @@ func (c *chat) command(line string) tea.Cmd {
 	case "/new":
 		done()
 		if c.pending != nil || c.busy != "" {
-			c.flash = "Wait for the reply (or press Esc) before starting a new conversation."
+			c.hold = "wait for the reply (or press Esc) before starting a new conversation"
 			return nil
 		}
 		c.busy = "starting a new conversation"
@@ -315,7 +315,7 @@ func (c *chat) command(line string) tea.Cmd {
 			return nil
 		}
 		if c.pending != nil || c.busy != "" {
-			c.flash = "Wait for the reply (or press Esc) before logging in."
+			c.hold = "wait for the reply (or press Esc) before logging in"
 			return nil
 		}
 		var want []Scope
@@ -334,7 +334,7 @@ func (c *chat) command(line string) tea.Cmd {
 	case "/logout":
 		done()
 		if c.pending != nil || c.busy != "" {
-			c.flash = "Wait for the reply (or press Esc) before logging out."
+			c.hold = "wait for the reply (or press Esc) before logging out"
 			return nil
 		}
 		c.busy = "logging out"

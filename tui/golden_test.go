@@ -142,7 +142,7 @@ func TestGoldenStepUpPanel(t *testing.T) {
 	waitFor(t, tm, "WDJB-MJHT")
 	screen := finalScreen(t, tm)
 	p := plain(screen)
-	for _, want := range []string{"Permission needed", "refunds:issue — Issue a refund", "WDJB-MJHT", "open in your browser", "expires in 10:00", "o open link · c copy code · Esc cancel"} {
+	for _, want := range []string{"Permission needed", "refunds:issue — Issue a refund", "WDJB-MJHT", "Asked your browser to open it", "expires in 10:00", "o open link · c copy code · Esc cancel"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("step-up panel lacks %q:\n%s", want, p)
 		}

@@ -194,23 +194,10 @@ func TestIssue10_9_ReceiptBelongsToThisConversation(t *testing.T) {
 	}
 }
 
-// Issue 10 (9): when the Brand ends the conversation, the chat says so at once and
-// starts a new one for the next message.
-func TestIssue10_9_AgentEndedConversationIsShown(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Goodbye!", At: t0}}, Ended: true}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("bye")
-	h.key("enter")
-	h.until("notice", h.screenHas("ended this conversation"))
-	h.until("new conversation", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.newConvs == 1 })
-}
-
-// Issue 10 (9): at 40 columns the login link is never indented (it can be copied and
-// clicked whole: each piece is a hyperlink to the whole link) and the countdown stays in
-// view.
+// Issue 10 (9): at 40 columns the login link is never indented nor broken over rows (a
+// selection across rows copies a line break): it is one row, a hyperlink (OSC 8) to the
+// whole link, cut short with "…"; the panel says how to get the whole link, l copies it,
+// and the countdown stays in view.
 func TestIssue10_9_LoginPanelNarrow(t *testing.T) {
 	release := make(chan []string, 1)
 	f := stepUpFake(release)
@@ -220,20 +207,27 @@ func TestIssue10_9_LoginPanelNarrow(t *testing.T) {
 	h.until("code", h.screenHas("WDJB-MJHT"))
 	v := h.view()
 	const link = "https://brand.example/login?return_to=%2Fconsent%3Fuser_code%3DWDJB-MJHT"
-	var joined string
+	var rows []string
 	for _, l := range strings.Split(plain(v), "\n") {
-		if strings.HasPrefix(l, "https://") || (joined != "" && !strings.Contains(l, " ") && len(joined) < len(link)) {
-			joined += l
+		if strings.Contains(l, "https://") || strings.Contains(l, "user_code") {
+			rows = append(rows, l)
 		}
 	}
-	if joined != link {
-		t.Errorf("link lines join to %q, want %q:\n%s", joined, link, plain(v))
+	if len(rows) != 1 || !strings.HasPrefix(rows[0], "https://brand.example/") || !strings.HasSuffix(strings.TrimSpace(rows[0]), "…") {
+		t.Errorf("link rows %q, want one row cut short with …:\n%s", rows, plain(v))
 	}
 	if !strings.Contains(v, "\x1b]8;;"+link) {
-		t.Error("link pieces are not hyperlinks to the whole link")
+		t.Error("the link row is not a hyperlink to the whole link")
+	}
+	if !strings.Contains(strings.Join(strings.Fields(plain(v)), " "), "Cut to fit: widen the window, or press l to copy the link") {
+		t.Errorf("nothing says how to get the whole link:\n%s", plain(v))
 	}
 	if !strings.Contains(plain(v), "Code expires in 10:00") {
 		t.Errorf("countdown hidden at 40 columns:\n%s", plain(v))
+	}
+	_, cmd := h.m.Update(press("l"))
+	if cmd == nil || fmt.Sprint(cmd()) != fmt.Sprint(tea.SetClipboard(link)()) {
+		t.Fatal("l did not ask the terminal to copy the whole link")
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 type keyMap struct {
 	// The conversation.
 	Send, Newline, Complete, Stop, Quit key.Binding
+	Suspend                             key.Binding
 	Scroll, PageUp, PageDown            key.Binding
 	Top, Bottom, Home, End              key.Binding
 	Receipt                             key.Binding
 	// The login panel.
-	Open, Copy, Cancel key.Binding
+	Open, Copy, CopyLink, Cancel key.Binding
 	// The receipt panel.
 	Close key.Binding
 	// Yes/no questions.
@@ -34,6 +35,7 @@ func defaultKeys() keyMap {
 		Complete: b("Tab", "complete", "tab"),
 		Stop:     b("Esc", "stop waiting", "esc"),
 		Quit:     b("Ctrl+C", "quit", "ctrl+c"),
+		Suspend:  b("Ctrl+Z", "suspend (fg resumes)", "ctrl+z"),
 		// Scroll is only the help entry of PageUp and PageDown.
 		Scroll:   key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("PgUp/PgDn", "scroll")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup")),
@@ -41,15 +43,16 @@ func defaultKeys() keyMap {
 		Top:      b("Ctrl+Home", "first message", "ctrl+home"),
 		Bottom:   b("Ctrl+End", "last message", "ctrl+end"),
 		// Home and End jump only while the input is empty (else they move in the line).
-		Home:    b("Home", "first message (empty input)", "home"),
-		End:     b("End", "last message (empty input)", "end"),
-		Receipt: b("Ctrl+R", "receipt", "ctrl+r"),
-		Open:    b("o", "open link", "o", "O"),
-		Copy:    b("c", "copy code", "c", "C"),
-		Cancel:  b("Esc", "cancel", "esc"),
-		Close:   b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
-		Yes:     b("y", "yes", "y", "Y"),
-		No:      b("n", "no", "n", "N", "esc"),
+		Home:     b("Home", "first message (empty input)", "home"),
+		End:      b("End", "last message (empty input)", "end"),
+		Receipt:  b("Ctrl+R", "receipt", "ctrl+r"),
+		Open:     b("o", "open link", "o", "O"),
+		Copy:     b("c", "copy code", "c", "C"),
+		CopyLink: b("l", "copy link", "l", "L"),
+		Cancel:   b("Esc", "cancel", "esc"),
+		Close:    b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
+		Yes:      b("y", "yes", "y", "Y"),
+		No:       b("n", "no", "n", "N", "esc"),
 	}
 }
 
@@ -90,7 +93,7 @@ func (k keyMap) commandHelp() string {
 		b.WriteString("  " + c.help + "\n")
 	}
 	b.WriteString("Keys: ")
-	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Quit), " · "))
+	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Quit, k.Suspend), " · "))
 	b.WriteString(". While a reply is on its way, Enter queues your next message; queued messages are sent in order. Start a message with // to send text that begins with /.")
 	return b.String()
 }

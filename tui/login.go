@@ -23,6 +23,11 @@ type (
 		granted []string
 		err     error
 	}
+	// browserExitMsg is how the browser started on the login link ended.
+	browserExitMsg struct {
+		seq int
+		err error
+	}
 )
 
 // loginPanel is a running device flow.
@@ -31,6 +36,7 @@ type loginPanel struct {
 	stepUp *StepUp // nil for /login
 	scopes []Scope
 	code   *DeviceCode
+	ctx    context.Context
 	cancel context.CancelFunc
 }
 
@@ -40,7 +46,7 @@ func (c *chat) startLogin(su *StepUp, scopes []Scope) tea.Cmd {
 	c.seq++
 	seq := c.seq
 	ctx, cancel := context.WithCancel(context.Background())
-	c.openPanel(&loginPanel{seq: seq, stepUp: su, scopes: scopes, cancel: cancel})
+	c.openPanel(&loginPanel{seq: seq, stepUp: su, scopes: scopes, ctx: ctx, cancel: cancel})
 	ids := make([]string, len(scopes))
 	for i, s := range scopes {
 		ids[i] = s.ID
@@ -71,6 +77,12 @@ func (l *loginPanel) update(c *chat, msg tea.Msg) tea.Cmd {
 		if msg.seq == l.seq {
 			dc := msg.dc
 			l.code = &dc
+			return l.watchBrowser(dc.BrowserExit)
+		}
+		return nil
+	case browserExitMsg:
+		if msg.seq == l.seq && msg.err != nil && l.code != nil {
+			l.code.BrowserOpened, l.code.BrowserErr = false, msg.err
 		}
 		return nil
 	case loginDoneMsg:
@@ -79,6 +91,26 @@ func (l *loginPanel) update(c *chat, msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// browserWait is how long 'o' waits for the browser to fail before saying it was asked.
+const browserWait = 3 * time.Second
+
+// watchBrowser waits, as a command, for the browser started on the link to end, so that
+// a browser that fails after starting is reported in the panel.
+func (l *loginPanel) watchBrowser(exited <-chan error) tea.Cmd {
+	if exited == nil {
+		return nil
+	}
+	seq, ctx := l.seq, l.ctx
+	return func() tea.Msg {
+		select {
+		case err := <-exited:
+			return browserExitMsg{seq: seq, err: err}
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 func (l *loginPanel) done(c *chat, msg loginDoneMsg) tea.Cmd {
@@ -156,30 +188,62 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			c.flash = "No browser is set up here; open the link yourself."
 			return nil, true
 		}
-		open, link := c.opts.OpenURL, l.code.VerificationURIComplete
+		open, link, ctx := c.opts.OpenURL, l.code.VerificationURIComplete, l.ctx
 		c.flash = "Opening the link in your browser…"
+		say := func(text string) tea.Msg { return panelFlashMsg{p: l, text: text} }
 		return func() tea.Msg {
-			if err := open(link); err != nil {
-				return flashMsg("Could not open the browser: " + clean(err.Error()) + ". Open the link yourself.")
+			exited, err := open(link)
+			if err == nil && exited != nil {
+				// A browser that fails soon after starting is reported; one still
+				// running after browserWait has the link.
+				select {
+				case err = <-exited:
+				case <-time.After(browserWait):
+				case <-ctx.Done():
+					return nil
+				}
 			}
-			return flashMsg("Asked your browser to open the link.")
+			if err != nil {
+				return say("Could not open the browser: " + clean(err.Error()) + ". Open the link yourself.")
+			}
+			return say("Asked your browser to open the link.")
 		}, true
+	case keyMatches(k, c.keys.CopyLink):
+		return c.copyText(l, "the link", l.code.VerificationURIComplete), true
 	case keyMatches(k, c.keys.Copy):
 		code := l.code.UserCode
 		if c.opts.Copy != nil {
 			cp := c.opts.Copy
 			return func() tea.Msg {
 				if err := cp(code); err != nil {
-					return flashMsg("Could not copy: " + clean(err.Error()) + ". Select the code yourself.")
+					return panelFlashMsg{p: l, text: "Could not copy: " + clean(err.Error()) + ". Select the code " + clean(code) + " yourself."}
 				}
-				return flashMsg("Copied the code " + clean(code) + ".")
+				return panelFlashMsg{p: l, text: "Copied the code " + clean(code) + "."}
 			}, true
 		}
 		// OSC 52: the terminal may refuse it without telling, so this is only a request.
-		c.flash = "Asked your terminal to copy the code; if it cannot, select " + clean(code) + " yourself."
+		// The code comes first: a narrow window still shows it.
+		c.flash = clean(code) + ": asked your terminal to copy it; if it cannot, select it yourself."
 		return tea.SetClipboard(clean(code)), true
 	}
 	return nil, false
+}
+
+// copyText copies text (the link) for panel p, with the clipboard of Options.Copy or,
+// without one, by asking the terminal (OSC 52), which may refuse without telling.
+func (c *chat) copyText(p panel, what, text string) tea.Cmd {
+	text = clean(text)
+	if c.opts.Copy != nil {
+		cp := c.opts.Copy
+		return func() tea.Msg {
+			if err := cp(text); err != nil {
+				return panelFlashMsg{p: p, text: "Could not copy " + what + ": " + clean(err.Error()) + "."}
+			}
+			return panelFlashMsg{p: p, text: "Copied " + what + "."}
+		}
+	}
+	c.flash = "Asked your terminal to copy " + what + "; some terminals refuse without telling."
+	return tea.SetClipboard(text)
 }
 
 func (l *loginPanel) paste(*chat, string) (tea.Cmd, bool) { return nil, false }
@@ -188,7 +252,7 @@ func (l *loginPanel) help(c *chat) []string {
 	if l.code == nil {
 		return helpItems(c.keys.Cancel, c.keys.Quit)
 	}
-	return helpItems(c.keys.Open, c.keys.Copy, c.keys.Cancel, c.keys.Quit)
+	return helpItems(c.keys.Open, c.keys.Copy, c.keys.Cancel, c.keys.Quit, c.keys.CopyLink)
 }
 
 // status keeps the countdown in view whatever the size of the window.
@@ -204,64 +268,59 @@ func (l *loginPanel) status(c *chat, now time.Time) string {
 
 func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	title := "Log in to " + c.brandName()
-	var body []string
+	var head []string
 	if l.stepUp != nil {
 		title = "Permission needed"
 		if t := clean(l.stepUp.Text); t != "" {
-			body = append(body, t, "")
+			head = append(head, t, "")
 		}
 	}
-	body = append(body, "Scopes asked:")
+	scopes := []string{"Scopes asked:"}
 	for _, s := range l.scopes {
 		line := "• " + c.st.title.Render(clean(s.ID))
 		if d := clean(s.Description); d != "" {
 			line += " — " + d
 		}
-		body = append(body, line)
+		scopes = append(scopes, line)
 	}
-	body = append(body, "")
 	if l.code == nil {
-		body = append(body, c.spin.View()+" Asking "+c.brandName()+" for a login code…")
+		body := append(head, scopes...)
+		body = append(body, "", c.spin.View()+" Asking "+c.brandName()+" for a login code…")
 		return c.panelFrame(w, title, body)
 	}
+	// The code and the link come first: a small window still shows them.
 	dc := l.code
-	body = append(body, "Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "), "Link:")
-	out := c.panelFrame(w, title, body)
-	out = append(out, linkLines(clean(dc.VerificationURIComplete), w)...)
+	head = append(head, "Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "), "Link:")
+	out := c.panelFrame(w, title, head)
+	link, fits := linkLine(clean(dc.VerificationURIComplete), w)
+	out = append(out, link)
 	var tail []string
+	if !fits {
+		tail = append(tail, c.st.status.Render("Cut to fit: widen the window, or press l to copy the link, o to open it."))
+	}
 	switch {
 	case dc.BrowserOpened:
-		tail = append(tail, "The link is open in your browser: log in with "+c.brandName()+" and approve.")
+		tail = append(tail, "Asked your browser to open it: log in with "+c.brandName()+" and approve.")
 	case dc.BrowserErr != nil:
 		tail = append(tail, c.st.err.Render("Could not open the browser: "+clean(dc.BrowserErr.Error())+".")+" Open the link yourself.")
 	default:
 		tail = append(tail, "Open the link, log in with "+c.brandName()+" and approve.")
 	}
-	for _, t := range tail {
-		for _, l := range wrapStyled(t, max(w-2, 4)) {
-			out = append(out, "  "+l)
-		}
-	}
-	return out
+	tail = append(tail, "")
+	tail = append(tail, scopes...)
+	return append(out, c.panelBody(w, tail)...)
 }
 
-// linkLines draws a link at the left edge, unindented, cut into pieces of exactly w cells
-// when it is wider than the window, each piece a hyperlink (OSC 8) to the whole link, so
-// that it can be clicked anywhere and copied without stray spaces.
-func linkLines(link string, w int) []string {
-	if link == "" {
-		return nil
-	}
+// linkLine draws a link at the left edge, unindented, on one row: a hyperlink (OSC 8) to
+// the whole link. A link wider than the window is cut short with "…" rather than broken
+// over several rows (a selection across rows copies a line break into it); fits is then
+// false and the panel says how to get the whole link.
+func linkLine(link string, w int) (line string, fits bool) {
 	w = max(w, 1)
-	var out []string
-	rest := link
-	for rest != "" {
-		piece := ansi.Truncate(rest, w, "")
-		if piece == "" { // a character wider than the window
-			piece = string([]rune(rest)[:1])
-		}
-		rest = rest[len(piece):]
-		out = append(out, ansi.SetHyperlink(link)+piece+ansi.ResetHyperlink())
+	fits = ansi.StringWidth(link) <= w
+	shown := link
+	if !fits {
+		shown = ansi.Truncate(link, w, "…")
 	}
-	return out
+	return ansi.SetHyperlink(link) + shown + ansi.ResetHyperlink(), fits
 }

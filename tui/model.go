@@ -16,9 +16,10 @@ type Options struct {
 	// Now is the clock (delegation time left, countdowns, elapsed time, turn times);
 	// nil means time.Now.
 	Now func() time.Time
-	// OpenURL opens a link in the browser ('o' in the login panel); nil disables the key.
-	// It runs as a command, off the UI goroutine.
-	OpenURL func(url string) error
+	// OpenURL starts the browser on a link ('o' in the login panel) without waiting for
+	// it; exited (may be nil) receives once how the browser program ended, nil or why it
+	// failed. nil disables the key. It runs as a command, off the UI goroutine.
+	OpenURL func(url string) (exited <-chan error, err error)
 	// Copy puts text on the clipboard ('c' in the login panel); nil asks the terminal to do
 	// it with OSC 52 (and says so only as a request: a terminal may refuse it silently).
 	Copy func(text string) error
@@ -61,15 +62,18 @@ type chat struct {
 	spin     spinner.Model
 	spinning bool
 
-	panel    panel    // the open panel (login, receipt, question); nil: the conversation
-	flash    string   // one-shot status message, cleared by the next key
-	seq      int      // numbers sends and logins, so that late results are recognised
-	pending  *pending // the send in flight
-	queue    []string // messages submitted while waiting, sent in order
-	busy     string   // a non-send backend call in flight ("starting a new conversation")
-	tickSeq  int
-	quitting bool                                                 // Ctrl+C or /quit: late results are ignored
-	tick     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
+	panel      panel    // the open panel (login, receipt, question); nil: the conversation
+	flash      string   // one-shot status message, cleared by the next key
+	seq        int      // numbers sends and logins, so that late results are recognised
+	pending    *pending // the send in flight
+	queue      []string // messages submitted while waiting, sent in order
+	busy       string   // a non-send backend call in flight ("starting a new conversation")
+	hold       string   // why a command must wait, shown with the wait until it ends
+	tickSeq    int
+	quitting   bool                                                 // Ctrl+C or /quit: late results are ignored
+	tick       func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
+	canSuspend func() bool                                          // whether a job-control shell can resume the chat after Ctrl+Z
+	settle     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick: a y/n answer's wait
 }
 
 // Messages produced by commands.
@@ -86,6 +90,11 @@ type (
 	logoutMsg struct{ err error }
 	tickMsg   struct{ seq int }
 	flashMsg  string
+	// panelFlashMsg is a status message of panel p, shown only while p is open.
+	panelFlashMsg struct {
+		p    panel
+		text string
+	}
 )
 
 // New builds the chat for b. It calls b.Header, b.History and b.Scopes once.
@@ -94,7 +103,7 @@ func New(b Backend, opts Options) Model {
 		opts.Now = time.Now
 	}
 	c := &chat{b: b, opts: opts, now: opts.Now, st: newStyles(opts.NoColor), keys: defaultKeys(),
-		md: newMarkdown(opts.NoColor), width: 80, height: 24, tick: tea.Tick}
+		md: newMarkdown(opts.NoColor), width: 80, height: 24, tick: tea.Tick, settle: tea.Tick, canSuspend: jobControl}
 	c.header = b.Header()
 	c.scopes = b.Scopes()
 	c.sb = scroller{follow: true, render: func(t Turn, w int) []string {
@@ -149,8 +158,10 @@ func (c *chat) fail(text string)   { c.addTurns(Turn{Role: RoleError, Text: text
 func (c *chat) layout() { c.in.layout(c.width, c.height) }
 
 // scrollHeight is the number of scrollback lines on screen: the window minus the header
-// (3), the rule, the status line, the input and the help line.
-func (c *chat) scrollHeight() int { return max(1, c.height-6-c.in.height()) }
+// (3), the rule, the status line (wrapped), the input and the help line.
+func (c *chat) scrollHeight() int {
+	return max(1, c.height-5-len(c.statusRows(c.now()))-c.in.height())
+}
 
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -194,13 +205,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, c.onReply(msg)
 	case newConvMsg:
 		return m, c.onNewConversation(msg)
-	case codeMsg, loginDoneMsg:
+	case codeMsg, loginDoneMsg, browserExitMsg:
 		if l, ok := c.panel.(*loginPanel); ok {
 			return m, l.update(c, msg)
 		}
 		return m, nil
 	case logoutMsg:
-		c.busy = ""
+		c.busy, c.hold = "", ""
 		c.header = c.b.Header()
 		if msg.err != nil {
 			c.fail("Could not log out: " + clean(msg.err.Error()))
@@ -208,8 +219,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			c.notice("Logged out: the delegation is forgotten. Identity only from now on.")
 		}
 		return m, c.next()
+	case answerMsg:
+		return m, msg.q.answer(c, msg)
 	case flashMsg:
 		c.flash = string(msg)
+		return m, nil
+	case panelFlashMsg:
+		if c.panel == msg.p { // a late result of a panel already closed says nothing
+			c.flash = msg.text
+		}
 		return m, nil
 	case savedMsg:
 		c.onSaved(msg)
@@ -245,6 +263,18 @@ func (c *chat) startSpinner() tea.Cmd {
 	return c.spin.Tick
 }
 
+// suspend handles Ctrl+Z: the chat stops (the terminal restored) and the shell's fg
+// brings it back. Without a shell that does job control (the chat started directly by a
+// terminal window, tmux or ssh), a stopped chat could never be resumed: the status line
+// says so instead and the chat goes on.
+func (c *chat) suspend() tea.Cmd {
+	if !c.canSuspend() {
+		c.flash = "Ctrl+Z does nothing here: no shell started this chat with job control to resume it. /quit leaves."
+		return nil
+	}
+	return tea.Suspend
+}
+
 // quit abandons every running request and ends the program.
 func (c *chat) quit() tea.Cmd {
 	c.quitting = true
@@ -269,6 +299,9 @@ func (c *chat) key(k tea.KeyPressMsg) tea.Cmd {
 	if keyMatches(k, c.keys.Quit) {
 		return c.quit()
 	}
+	if keyMatches(k, c.keys.Suspend) {
+		return c.suspend()
+	}
 	if c.panel != nil {
 		if cmd, handled := c.panel.key(c, k); handled {
 			return cmd
@@ -277,6 +310,7 @@ func (c *chat) key(k tea.KeyPressMsg) tea.Cmd {
 	return c.conversationKey(k)
 }
 
-// openPanel shows p; closePanel returns to the conversation.
+// openPanel shows p; closePanel returns to the conversation, and the panel's notices
+// (a copy or browser result in the status line) go with it.
 func (c *chat) openPanel(p panel) { c.panel = p }
-func (c *chat) closePanel()       { c.panel = nil }
+func (c *chat) closePanel()       { c.panel, c.flash = nil, "" }

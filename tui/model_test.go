@@ -184,6 +184,7 @@ func TestContextClosedNoKeepsConversation(t *testing.T) {
 	h.key("enter")
 	h.until("question", h.screenHas("(y/n)"))
 	h.typeText("n")
+	h.until("the answer", func() bool { return h.m.c.panel == nil })
 	if f.newConvs != 0 || len(f.sentTexts()) != 1 {
 		t.Fatalf("newConvs=%d sent=%q after n", f.newConvs, f.sentTexts())
 	}
@@ -232,7 +233,7 @@ func TestStepUpEscCancelsLogin(t *testing.T) {
 	f := stepUpFake(make(chan []string))
 	opened := make(chan string, 1)
 	opts := testOptions()
-	opts.OpenURL = func(u string) error { opened <- u; return nil }
+	opts.OpenURL = func(u string) (<-chan error, error) { opened <- u; return nil, nil }
 	h := newHarness(t, f, opts, 80, 24)
 	h.typeText("refund please")
 	h.key("enter")
@@ -250,7 +251,7 @@ func TestStepUpEscCancelsLogin(t *testing.T) {
 	if cmd == nil || fmt.Sprint(cmd()) != fmt.Sprint(tea.SetClipboard("WDJB-MJHT")()) {
 		t.Fatal("c did not ask the terminal to copy the code (OSC 52)")
 	}
-	if p := plain(h.view()); strings.Contains(p, "Copied") || !strings.Contains(p, "Asked your terminal to copy") {
+	if p := plain(h.view()); strings.Contains(p, "Copied") || !strings.Contains(p, "WDJB-MJHT: asked your terminal to copy it") {
 		t.Errorf("c claims more than a request to the terminal:\n%s", p)
 	}
 	h.key("esc")

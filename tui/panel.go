@@ -27,8 +27,13 @@ type panel interface {
 
 // panelFrame draws a titled block of lines wrapped to width w, indented by two cells.
 func (c *chat) panelFrame(w int, title string, body []string) []string {
+	return append([]string{c.st.panelTitle.Render(fit(title, w)), ""}, c.panelBody(w, body)...)
+}
+
+// panelBody is lines wrapped to width w, indented by two cells.
+func (c *chat) panelBody(w int, body []string) []string {
 	inner := max(w-2, 4)
-	out := []string{c.st.panelTitle.Render(fit(title, w)), ""}
+	var out []string
 	for _, b := range body {
 		if b == "" {
 			out = append(out, "")
@@ -42,33 +47,83 @@ func (c *chat) panelFrame(w int, title string, body []string) []string {
 }
 
 // question is a yes/no question in the status line; the conversation stays visible and
-// keys other than y, n and Esc go to the input (when the input holds text, y and n are
-// typed, not answers).
+// keys other than y, n and Esc go to the input.
+//
+// Only a discrete key press answers: y or n is an answer only while the input is empty
+// and when no other key follows it within answerSettle. Text that arrives in one burst
+// ("yes please" typed by an auto-typer, pasted without bracketed paste, sent by a remote
+// session) starts with a y or n followed at once by more keys: the held y or n is then
+// typed into the input with the rest, and the question stays open. Esc answers no at once.
 type question struct {
 	text     string
 	yes, no  func(c *chat) tea.Cmd
 	yesLabel string
 	noLabel  string
+
+	held    *tea.KeyPressMsg // a y or n waiting for answerSettle to pass without another key
+	heldSeq int
+}
+
+// answerSettle is how long a y or n waits before it answers: the keys of a burst arrive
+// within a millisecond or two of each other, a person's next key press far later.
+const answerSettle = 40 * time.Millisecond
+
+// answerMsg is the end of a y or n's settle time.
+type answerMsg struct {
+	q   *question
+	seq int
 }
 
 func (q *question) view(*chat, int, time.Time) []string { return nil }
 
+// release types a held y or n into the input: a key followed it, so it was text.
+func (q *question) release(c *chat) {
+	if q.held == nil {
+		return
+	}
+	k := *q.held
+	q.held = nil
+	c.in.edit(k)
+	c.layout()
+}
+
 func (q *question) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	q.release(c)
 	if c.in.value() != "" && !keyMatches(k, c.keys.Stop) {
 		return nil, false
 	}
-	switch {
-	case keyMatches(k, c.keys.Yes):
-		c.closePanel()
-		return q.yes(c), true
-	case keyMatches(k, c.keys.No):
+	if keyMatches(k, c.keys.Stop) {
 		c.closePanel()
 		return q.no(c), true
+	}
+	if keyMatches(k, c.keys.Yes) || keyMatches(k, c.keys.No) {
+		q.heldSeq++
+		held := k
+		q.held = &held
+		msg := answerMsg{q: q, seq: q.heldSeq}
+		return c.settle(answerSettle, func(time.Time) tea.Msg { return msg }), true
 	}
 	return nil, false
 }
 
-func (q *question) paste(*chat, string) (tea.Cmd, bool) { return nil, false }
+// answer is the held key's settle time running out with no other key: it answers.
+func (q *question) answer(c *chat, msg answerMsg) tea.Cmd {
+	if c.panel != q || q.held == nil || msg.seq != q.heldSeq {
+		return nil
+	}
+	k := *q.held
+	q.held = nil
+	c.closePanel()
+	if keyMatches(k, c.keys.Yes) {
+		return q.yes(c)
+	}
+	return q.no(c)
+}
+
+func (q *question) paste(c *chat, _ string) (tea.Cmd, bool) {
+	q.release(c)
+	return nil, false
+}
 
 func (q *question) status(c *chat, _ time.Time) string { return c.st.status.Render(q.text + " (y/n)") }
 

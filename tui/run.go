@@ -53,7 +53,7 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 	m := New(b, opts)
 	popts := []tea.ProgramOption{
 		tea.WithContext(runCtx),
-		tea.WithInput(in),
+		tea.WithInput(wrapInput(in)), // characters and terminal answers split across reads are kept whole
 		tea.WithOutput(out),
 		tea.WithoutSignalHandler(), // SIGINT and SIGTERM are ours (above, and the caller's ctx)
 	}

@@ -19,13 +19,38 @@ func (m Model) View() tea.View {
 	return v
 }
 
-// render is the screen as text, one line per row.
+// maxStatusRows is the most rows the status line wraps to: a notice is never cut before
+// what matters in it (the code, what to do).
+const maxStatusRows = 3
+
+// statusRows is the status line wrapped to the window.
+func (c *chat) statusRows(now time.Time) []string {
+	s := c.statusLine(now)
+	if s == "" {
+		return []string{""}
+	}
+	rows := wrapStyled(s, max(c.width, 1))
+	if len(rows) > maxStatusRows {
+		rows = rows[:maxStatusRows]
+		rows[maxStatusRows-1] = fit(rows[maxStatusRows-1]+" …", c.width)
+	}
+	for i := range rows {
+		rows[i] = fit(rows[i], c.width)
+	}
+	return rows
+}
+
+// render is the screen as text, one line per row. On a window too short for everything
+// the header goes first, then the help line: the input and the status line stay.
 func (c *chat) render() string {
-	w, h := c.width, c.scrollHeight()
+	w := c.width
 	now := c.now()
-	out := make([]string, 0, c.height+2)
-	out = append(out, renderHeader(&c.st, c.header, now, w)...)
-	out = append(out, c.st.rule.Render(strings.Repeat("─", w)))
+	status := c.statusRows(now)
+	h := max(1, c.height-5-len(status)-c.in.height())
+	top := renderHeader(&c.st, c.header, now, w)
+	top = append(top, c.st.rule.Render(strings.Repeat("─", w)))
+	bottom := append(status, c.in.view())
+	help := c.st.help.Render(fit(joinFit(c.helpLine(), " · ", w), w))
 
 	var area []string
 	if c.panel != nil {
@@ -37,13 +62,33 @@ func (c *chat) render() string {
 	if len(area) > h {
 		area = area[:h]
 	}
-	out = append(out, area...)
-	for range h - len(area) {
-		out = append(out, "")
+	for len(area) < h {
+		area = append(area, "")
 	}
-	out = append(out, fit(c.statusLine(now), w))
-	out = append(out, c.in.view())
-	out = append(out, c.st.help.Render(fit(joinFit(c.helpLine(), " · ", w), w)))
+	// Rows left for the header and the help line once the area (one row at least), the
+	// status and the input are drawn.
+	spare := c.height - 1 - len(status) - c.in.height() // the area's first row, status, input
+	showHelp := spare >= 1
+	if showHelp {
+		spare--
+	}
+	if spare < len(top) {
+		top = top[:max(spare, 0)]
+	}
+	out := make([]string, 0, c.height+2)
+	out = append(out, top...)
+	out = append(out, area...)
+	out = append(out, bottom...)
+	if showHelp {
+		out = append(out, help)
+	}
+	if len(out) > c.height {
+		// The area gives way: the status and the input are at the bottom.
+		cut := len(out) - c.height
+		i := len(top)
+		n := min(cut, max(len(area)-1, 0))
+		out = append(out[:i], out[i+n:]...)
+	}
 	return strings.Join(out, "\n")
 }
 
@@ -61,6 +106,9 @@ func (c *chat) statusLine(now time.Time) string {
 	queued := ""
 	if n := len(c.queue); n > 0 {
 		queued = fmt.Sprintf(" · %d queued", n)
+	}
+	if c.hold != "" {
+		queued += " · " + c.hold
 	}
 	switch {
 	case c.pending != nil:

@@ -178,6 +178,14 @@ func (c *cliTerm) waitFor(want string, skip int) int {
 	}
 }
 
+// drain waits (at most 2 s) for want to come through the pty after the
+// program exited: its last bytes may still be on their way.
+func (c *cliTerm) drain(want string) {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !strings.Contains(c.text(), want); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (c *cliTerm) typeKeys(s string) {
 	c.t.Helper()
 	if _, err := c.ptmx.Write([]byte(s)); err != nil {
@@ -389,6 +397,7 @@ func TestSendRendersMarkdownOnATerminalInPTY(t *testing.T) {
 	if code := c.exit(15 * time.Second); code != 0 {
 		t.Fatalf("exit %d\n%s", code, c.text())
 	}
+	c.drain("shipped")
 	c.mu.Lock()
 	raw := c.out.String()
 	c.mu.Unlock()
@@ -403,6 +412,7 @@ func TestSendRendersMarkdownOnATerminalInPTY(t *testing.T) {
 	if code := c.exit(15 * time.Second); code != 0 {
 		t.Fatalf("exit %d\n%s", code, c.text())
 	}
+	c.drain("charger")
 	if txt := strings.ReplaceAll(c.text(), "\r\n", "\n"); !strings.Contains(txt, md) {
 		t.Errorf("NO_COLOR output is not the plain text:\n%q", txt)
 	}

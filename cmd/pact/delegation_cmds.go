@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,7 +75,8 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 // A browser that fails later is reported until finished is closed.
 func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 	st := a.io.ErrStyles()
-	p, err := opener.Start(link, a.io.ErrOut)
+	out := &browserLines{w: a.io.ErrOut, clear: a.io.IsStderrTTY()}
+	p, err := opener.Start(link, out)
 	switch {
 	case errors.Is(err, opener.ErrHeadless):
 		a.io.Eprintf("No browser here (a remote session without a display): open the link on a device with a browser and log in with %s; pact never sees your password.\n", brand)
@@ -86,6 +90,7 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 	go func() {
 		select {
 		case <-p.Done():
+			out.flush()
 			if err := p.Err(); err != nil {
 				clear := ""
 				if a.io.IsStderrTTY() {
@@ -96,6 +101,54 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 		case <-finished:
 		}
 	}()
+}
+
+// browserLines passes on what the browser program writes to its stderr one
+// whole line at a time, each marked as the browser's and, on a terminal,
+// written over the line the countdown spinner is drawing (which redraws
+// itself below), so the two never mix on one line.
+type browserLines struct {
+	mu    sync.Mutex
+	w     io.Writer
+	clear bool
+	buf   []byte
+}
+
+func (b *browserLines) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	for {
+		i := bytes.IndexByte(b.buf, '\n')
+		if i < 0 {
+			break
+		}
+		b.line(string(b.buf[:i]))
+		b.buf = b.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// flush passes on a last line without a newline.
+func (b *browserLines) flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.buf) > 0 {
+		b.line(string(b.buf))
+		b.buf = nil
+	}
+}
+
+func (b *browserLines) line(s string) {
+	s = strings.TrimRight(safe(s), "\r ")
+	if s == "" {
+		return
+	}
+	clear := ""
+	if b.clear {
+		clear = "\r\x1b[K"
+	}
+	fmt.Fprintf(b.w, "%sbrowser: %s\n", clear, s)
 }
 
 func originOf(u string) string {

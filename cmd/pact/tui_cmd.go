@@ -18,15 +18,26 @@ func (a *app) tuiAvailable() bool {
 }
 
 // runTUI holds the conversation s in the full-screen chat until the User
-// quits. Ctrl+C inside the chat quits it (exit 0); SIGINT/SIGTERM from
-// outside end it with the context (exit 1, the terminal restored).
+// quits. Ctrl+C inside the chat quits it (exit 0); SIGINT from outside ends it
+// like any interrupted command (exit 130, "cancelled (interrupted)"); SIGHUP,
+// SIGQUIT and SIGTERM end it with a failure naming the signal. The terminal is
+// restored in every case.
 func (a *app) runTUI(ctx context.Context, s *conversation.Session) error {
 	opts, err := a.sessionOptions()
 	if err != nil {
 		return err
 	}
-	// A browser's chatter would land on the chat's screen: it is discarded.
-	open := func(url string) error { return opener.Open(url, nil) }
+	// A browser's chatter would land on the chat's screen: it is discarded. A
+	// browser that fails after starting is reported in the login panel.
+	open := func(url string) (<-chan error, error) {
+		p, err := opener.Start(url, nil)
+		if err != nil {
+			return nil, err
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- p.Err() }()
+		return exited, nil
+	}
 	bo := chatbackend.Options{Receipts: opts.Receipts}
 	if !a.noBrows {
 		bo.Open = open
@@ -35,8 +46,8 @@ func (a *app) runTUI(ctx context.Context, s *conversation.Session) error {
 		NoColor: !a.io.Color(),
 		OpenURL: open, // 'o' in the login panel is an explicit request, even with --no-browser
 	})
-	if errors.Is(err, context.Canceled) || errors.Is(err, tui.ErrSignal) {
-		return silentError{code: exitFailure}
+	if errors.Is(err, context.Canceled) {
+		return context.Canceled // exit 130, said in plain words
 	}
 	return err
 }
