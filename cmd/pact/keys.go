@@ -155,9 +155,9 @@ that check. The previous key stays published until ` + "`pact key retire`" + `.`
 				sp.Stop()
 				if err := live.Has(*k); err != nil {
 					return explained{fmt.Sprintf(
-						"not activating %s: %v.\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
+						"not activating %s: %s\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
 							"or keep `%s` running; then run `%s` again (or add --force)",
-						kid, err, profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
+						kid, sentence(err.Error()), profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
 						profile.Command(p.Name, "key activate -- "+kid)), errKeyNotLive}
 				}
 			}

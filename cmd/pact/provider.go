@@ -7,12 +7,12 @@ import (
 )
 
 func newProviderCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (Provider URL → assigned audience, §3.1)"}
+	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (Provider URL → the audience it assigned you)"}
 	var audience string
 	add := &cobra.Command{
 		Use:   "add URL --audience AUD",
 		Short: "Record the audience a Provider assigned to this personal agent",
-		Long: `Record a Provider registration (§3.1). URL is the Provider's URL: every Brand
+		Long: `Record a Provider registration. URL is the Provider's URL: every Brand
 whose interface URL starts with it (scheme, host, port, then whole path
 segments; the longest match wins) is reached with this audience.`,
 		Args: exactArgs(1, "provider add needs the Provider URL"),
