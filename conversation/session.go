@@ -458,6 +458,11 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 			s.opts.Cards.Forget(s.Card.URL)
 		}
 		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) {
+			if !resend {
+				// A first send refused: the Provider does not know the
+				// conversation (a resend may still be in flight there).
+				s.opts.Store.MarkUnknown(s.Card.InterfaceURL, s.contextID)
+			}
 			return nil, &StaleContextError{ContextID: s.contextID, Resent: resend, Err: err}
 		}
 		return nil, err

@@ -352,3 +352,32 @@ func TestSection4_3_ErrorAnswerIsFinal_UnknownContextNotRetried(t *testing.T) {
 		t.Fatalf("new conversation contextId = %q", r.ContextID)
 	}
 }
+
+// A stored conversation the Provider answers it does not know is recorded
+// as unknown (pact conversations shows it so, not as open) and is not
+// continued by the next run.
+func TestStaleContextIsRecordedUnknown(t *testing.T) {
+	e := newEnv(t, demoprovider.Config{})
+	s := e.open(e.brands[0].SiteURL)
+	sum := Summary{Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL,
+		ContextID: "ctx-the-provider-forgot", LastMessageAt: time.Now(), State: StateOpen}
+	if err := e.opts.Store.Append(sum, Turn{MessageID: NewMessageID(), Role: "user", Text: "hi", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	s = e.open(e.brands[0].SiteURL)
+	if s.ContextID() != "ctx-the-provider-forgot" {
+		t.Fatalf("stored conversation not continued: %q", s.ContextID())
+	}
+	_, err := s.Send(context.Background(), "where is my order?")
+	var stale *StaleContextError
+	if !errors.As(err, &stale) {
+		t.Fatalf("err = %v, want a *StaleContextError", err)
+	}
+	list, err := e.opts.Store.List()
+	if err != nil || len(list) != 1 || list[0].State != StateUnknown {
+		t.Fatalf("List = %+v, %v; want one conversation in state %q", list, err, StateUnknown)
+	}
+	if s := e.open(e.brands[0].SiteURL); s.ContextID() != "" {
+		t.Fatalf("a conversation unknown to the Provider is continued: %q", s.ContextID())
+	}
+}

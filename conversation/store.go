@@ -13,6 +13,10 @@ import (
 const (
 	StateOpen   = "open"
 	StateClosed = "closed" // the Provider closed it (§4.2)
+	// StateUnknown: the Provider answered that it does not know the
+	// conversation (INVALID_PARAMS on its contextId: it restarted, or the
+	// conversation expired). It is not continued any more.
+	StateUnknown = "unknown"
 )
 
 // Turn is one stored message of a conversation.
@@ -190,6 +194,11 @@ func (s *Store) Append(sum Summary, turns ...Turn) error {
 // next message to the Brand starts a new one.
 func (s *Store) MarkClosed(interfaceURL, contextID string) error {
 	return s.db.SetConversationState(context.Background(), interfaceURL, contextID, StateClosed)
+}
+
+// MarkUnknown records that the Provider no longer knows a conversation.
+func (s *Store) MarkUnknown(interfaceURL, contextID string) error {
+	return s.db.SetConversationState(context.Background(), interfaceURL, contextID, StateUnknown)
 }
 
 // Forget stops continuing any conversation with the Brand (`--new`); the

@@ -27,6 +27,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/httpx"
 )
 
@@ -77,7 +78,7 @@ func CardURL(arg string) (string, error) {
 		return "", fmt.Errorf("%w: %q must not carry credentials", ErrBadArgument, arg)
 	}
 	if err := httpx.CheckURL(u); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrBadArgument, err)
+		return "", errs.New(err.Error(), ErrBadArgument, err)
 	}
 	u.Fragment = ""
 	switch {

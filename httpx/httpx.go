@@ -8,6 +8,8 @@
 package httpx
 
 import (
+	"github.com/pact-cli/pact/errs"
+
 	"context"
 	"errors"
 	"fmt"
@@ -124,21 +126,21 @@ var ErrUserinfo = fmt.Errorf("%w: credentials in a URL", ErrInsecureURL)
 // in the error.
 func CheckURL(u *url.URL) error {
 	if u.User != nil {
-		return fmt.Errorf("%w: %s carries a user name or password before the host; pact refuses credentials in URLs", ErrUserinfo, u.Redacted())
+		return errs.New(fmt.Sprintf("%s carries a user name or password before the host; pact refuses credentials in URLs", u.Redacted()), ErrUserinfo)
 	}
 	switch u.Scheme {
 	case "https":
 		if u.Host == "" {
-			return fmt.Errorf("%w: %q has no host", ErrInsecureURL, u.String())
+			return errs.New(fmt.Sprintf("%q has no host", u.String()), ErrInsecureURL)
 		}
 		return nil
 	case "http":
 		if IsLoopback(u.Hostname()) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s uses plain http; only loopback hosts (localhost, 127.0.0.1, [::1]) may use http, use https", ErrInsecureURL, u.Redacted())
+		return errs.New(fmt.Sprintf("%s uses plain http; only loopback hosts (localhost, 127.0.0.1, [::1]) may use http, use https", u.Redacted()), ErrInsecureURL)
 	default:
-		return fmt.Errorf("%w: %q is not an http(s) URL", ErrInsecureURL, u.String())
+		return errs.New(fmt.Sprintf("%q is not an http(s) URL", u.String()), ErrInsecureURL)
 	}
 }
 

@@ -472,7 +472,7 @@ func TestMCP_FailuresAreToolErrorsInTheCLIsWords(t *testing.T) {
 	e.toolError("get_conversation", map[string]any{}, "give brand")
 	e.toolError("get_conversation", map[string]any{"brand": b}, "no stored conversation")
 	e.toolError("login_status", map[string]any{"brand": b}, "call start_login")
-	e.toolError("verify_receipts", map[string]any{"ids": []string{"abcdef"}}, "no receipt with that id")
+	e.toolError("verify_receipts", map[string]any{"ids": []string{"abcdef"}}, "no receipt")
 	e.toolError("list_receipts", map[string]any{"since": "yesterday"}, "not a time")
 	// A missing required argument is a tool error too, not a protocol error.
 	e.toolError("send_message", map[string]any{"brand": b}, "text")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
 )
@@ -49,9 +50,9 @@ func ResolveKeyring(d store.Dirs, name string, ch KeyringChoice) (string, error)
 	}
 	if rec != "" {
 		if ch.Explicit != "" && norm(ch.Explicit) != rec {
-			return "", fmt.Errorf("%w: %s, but profile %q keeps its secrets in the %q keyring (recorded by pact init). "+
+			return "", errs.New(fmt.Sprintf("%s, but profile %q keeps its secrets in the %q keyring (recorded by pact init). "+
 				"Unset it to use the recorded one, or move the profile's secrets with `%s`",
-				ErrKeyringConflict, ch.ExplicitSource, name, rec, Command(name, "keyring move --to "+norm(ch.Explicit)))
+				ch.ExplicitSource, name, rec, Command(name, "keyring move --to "+norm(ch.Explicit))), ErrKeyringConflict)
 		}
 		return rec, nil
 	}
@@ -89,7 +90,7 @@ func (p *Profile) MoveSecrets(to secrets.Store, extra []string) (MoveResult, err
 	}
 	res := MoveResult{From: p.Secrets.Kind(), To: to.Kind()}
 	if res.From == res.To {
-		return res, fmt.Errorf("%w: profile %q already keeps its secrets in the %q keyring", ErrInvalidInput, p.Name, res.To)
+		return res, errs.New(fmt.Sprintf("profile %q already keeps its secrets in the %q keyring", p.Name, res.To), ErrInvalidInput)
 	}
 	var copied []string
 	undo := func() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/signer"
@@ -115,13 +116,13 @@ func DefaultJWKSURI(issuer string) string {
 func CheckIssuer(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: %q is not an absolute URL (for example https://pa.example.com)", ErrInvalidInput, raw)
+		return errs.New(fmt.Sprintf("%q is not an absolute URL (for example https://pa.example.com)", raw), ErrInvalidInput)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%w: %q must not have a query or fragment", ErrInvalidInput, raw)
+		return errs.New(fmt.Sprintf("%q must not have a query or fragment", raw), ErrInvalidInput)
 	}
 	if err := httpx.CheckURL(u); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+		return errs.New(err.Error(), ErrInvalidInput, err)
 	}
 	return nil
 }
@@ -346,7 +347,7 @@ func (p *Profile) AddProvider(rawURL, audience string) (Registration, error) {
 		return Registration{}, err
 	}
 	if strings.TrimSpace(audience) == "" {
-		return Registration{}, fmt.Errorf("%w: --audience is required: it is the value the Provider assigned to this personal agent", ErrInvalidInput)
+		return Registration{}, errs.New("--audience is required: it is the value the Provider assigned to this personal agent", ErrInvalidInput)
 	}
 	reg := Registration{URL: u, Audience: audience}
 	err = p.update(func(c *Config) error {
@@ -382,10 +383,10 @@ func (p *Profile) RemoveProvider(rawURL string) error {
 func normaliseProviderURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%w: %q is not an absolute Provider URL (for example https://provider.example.com)", ErrInvalidInput, raw)
+		return "", errs.New(fmt.Sprintf("%q is not an absolute Provider URL (for example https://provider.example.com)", raw), ErrInvalidInput)
 	}
 	if err := httpx.CheckURL(u); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
+		return "", errs.New(err.Error(), ErrInvalidInput, err)
 	}
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
 	u.RawQuery, u.Fragment = "", ""

@@ -17,6 +17,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -349,7 +350,7 @@ func (a *Archive) Get(id string) (*Entry, error) {
 	}
 	switch len(rs) {
 	case 0:
-		return nil, fmt.Errorf("receipts: %s: %w", id, ErrNotFound)
+		return nil, errs.New(fmt.Sprintf("no receipt %q in the archive", id), ErrNotFound)
 	case 1:
 		return entry(rs[0]), nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/errs"
 )
 
 // A receipt bundle is a file a third party can check without pact's state:
@@ -258,7 +259,7 @@ func (a *Archive) VerifiedEntry(id string) (*Entry, error) {
 		return nil, err
 	}
 	if len(rs) == 0 || rs[0].ID != id || !rs[0].Verified {
-		return nil, fmt.Errorf("receipts: %s: %w", ShortID(id), ErrNotFound)
+		return nil, errs.New(fmt.Sprintf("no receipt %q in the archive", ShortID(id)), ErrNotFound)
 	}
 	return entry(rs[0]), nil
 }

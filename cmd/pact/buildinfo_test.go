@@ -14,22 +14,27 @@ func TestVersionFallsBackToBuildInfo(t *testing.T) {
 			{Key: "vcs.modified", Value: "true"},
 		},
 	}
-	v, c, d := fromBuildInfo(bi, "dev", "none", "unknown")
-	if v != "v1.2.3" || c != "0123abcd-dirty" || d != "2026-11-30T18:00:00Z" {
-		t.Fatalf("got %q %q %q", v, c, d)
+	defaults := buildStamp{version: "dev", commit: "none", date: "unknown"}
+	// A dirty tree: the commit stays a bare SHA, modified says so; the
+	// date is the commit's.
+	got := fromBuildInfo(bi, defaults)
+	want := buildStamp{version: "v1.2.3", commit: "0123abcd", date: "2026-11-30T18:00:00Z", modified: true, commitTime: true}
+	if got != want {
+		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	// A clean tree: no -dirty.
+	// A clean tree.
 	bi.Settings[2].Value = "false"
-	if _, c, _ := fromBuildInfo(bi, "dev", "none", "unknown"); c != "0123abcd" {
-		t.Fatalf("clean tree: commit %q", c)
+	if b := fromBuildInfo(bi, defaults); b.commit != "0123abcd" || b.modified {
+		t.Fatalf("clean tree: %+v", b)
 	}
-	// Linker-stamped values win; "(devel)" is no version.
+	// Linker-stamped values win (and the date is the build's); "(devel)"
+	// is no version.
 	bi.Main.Version = "(devel)"
-	v, c, d = fromBuildInfo(bi, "v9.9.9", "feedbeef", "2026-01-01")
-	if v != "v9.9.9" || c != "feedbeef" || d != "2026-01-01" {
-		t.Fatalf("stamped values replaced: %q %q %q", v, c, d)
+	stamped := buildStamp{version: "v9.9.9", commit: "feedbeef", date: "2026-01-01"}
+	if b := fromBuildInfo(bi, stamped); b != stamped {
+		t.Fatalf("stamped values replaced: %+v", b)
 	}
-	if v, _, _ := fromBuildInfo(bi, "dev", "none", "unknown"); v != "dev" {
-		t.Fatalf("(devel) taken as a version: %q", v)
+	if b := fromBuildInfo(bi, defaults); b.version != "dev" {
+		t.Fatalf("(devel) taken as a version: %q", b.version)
 	}
 }

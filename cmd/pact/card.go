@@ -30,7 +30,7 @@ func newCardCmd(a *app) *cobra.Command {
 	var expect string
 	cmd := &cobra.Command{
 		Use:   "card BRAND [--trust [--expect FINGERPRINT]]",
-		Short: "Resolve and check a Brand's Agent Card (§2.1, §5.1)",
+		Short: "Find a Brand's Agent Card and check that pact can use it",
 		Long: `Fetch a Brand's Agent Card and check it: the HTTP+JSON 1.0 interface (chosen
 by binding and version), the personal-agent JWT scheme, delegation scopes if
 the Brand offers them, and which registered Provider it maps to.

@@ -29,6 +29,9 @@ In that line mode a line starting with / is a command, never sent:
   /help             list the commands
   /quit             leave (Ctrl+D, or the end of stdin, too)
 To send a message that starts with /, type the slash twice: //text sends /text.
+A mistyped command is reported and not sent, and the chat goes on. A message
+that fails does not end the chat either; at the end pact exits with the code
+of the last failure (2 for a mistyped command), so scripts notice.
 When you type at a terminal, a "you›" prompt on stderr shows that pact is
 waiting for a line, also when stdout is piped.`,
 		Args:              exactArgs(1, "chat needs a BRAND (a domain, an origin or a card URL)"),

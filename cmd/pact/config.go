@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +63,18 @@ func configKeys() string {
 // settings are the resolved values of the settings a config file can hold.
 type settings struct {
 	keyring string // "" (os), "os" or "file"
+	// keyringEnv is PACT_KEYRING, lower-cased ("" = not set).
+	keyringEnv string
+}
+
+// keyringValue checks a keyring setting ("os" or "file", any case); what
+// names it in the usage error.
+func keyringValue(v, what string) (string, error) {
+	switch l := strings.ToLower(strings.TrimSpace(v)); l {
+	case "os", "file":
+		return l, nil
+	}
+	return "", usageError{fmt.Errorf(`%s: use "os" or "file"`, what)}
 }
 
 // resolve applies the precedence flag > environment > config file >
@@ -92,7 +105,21 @@ func (a *app) resolve(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	a.set.keyring = firstString(os.Getenv("PACT_KEYRING"), cfg.Keyring, "")
+	// PACT_KEYRING and the config file's "keyring" are checked whatever
+	// the profile records: a typo is a usage error, not a conflict.
+	// Case does not matter ("File" is "file").
+	if env := os.Getenv("PACT_KEYRING"); env != "" {
+		if a.set.keyringEnv, err = keyringValue(env, fmt.Sprintf("PACT_KEYRING=%q", env)); err != nil {
+			return err
+		}
+	}
+	var cfgKeyring string
+	if cfg.Keyring != nil && *cfg.Keyring != "" {
+		if cfgKeyring, err = keyringValue(*cfg.Keyring, fmt.Sprintf("the config file's \"keyring\" %q", *cfg.Keyring)); err != nil {
+			return err
+		}
+	}
+	a.set.keyring = firstString(a.set.keyringEnv, &cfgKeyring, "")
 	// The browser and colour are read from the environment by the opener
 	// and the TUI; the config file fills them in only when it says nothing.
 	if cfg.Browser != nil && *cfg.Browser != "" && os.Getenv("PACT_BROWSER") == "" && os.Getenv("BROWSER") == "" {

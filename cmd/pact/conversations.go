@@ -34,7 +34,10 @@ func newConversationsCmd(a *app) *cobra.Command {
 			for _, c := range list {
 				name := brandLabel(c.BrandName, c.Brand, c.InterfaceURL)
 				state := c.State
-				if c.Current {
+				if state == conversation.StateUnknown {
+					state = "unknown to the Provider"
+				}
+				if c.Current && c.State == conversation.StateOpen {
 					state += " (continued by send/chat)"
 				}
 				rows = append(rows, []string{name, c.ContextID, c.LastMessageAt.Local().Format(humanTime), state})

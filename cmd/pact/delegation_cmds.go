@@ -226,8 +226,8 @@ func newLoginCmd(a *app) *cobra.Command {
 	var scopes []string
 	cmd := &cobra.Command{
 		Use:   "login BRAND --scope ID [--scope ID]...",
-		Short: "Let pact act on your account at a Brand: log in with the Brand and approve scopes (§5.3)",
-		Long: `Delegation by OAuth 2.0 device code (RFC 8628, PACT §5.3). pact shows the Brand,
+		Short: "Let pact act on your account at a Brand: log in with the Brand and approve scopes",
+		Long: `Delegation by OAuth 2.0 device code (RFC 8628). pact shows the Brand,
 the scopes it asks for and a code, and opens the Brand's own login page in your
 browser (PACT_BROWSER, BROWSER, or the system browser; --no-browser prints the
 link). You log in with the Brand, never with pact, and may uncheck scopes. pact
@@ -409,7 +409,7 @@ type receiptItemJSON struct {
 }
 
 func newReceiptsCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "receipts", Short: "The local archive of signed receipts (§5.6)"}
+	cmd := &cobra.Command{Use: "receipts", Short: "The local archive of signed receipts of what Brands did for you"}
 	var brand, scope, since, until string
 	var limit int
 	list := &cobra.Command{
@@ -499,7 +499,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 	verify := &cobra.Command{
 		Use:   "verify [ID...|--all] [--offline]",
 		Short: "Check receipts again; exit 6 if any fails",
-		Long: `Verify archived receipts again (§5.6): the signature with the key kept at
+		Long: `Verify archived receipts again: the signature with the key kept at
 archive time (--offline) or fetched again from the Brand's jwks_uri, and the
 claims against the grant they were issued under. With no ID, every verified
 receipt is checked, those kept apart as rejected included. Exits 6 if any

@@ -149,13 +149,12 @@ func demoSiteAddrs(addr string, given []string) ([]string, error) {
 	if len(given) > 0 {
 		return given, nil
 	}
-	host, portText, err := net.SplitHostPort(addr)
+	host, port, err := parseListenAddr("--addr", addr, demoDefaultAddr)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--addr %q: %v (use HOST:PORT, e.g. %s)", addr, err, demoDefaultAddr)}
+		return nil, err
 	}
-	port, err := strconv.Atoi(portText)
-	if err != nil || port < 0 || port+n > 65535 {
-		return nil, usageError{fmt.Errorf("--addr %q: bad port (use HOST:PORT, e.g. %s)", addr, demoDefaultAddr)}
+	if port+n > 65535 {
+		return nil, usageError{fmt.Errorf("--addr %q: the Brand sites take the %d ports after it, and %d is past the last port (65535): use a lower port, or --site-addr", addr, n, port+n)}
 	}
 	out := make([]string, n)
 	for i := range out {
@@ -166,4 +165,19 @@ func demoSiteAddrs(addr string, given []string) ([]string, error) {
 		out[i] = net.JoinHostPort(host, strconv.Itoa(p))
 	}
 	return out, nil
+}
+
+// parseListenAddr checks a listen address given with flag: HOST:PORT with
+// a port from 0 to 65535. A bad one is a usage error (2) naming an
+// example.
+func parseListenAddr(flag, addr, example string) (host string, port int, err error) {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, usageError{fmt.Errorf("%s %q is not HOST:PORT (e.g. %s)", flag, addr, example)}
+	}
+	port, err = strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, usageError{fmt.Errorf("%s %q: the port must be a number from 0 to 65535 (e.g. %s)", flag, addr, example)}
+	}
+	return host, port, nil
 }

@@ -94,7 +94,7 @@ func (a *app) printDoctor(rep *doctor.Report) {
 		}
 	}
 	ok, warn, fail := rep.Counts()
-	summary := fmt.Sprintf("%d ok, %d warnings, %d failed", ok, warn, fail)
+	summary := fmt.Sprintf("%d ok, %s, %d failed", ok, plural(warn, "warning", "warnings"), fail)
 	if fail > 0 {
 		a.io.Printf("\n%s profile %q cannot work as it is: %s\n", st.Error.Render("✗"), rep.Profile, summary)
 	} else {

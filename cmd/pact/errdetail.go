@@ -2,7 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+
+	"github.com/pact-cli/pact/discovery"
 )
 
 // detailer is an error that carries wire detail (protocol reason, HTTP
@@ -25,6 +28,14 @@ func errDetail(err error) string {
 // then the wire detail in brackets (scripts and bug reports keep it).
 func jsonMessage(err error) string {
 	msg := err.Error()
+	var cc *discovery.CardChangedError
+	if errors.As(err, &cc) {
+		// Its Error() carries an aligned old/new table for people; the
+		// JSON has them as "old" and "new": the message is one sentence.
+		first, _, _ := strings.Cut(msg, "\n")
+		msg = fmt.Sprintf("%s; if the Brand really changed this, accept exactly this card with `pact card %s --trust --expect %s`",
+			strings.TrimSuffix(strings.TrimSpace(first), "."), cc.Brand, cc.Fingerprint())
+	}
 	if d := errDetail(err); d != "" && !strings.Contains(msg, d) {
 		msg += " [" + d + "]"
 	}

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/store"
 )
 
 // TestExitTable checks every row of exitTable with its own example, wrapped
@@ -121,5 +124,28 @@ func TestProtectDashArgs(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// CARD_CHANGED under --json: the message is one line (old and new are
+// members of their own), still naming the way to accept the change.
+func TestCardChangedJSONMessageIsOneSentence(t *testing.T) {
+	err := fmt.Errorf("send: %w", &discovery.CardChangedError{
+		Brand:   "example.com",
+		Old:     store.Pin{ProviderOrigin: "https://a.example", InterfaceURL: "https://a.example/a2a/X", PinnedAt: time.Now()},
+		New:     store.Pin{ProviderOrigin: "https://b.example", InterfaceURL: "https://b.example/a2a/X"},
+		Changes: []string{"another Provider", "another interface URL"},
+	})
+	msg := jsonMessage(err)
+	if strings.Contains(msg, "\n") || strings.Contains(msg, "accepted  ") || strings.Contains(msg, "≠") {
+		t.Fatalf("JSON message holds the table: %q", msg)
+	}
+	for _, want := range []string{"changed since you accepted it", "another Provider", "nothing was sent", "pact card example.com --trust"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("JSON message %q lacks %q", msg, want)
+		}
+	}
+	if h := err.Error(); !strings.Contains(h, "≠") {
+		t.Errorf("the human message lost its table: %q", h)
 	}
 }

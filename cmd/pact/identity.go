@@ -61,7 +61,7 @@ func newInitCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--keyring os|file] [--force]",
 		Short: "Create this profile's identity: a signing key and a pairwise-sub secret",
-		Long: `Create the profile's identity (PACT §3.1): a signing key kept in the OS keyring
+		Long: `Create the profile's identity: a signing key kept in the OS keyring
 (or a 0600 file with --keyring file or PACT_KEYRING=file) and a secret from
 which a different, stable, anonymous sub is derived for each Provider. The
 profile records where its secrets live; later runs use that without
@@ -77,8 +77,21 @@ registration a Provider needs: issuer and jwks_uri.`,
 			if alg != "ES256" && alg != "RS256" {
 				return usageError{fmt.Errorf("--alg must be ES256 or RS256, not %q", alg)}
 			}
-			if keyring != "" && keyring != "file" && keyring != "os" {
-				return usageError{fmt.Errorf("--keyring must be file or os, not %q", keyring)}
+			if keyring != "" {
+				var err error
+				if keyring, err = keyringValue(keyring, fmt.Sprintf("--keyring %q", keyring)); err != nil {
+					return err
+				}
+			}
+			// Everything given is checked before anything is said or
+			// written (the note below, the secret store, profile.json).
+			if err := profile.CheckIssuer(issuer); err != nil {
+				return fmt.Errorf("--issuer: %w", err)
+			}
+			if jwksURI != "" {
+				if err := profile.CheckIssuer(jwksURI); err != nil {
+					return fmt.Errorf("--jwks-uri: %w", err)
+				}
 			}
 			a.keyringFlag = keyring
 			p, err := a.prof()

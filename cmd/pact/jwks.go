@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -34,7 +35,7 @@ func newJWKSCmd(a *app) *cobra.Command {
 	serve := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
 		Short: "Serve /.well-known/jwks.json and /.well-known/openid-configuration",
-		Long: `Serve this profile's public keys so Providers can verify its PA JWTs (§3.1):
+		Long: `Serve this profile's public keys so Providers can verify its PA JWTs (its identity tokens):
 
   /.well-known/jwks.json               the JWKS
   /.well-known/openid-configuration    {"issuer", "jwks_uri"} for open Providers
@@ -42,6 +43,11 @@ func newJWKSCmd(a *app) *cobra.Command {
 Keys are read again on every request, so a rotation is served at once.`,
 		Args: exactArgs(0, "jwks serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if addr != "" {
+				if _, _, err := parseListenAddr("--addr", addr, "127.0.0.1:8787"); err != nil {
+					return err
+				}
+			}
 			p, c, err := a.loadProfile()
 			if err != nil {
 				return err
@@ -57,7 +63,10 @@ Keys are read again on every request, so a rotation is served at once.`,
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("cannot listen on %s: %w (another `pact jwks serve`? use --addr HOST:PORT)", addr, err)
+				if errors.Is(err, syscall.EADDRINUSE) {
+					return fmt.Errorf("cannot listen on %s: the port is taken (another `pact jwks serve`? use --addr HOST:PORT)", addr)
+				}
+				return fmt.Errorf("cannot listen on %s: %w (use --addr HOST:PORT)", addr, err)
 			}
 			if published != "" && portOf(published) != portOf(ln.Addr().String()) && !a.json {
 				a.io.Eprintf("%s your jwks_uri is %s, but this serves %s: Providers will not find your keys here (see `%s`)\n",

@@ -11,7 +11,7 @@ func newJWKSExportCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "export DIR",
 		Short: "Write a static site with your public keys, to upload to your issuer's host",
-		Long: `Write what Providers fetch to verify you (PACT §3.1) as static files:
+		Long: `Write what Providers fetch to verify you as static files:
 
   DIR/.well-known/openid-configuration   {"issuer", "jwks_uri"}
   DIR/.well-known/jwks.json              every published key (active, staged,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,7 @@ func (a *app) keyringKind() (string, error) {
 	ch := profile.KeyringChoice{Default: a.set.keyring}
 	if a.keyringFlag != "" {
 		ch.Explicit, ch.ExplicitSource = a.keyringFlag, "--keyring "+a.keyringFlag
-	} else if env := os.Getenv("PACT_KEYRING"); env != "" {
+	} else if env := a.set.keyringEnv; env != "" {
 		ch.Explicit, ch.ExplicitSource = env, "PACT_KEYRING="+env
 	}
 	return profile.ResolveKeyring(a.dirs(), a.profile, ch)
@@ -42,6 +43,7 @@ Each secret is copied first, then the profile records the new backend, then
 the old copies are deleted; if a copy fails nothing changes.`,
 		Args: exactArgs(0, "keyring move takes no arguments (use --to file|os)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			to = strings.ToLower(to)
 			if to != "file" && to != "os" {
 				return usageError{fmt.Errorf("--to must be file or os, not %q", to)}
 			}

@@ -178,9 +178,9 @@ the key that is already active changes nothing.`,
 			cancel()
 			if liveErr != nil && !force {
 				return explained{fmt.Sprintf(
-					"not activating %s: %v.\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
+					"not activating %s: %s\nProviders would refuse every PA JWT signed with it. Publish it first: run `%s` and upload, "+
 						"or keep `%s` running; then run `%s` again (or add --force)",
-					kid, liveErr, profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
+					kid, sentence(liveErr.Error()), profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"),
 					profile.Command(p.Name, "key activate -- "+kid)), errKeyNotLive}
 			}
 			info, err := p.Activate(kid)

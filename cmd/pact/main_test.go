@@ -138,6 +138,9 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	for _, k := range []string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
+	if k := ts.Getenv("PACT_KEYRING"); k != "" {
+		cmd.Env = append(cmd.Env, "PACT_KEYRING="+k) // a story's `env PACT_KEYRING=…`
+	}
 	// testscript.Main runs the "pact" entry point when argv[0] is "pact".
 	cmd.Args[0] = "pact"
 	cmd.Path = os.Args[0]

@@ -1,20 +1,28 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/profile"
 )
 
 func newProviderCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (Provider URL → assigned audience, §3.1)"}
+	cmd := &cobra.Command{Use: "provider", Short: "Manage Provider registrations (Provider URL → the audience it assigned you)"}
 	var audience string
 	add := &cobra.Command{
 		Use:   "add URL --audience AUD",
 		Short: "Record the audience a Provider assigned to this personal agent",
-		Long: `Record a Provider registration (§3.1). URL is the Provider's URL: every Brand
+		Long: `Record a Provider registration. URL is the Provider's URL: every Brand
 whose interface URL starts with it (scheme, host, port, then whole path
-segments; the longest match wins) is reached with this audience.`,
+segments; the longest match wins) is reached with this audience. pact looks
+once whether anything answers at URL and warns if nothing does; the Provider
+is registered either way (it may not be running yet).`,
 		Args: exactArgs(1, "provider add needs the Provider URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := a.prof()
@@ -25,10 +33,21 @@ segments; the longest match wins) is reached with this audience.`,
 			if err != nil {
 				return err
 			}
+			// A quick look whether anything answers there: a typo in the
+			// URL shows now rather than at the first send. Only a warning:
+			// registering a Provider that is not up yet (offline) is fine.
+			unreachable := a.probe(cmd.Context(), reg.URL)
 			if a.json {
-				return a.printJSON(reg)
+				if err := a.printJSON(reg); err != nil {
+					return err
+				}
+			} else {
+				a.io.Eprintf("%s registered %s with audience %s\n", a.io.ErrStyles().Success.Render("✓"), reg.URL, reg.Audience)
 			}
-			a.io.Eprintf("%s registered %s with audience %s\n", a.io.ErrStyles().Success.Render("✓"), reg.URL, reg.Audience)
+			if unreachable != nil {
+				a.io.Eprintf("%s nothing answered at %s (%s); it is registered anyway: check the URL, unless the Provider is just not running yet\n",
+					a.io.ErrStyles().Warning.Render("warning:"), reg.URL, safe(unreachable.Error()))
+			}
 			return nil
 		},
 	}
@@ -82,4 +101,25 @@ segments; the longest match wins) is reached with this audience.`,
 	}
 	cmd.AddCommand(add, list, remove)
 	return cmd
+}
+
+// probe asks url once (GET, 3 s at most) and returns the network error when
+// nothing answered; any HTTP answer, whatever its status, is an answer.
+func (a *app) probe(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := a.httpClient().Do(req)
+	if err == nil {
+		resp.Body.Close()
+		return nil
+	}
+	var ne *httpx.NetError
+	if err = httpx.Describe(err); errors.As(err, &ne) {
+		return err
+	}
+	return nil // a redirect refused, a body too large…: something answered
 }

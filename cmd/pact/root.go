@@ -165,7 +165,22 @@ Start with:  pact demo`,
 			}
 			return usageError{fmt.Errorf("no completion for the shell %q: use bash, zsh, fish or powershell", args[0])}
 		}
+		// cobra's shell subcommands check their arguments themselves:
+		// a wrong one is a usage error (2) too.
+		for _, sh := range c.Commands() {
+			if check := sh.Args; check != nil {
+				sh.Args = func(cmd *cobra.Command, args []string) error {
+					if err := check(cmd, args); err != nil {
+						return usageError{err}
+					}
+					return nil
+				}
+			}
+		}
 	}
+	// Likewise `help`, so that `pact help send` works before Execute
+	// (checkCommandPath looks commands up first).
+	root.InitDefaultHelpCmd()
 	return root
 }
 

@@ -163,11 +163,11 @@ func newSendCmd(a *app) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "send BRAND TEXT...",
-		Short: "Send one message to a Brand's agent and print the reply (§4)",
+		Short: "Send one message to a Brand's agent and print the reply",
 		Long: `Send one message and print the agent's reply. The stored conversation with the
 Brand is continued (one contextId per profile and Brand) unless --new;
 --context names one. Retries after a network error or 5xx reuse the same
-messageId, so the agent never acts twice (§4.3); an error answer is final.
+messageId, so the agent never acts twice; an error answer is final.
 
 On a terminal with colour the reply is rendered as Markdown (style: dark, or
 PACT_MARKDOWN_STYLE=light, dracula, tokyo-night, pink, ascii, notty); with

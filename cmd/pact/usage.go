@@ -18,6 +18,10 @@ func checkCommandPath(root *cobra.Command, args []string) error {
 		return nil // cobra's hidden completion commands, added at Execute
 	}
 	c, rest, err := root.Find(args)
+	if err == nil && c == helpCommand(root) {
+		// `pact help COMMAND…`: the path after help must exist too.
+		return checkCommandPath(root, rest)
+	}
 	if err != nil {
 		// cobra: `unknown command "frob" for "pact"` plus suggestions.
 		return usageError{fmt.Errorf("%s\nRun 'pact --help' for the commands", strings.TrimRight(err.Error(), "\n"))}
@@ -25,7 +29,12 @@ func checkCommandPath(root *cobra.Command, args []string) error {
 	if c.Runnable() || !c.HasSubCommands() {
 		return nil
 	}
-	pos := positionals(c, rest)
+	pos, unknownFlag := positionals(c, rest)
+	if unknownFlag {
+		// `pact --jsno whoami`: cobra reports the flag ("unknown flag:
+		// --jsno"), which is what was mistyped; whoami is no command name.
+		return nil
+	}
 	if len(pos) == 0 {
 		return nil // the group's help, as asked
 	}
@@ -37,28 +46,48 @@ func checkCommandPath(root *cobra.Command, args []string) error {
 }
 
 // positionals returns the arguments of args that are not flags or flag
-// values of c (its own and inherited flags), without parsing anything.
-func positionals(c *cobra.Command, args []string) []string {
-	var out []string
+// values of c (its own and inherited flags), without parsing anything, and
+// whether a flag before the first positional is unknown to c (then where
+// its value ends cannot be told, and the flag is the error to report).
+func positionals(c *cobra.Command, args []string) (out []string, unknownFlag bool) {
+	c.InitDefaultHelpFlag() // -h and --help are flags of every command
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return append(out, args[i+1:]...)
+			return append(out, args[i+1:]...), false
 		case strings.HasPrefix(a, "--"):
 			name, _, hasValue := strings.Cut(a[2:], "=")
-			if f := lookupFlag(c, name); f != nil && !hasValue && f.NoOptDefVal == "" {
+			f := lookupFlag(c, name)
+			if f == nil && len(out) == 0 {
+				return nil, true
+			}
+			if f != nil && !hasValue && f.NoOptDefVal == "" {
 				i++ // the flag's value
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			if f := lookupShort(c, a[1:]); f != nil && len(a) == 2 && f.NoOptDefVal == "" {
+			f := lookupShort(c, a[1:2])
+			if f == nil && len(out) == 0 {
+				return nil, true
+			}
+			if f != nil && len(a) == 2 && f.NoOptDefVal == "" {
 				i++
 			}
 		default:
 			out = append(out, a)
 		}
 	}
-	return out
+	return out, false
+}
+
+// helpCommand is root's `help` command (added by newRootCmd), or nil.
+func helpCommand(root *cobra.Command) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			return c
+		}
+	}
+	return nil
 }
 
 func lookupFlag(c *cobra.Command, name string) *pflag.Flag {

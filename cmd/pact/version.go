@@ -13,9 +13,17 @@ func newVersionCmd(a *app) *cobra.Command {
 		Args:  exactArgs(0, "version takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.json {
-				return a.printJSON(map[string]string{"version": version, "commit": commit, "date": date, "go": runtime.Version()})
+				return a.printJSON(map[string]any{"version": version, "commit": commit, "modified": modified, "date": date, "go": runtime.Version()})
 			}
-			a.io.Printf("pact %s (commit %s, built %s, %s)\n", version, commit, date, runtime.Version())
+			c := commit
+			if modified {
+				c += " with uncommitted changes"
+			}
+			when := "built " + date
+			if commitTime {
+				when = "committed " + date
+			}
+			a.io.Printf("pact %s (commit %s, %s, %s)\n", version, c, when, runtime.Version())
 			return nil
 		},
 	}
