@@ -357,6 +357,11 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 			if len(d.Scopes) == 0 {
 				bad = append(bad, "no scopes")
 			}
+			for id := range d.Scopes {
+				if !ScopeToken(id) {
+					bad = append(bad, fmt.Sprintf("scope %q holds characters a scope cannot have (spaces, quotes, backslashes or controls)", id))
+				}
+			}
 			if len(bad) > 0 {
 				sort.Strings(bad)
 				problems = append(problems, fmt.Sprintf("delegation scheme %q unusable: %s", name, strings.Join(bad, "; ")))
@@ -413,3 +418,21 @@ func (e *StatusError) notFound() bool {
 
 // Is makes a 404 or 410 match ErrNotFound.
 func (e *StatusError) Is(target error) bool { return target == ErrNotFound && e.notFound() }
+
+// ScopeToken reports whether id is a scope the OAuth grammar allows (RFC
+// 6749 §3.3: scope-token = 1*NQCHAR, NQCHAR = %x21 / %x23-5B / %x5D-7E):
+// no space, quote, backslash, control or non-ASCII character. A card
+// whose delegation scopes break it offers no usable delegation; it also
+// keeps a scope id from faking a line of the consent list.
+func ScopeToken(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}

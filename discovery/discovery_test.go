@@ -235,3 +235,23 @@ func TestParse_NotAnObject(t *testing.T) {
 		}
 	}
 }
+
+// RFC 6749 §3.3: a scope id is 1*NQCHAR. A card whose delegation scopes
+// hold a newline (faking a line of the consent list), a space, a quote or
+// a backslash offers no usable delegation; it is a plain card problem.
+func TestRFC6749_3_3_ScopeIDsMustBeScopeTokens(t *testing.T) {
+	for _, id := range []string{"x\n                 orders:read", "two words", `q"uote`, `back\slash`, "tab\tx", "ünï", ""} {
+		m := loadCard(t)
+		dc := m["securitySchemes"].(map[string]any)["userDelegation"].(map[string]any)["oauth2SecurityScheme"].(map[string]any)["flows"].(map[string]any)["deviceCode"].(map[string]any)
+		dc["scopes"].(map[string]any)[id] = "scope x"
+		c, err := parseMap(t, m)
+		if err != nil || c.Delegation != nil || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "characters a scope cannot have") {
+			t.Errorf("scope %q: delegation %+v, problems %q, err %v", id, c.Delegation, c.Problems, err)
+		}
+	}
+	for _, id := range []string{"orders:read", "a!#$%&'()*+,-./[]^_`{|}~"} {
+		if !ScopeToken(id) {
+			t.Errorf("ScopeToken(%q) = false", id)
+		}
+	}
+}

@@ -63,7 +63,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 	prompt := a.io.IsStdinTTY() && a.io.IsStderrTTY()
 	st := a.io.ErrStyles()
 	if prompt {
-		a.io.Eprintf("%s %s\n", st.Bold.Render(safe(s.Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
+		a.io.Eprintf("%s %s\n", st.Bold.Render(line(s.Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
 		if turns, err := s.History(); err == nil && !a.json {
 			for _, t := range turns {
 				a.printTurn(t)
