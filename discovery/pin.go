@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -51,6 +52,13 @@ func (e *CardChangedError) Is(target error) bool { return target == ErrCardChang
 // only while it still says exactly this.
 func (e *CardChangedError) Fingerprint() string { return PinFingerprint(e.New) }
 
+// TrustCommand is the command that accepts exactly this card, the Brand
+// shell-quoted (iostreams.CommandHint): the Brand is what the User typed or
+// a card URL, and a URL may hold $(…), ; or & that a shell would run.
+func (e *CardChangedError) TrustCommand() string {
+	return iostreams.CommandHint("pact", "card", e.Brand, "--trust", "--expect", e.Fingerprint())
+}
+
 // Error shows old and new side by side and the command that accepts exactly
 // this change.
 func (e *CardChangedError) Error() string {
@@ -59,15 +67,15 @@ func (e *CardChangedError) Error() string {
 		fmt.Fprintf(&b, "the Agent Card of %s is not the card you were shown: its fingerprint is now %s, not %s; nothing was accepted.\n",
 			e.Brand, e.Fingerprint(), e.Expected)
 		b.WriteString(e.Table())
-		fmt.Fprintf(&b, "Check the values above; if the Brand really changed this, accept exactly this card with:\n  pact card %s --trust --expect %s",
-			e.Brand, e.Fingerprint())
+		fmt.Fprintf(&b, "Check the values above; if the Brand really changed this, accept exactly this card with:\n  %s",
+			e.TrustCommand())
 		return b.String()
 	}
 	fmt.Fprintf(&b, "the Agent Card of %s changed since you accepted it on %s (%s); nothing was sent.\n",
 		e.Brand, e.Old.PinnedAt.Local().Format("2006-01-02 15:04 MST"), strings.Join(e.Changes, ", "))
 	b.WriteString(e.Table())
-	fmt.Fprintf(&b, "If the Brand really changed this, accept exactly this card (fingerprint %s) with:\n  pact card %s --trust --expect %s",
-		e.Fingerprint(), e.Brand, e.Fingerprint())
+	fmt.Fprintf(&b, "If the Brand really changed this, accept exactly this card (fingerprint %s) with:\n  %s",
+		e.Fingerprint(), e.TrustCommand())
 	return b.String()
 }
 

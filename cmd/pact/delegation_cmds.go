@@ -382,11 +382,11 @@ func newGrantsCmd(a *app) *cobra.Command {
 						exp += " since " + g.DeadSince.Local().Format(humanTime)
 					}
 					exp += " (the Brand no longer accepts it; run pact login again)"
-					login := "login " + g.Brand
+					login := []string{"login", g.Brand}
 					for _, sc := range g.Scopes {
-						login += " --scope " + sc
+						login = append(login, "--scope", sc)
 					}
-					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", line(label), line(profile.Command(opts.Profile.Name, login))))
+					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", line(label), line(profile.CommandWords(opts.Profile.Name, login...))))
 				}
 				rows = append(rows, []string{label, strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
