@@ -80,15 +80,66 @@ func CardURL(arg string) (string, error) {
 	if err := httpx.CheckURL(u); err != nil {
 		return "", errs.New(err.Error(), ErrBadArgument, err)
 	}
-	u.Fragment = ""
+	if err := canonicalCardURL(u); err != nil {
+		return "", fmt.Errorf("%w: %q %v", ErrBadArgument, arg, err)
+	}
 	switch {
 	case u.Path == "" || u.Path == "/":
-		u.Path, u.RawQuery = WellKnownPath, ""
+		u.Path = WellKnownPath
 	case strings.HasSuffix(u.Path, ".json"):
 	default:
 		return "", fmt.Errorf("%w: %q is neither an origin nor a card URL ending in .json", ErrBadArgument, arg)
 	}
 	return u.String(), nil
+}
+
+// canonicalCardURL makes u the one spelling of its card URL, which is also
+// the key of the Brand's pin: another spelling of a pinned card must meet
+// its pin, not make a new one. Forms that only spell the same URL are
+// normalised: host in lower case, the scheme's default port dropped, "//"
+// in the path collapsed to "/", a "/.well-known/" written in another case
+// lower-cased (RFC 8615 names are lower case), an empty query ("?") or
+// fragment ("#") dropped, percent-encoding of plain characters decoded.
+// Forms whose meaning is the server's choice are refused: dot segments
+// ("." or "..", also written %2e), an encoded slash (%2f), a query, a
+// fragment.
+func canonicalCardURL(u *url.URL) error {
+	switch {
+	case u.RawQuery != "":
+		return errors.New("has a query (?…); give the card URL without one")
+	case u.Fragment != "":
+		return errors.New("has a fragment (#…); give the card URL without one")
+	case strings.Contains(strings.ToLower(u.EscapedPath()), "%2f"):
+		return errors.New("has an encoded slash (%2f) in its path")
+	}
+	u.ForceQuery, u.RawFragment = false, ""
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return errors.New("has dot segments (/./ or /../) in its path; give the card URL without them")
+		}
+	}
+	for strings.Contains(u.Path, "//") {
+		u.Path = strings.ReplaceAll(u.Path, "//", "/")
+	}
+	if first, rest, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); ok && strings.EqualFold(first, ".well-known") {
+		u.Path = "/.well-known/" + rest
+		if strings.EqualFold(u.Path, WellKnownPath) {
+			u.Path = WellKnownPath
+		}
+	}
+	u.RawPath = ""
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	return nil
 }
 
 // InvalidCardError is a card that was fetched but cannot be used: too

@@ -255,3 +255,49 @@ func TestRFC6749_3_3_ScopeIDsMustBeScopeTokens(t *testing.T) {
 		}
 	}
 }
+
+// Hostile re-review: other spellings of a pinned card URL made a new pin
+// instead of meeting the old one. CardURL gives one spelling (the pin's
+// key) for the forms that only spell the same URL, and refuses the forms
+// whose meaning is the server's choice.
+func TestCardURL_OneSpellingPerCard(t *testing.T) {
+	const want = "http://127.0.0.1:8080/.well-known/agent-card.json"
+	for _, arg := range []string{
+		"http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/.well-known/agent-card.json",
+		"http://127.0.0.1:8080//.well-known/agent-card.json",
+		"http://127.0.0.1:8080/.well-known//agent-card.json",
+		"http://127.0.0.1:8080/.well-known/agent-card.json?",
+		"http://127.0.0.1:8080/.well-known/agent-card.json#",
+		"http://127.0.0.1:8080/.WELL-KNOWN/agent-card.json",
+		"http://127.0.0.1:8080/.Well-Known/Agent-Card.json",
+		"http://127.0.0.1:8080/%2Ewell-known/agent-card.json",
+		"http://127.0.0.1:8080/?",
+	} {
+		if got, err := CardURL(arg); err != nil || got != want {
+			t.Errorf("CardURL(%q) = %q, %v; want %q", arg, got, err, want)
+		}
+	}
+	for arg, want := range map[string]string{
+		"https://Brand.Example.com:443/cards/x.json": "https://brand.example.com/cards/x.json",
+		"http://LOCALHOST:80/":                       "http://localhost/.well-known/agent-card.json",
+		"https://brand.example.com/cards/X.json":     "https://brand.example.com/cards/X.json",
+	} {
+		if got, err := CardURL(arg); err != nil || got != want {
+			t.Errorf("CardURL(%q) = %q, %v; want %q", arg, got, err, want)
+		}
+	}
+	for _, arg := range []string{
+		"http://127.0.0.1:8080/.well-known/../.well-known/agent-card.json",
+		"http://127.0.0.1:8080/./.well-known/agent-card.json",
+		"http://127.0.0.1:8080/x/%2e%2e/.well-known/agent-card.json",
+		"http://127.0.0.1:8080/.well-known/agent-card.json?v=1",
+		"http://127.0.0.1:8080/?v=1",
+		"http://127.0.0.1:8080/.well-known/agent-card.json#x",
+		"http://127.0.0.1:8080/a%2fb/card.json",
+	} {
+		if got, err := CardURL(arg); !errors.Is(err, ErrBadArgument) {
+			t.Errorf("CardURL(%q) = %q, %v; want refused", arg, got, err)
+		}
+	}
+}

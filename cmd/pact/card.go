@@ -37,7 +37,11 @@ by binding and version), the personal-agent JWT scheme, delegation scopes if
 the Brand offers them, and which registered Provider it maps to.
 
 BRAND is a domain (brand.example.com), an origin (https://brand.example.com,
-http://127.0.0.1:8080) or a card URL ending in .json.
+http://127.0.0.1:8080) or a card URL ending in .json. A card URL has one
+spelling, the key of its pin: the host is lower-cased, a default port, "//"
+in the path and an empty "?" or "#" are dropped, /.WELL-KNOWN/ is written
+/.well-known/; a card URL with a query, a fragment, dot segments (/./, /../,
+also as %2e) or an encoded slash is refused.
 
 A signed card is verified against the keys on the Brand's own domain and
 shown as "signed by DOMAIN ✓"; a card whose signature fails is refused. On
