@@ -113,10 +113,8 @@ func canonicalCardURL(u *url.URL) error {
 		return errors.New("has an encoded slash (%2f) in its path")
 	}
 	u.ForceQuery, u.RawFragment = false, ""
-	for _, seg := range strings.Split(u.Path, "/") {
-		if seg == "." || seg == ".." {
-			return errors.New("has dot segments (/./ or /../) in its path; give the card URL without them")
-		}
+	if dotSegment(u) {
+		return errors.New("has dot segments (/./ or /../) in its path; give the card URL without them")
 	}
 	for strings.Contains(u.Path, "//") {
 		u.Path = strings.ReplaceAll(u.Path, "//", "/")
@@ -326,6 +324,14 @@ func Parse(data []byte) (*Card, error) {
 			problems = append(problems, fmt.Sprintf("HTTP+JSON 1.0 interface URL %q has a query (?…) or fragment (#…); an interface URL is a plain address to which pact appends the method", u.Redacted()))
 			continue
 		}
+		// The same path rule send applies (profile.CheckEndpoint): a "."
+		// or ".." segment, also written %2e, is the server's to resolve and
+		// could leave the Provider's registered path; refused at card time
+		// so that nothing is pinned that send would refuse.
+		if dotSegment(u) {
+			problems = append(problems, fmt.Sprintf("HTTP+JSON 1.0 interface URL %q has a \".\" or \"..\" path segment", u.Redacted()))
+			continue
+		}
 		c.InterfaceURL = strings.TrimRight(iface.URL, "/")
 		break
 	}
@@ -403,6 +409,8 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 					bad = append(bad, label+" is missing or not absolute")
 				} else if err := httpx.CheckURL(u); err != nil {
 					bad = append(bad, label+": "+err.Error())
+				} else if dotSegment(u) {
+					bad = append(bad, label+` has a "." or ".." path segment`)
 				}
 			}
 			if len(d.Scopes) == 0 {
@@ -486,4 +494,16 @@ func ScopeToken(id string) bool {
 		}
 	}
 	return true
+}
+
+// dotSegment reports whether u's path has a "." or ".." segment (u.Path is
+// decoded: %2e%2e is ".."), the rule profile.CheckEndpoint applies before
+// any credential is sent.
+func dotSegment(u *url.URL) bool {
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }

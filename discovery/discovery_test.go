@@ -301,3 +301,16 @@ func TestCardURL_OneSpellingPerCard(t *testing.T) {
 		}
 	}
 }
+
+// Hostile re-review: an interface URL with a "%2e%2e" segment was accepted
+// and pinned by `pact card` and refused only later by send. The card is
+// refused up front, with the same path rule.
+func TestSection2_1_InterfaceURLWithDotSegmentsRefused(t *testing.T) {
+	for _, iface := range []string{"https://p.example/a2a/%2e%2e/other", "https://p.example/a2a/../other", "https://p.example/a2a/./b1", "https://p.example/a2a/%2E/b1"} {
+		m := loadCard(t)
+		m["supportedInterfaces"] = []any{map[string]any{"url": iface, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}}
+		if c, err := parseMap(t, m); err == nil || !strings.Contains(err.Error(), `".." path segment`) {
+			t.Errorf("interface %q: card %+v, err %v", iface, c, err)
+		}
+	}
+}

@@ -213,8 +213,8 @@ const (
 //   - P is empty (the card was unsigned): a signed card is accepted and
 //     its keys pinned.
 //   - T is empty while P is not: "no longer signed".
-//   - otherwise: "signed by a retired key" when every key of T is retired,
-//     else "signed by another key".
+//   - otherwise: "signed by a retired key" when a key of T is retired
+//     (alone or with keys never accepted), else "signed by another key".
 //
 // So a card signed by the old and the new key moves the pin to the new key
 // once, stays there however often it is served, and a card signed only by
@@ -253,7 +253,9 @@ func ComparePin(old store.Pin, card *Card, now time.Time) (next store.Pin, updat
 		if fresh := without(T, P, R); len(fresh) > 0 {
 			keys, retired, updated = fresh, without(append(slices.Clone(R), P...)), true
 		}
-	case len(without(T, R)) == 0:
+	case slices.ContainsFunc(T, func(k string) bool { return slices.Contains(R, k) }):
+		// A retired key among the signers (alone or with a key the User
+		// never accepted) is named: it is what the User should look at.
 		keyChange = "signed by a retired key"
 	default:
 		keyChange = "signed by another key"

@@ -292,3 +292,15 @@ func TestPin_TrustCommandQuotesTheBrand(t *testing.T) {
 		}
 	}
 }
+
+// Hostile re-review: a card signed by a retired key plus a key never
+// accepted is refused, and labelled by what matters: the retired key.
+func TestPin_RetiredKeyWithANewKeyIsLabelledRetired(t *testing.T) {
+	p := pins(t)
+	check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED"))
+	if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED", "ED2")); err != nil || st != PinUpdated {
+		t.Fatalf("rotation: %v, %v", st, err)
+	}
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED", "EVIL"))), "signed by a retired key")
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "EVIL"))), "signed by another key")
+}
