@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Hostile re-review: a newline in a single-line field of the card (its
@@ -38,4 +41,18 @@ func TestIssue9_NewlinesInSingleLineFieldsCannotFakeRows(t *testing.T) {
 	if regexp.MustCompile(`(?m)^\s+orders:read`).MatchString(consent) || !strings.Contains(consent, `scope x\n`) {
 		t.Errorf("the consent list shows a scope the User was not asked for:\n%s", r.stderr)
 	}
+	// Line-mode chat lists the scopes for /login the same way.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := e.cmd(ctx, "chat", p.CardURL())
+	var out, errb bytes.Buffer
+	c.Stdin, c.Stdout, c.Stderr = strings.NewReader("/login\n/new\n"), &out, &errb
+	c.Run()
+	if regexp.MustCompile(`(?m)^\s+orders:read`).MatchString(errb.String()) || regexp.MustCompile(`(?m)^signature`).MatchString(errb.String()) {
+		t.Errorf("line-mode chat shows a faked row:\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), `scope x\n`) || !strings.Contains(errb.String(), `conversation with Hostile Co.\nsignature`) {
+		t.Errorf("line-mode chat does not show the fields visibly:\n%s", errb.String())
+	}
+	noTerminalControls(t, "chat stderr", errb.String())
 }

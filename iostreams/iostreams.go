@@ -183,7 +183,8 @@ func (s *IO) StartCountdown(label string, deadline time.Time) *Spinner {
 }
 
 func (s *IO) start(label string, deadline time.Time) *Spinner {
-	sp := &Spinner{io: s, label: label, deadline: deadline, stop: make(chan struct{})}
+	// The label often names a Brand (remote text) and is drawn on one line.
+	sp := &Spinner{io: s, label: SanitizeLine(label), deadline: deadline, stop: make(chan struct{})}
 	if !s.errTTY {
 		return sp
 	}
