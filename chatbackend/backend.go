@@ -21,6 +21,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/tui"
 )
@@ -372,7 +373,7 @@ func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.Dev
 func (b *Backend) Logout() error {
 	err := b.s.Logout()
 	if errors.Is(err, delegation.ErrNoGrant) {
-		return fmt.Errorf("no delegation is stored for %s (see `pact grants`)", b.s.Card.Name())
+		return fmt.Errorf("no delegation is stored for %s (see `pact grants`)", iostreams.SanitizeLine(b.s.Card.Name()))
 	}
 	return err
 }
@@ -383,7 +384,7 @@ func (b *Backend) Logout() error {
 func (b *Backend) Card() string {
 	c := b.s.Card
 	var lines []string
-	lines = append(lines, c.Name())
+	lines = append(lines, iostreams.SanitizeLine(c.Name()))
 	if c.Card != nil && strings.TrimSpace(c.Card.Description) != "" {
 		lines = append(lines, strings.TrimSpace(c.Card.Description))
 	}
@@ -396,7 +397,7 @@ func (b *Backend) Card() string {
 	if d := c.Delegation; d != nil {
 		lines = append(lines, "delegation: device code (RFC 8628); scopes:")
 		for _, id := range d.ScopeIDs() {
-			lines = append(lines, "  "+id+" — "+d.Scopes[id])
+			lines = append(lines, "  "+iostreams.SanitizeLine(id)+" — "+iostreams.SanitizeLine(d.Scopes[id]))
 		}
 	} else {
 		lines = append(lines, "delegation: not offered (identity only)")
@@ -404,12 +405,12 @@ func (b *Backend) Card() string {
 	if c.Card != nil && len(c.Card.Skills) > 0 {
 		var names []string
 		for _, s := range c.Card.Skills {
-			names = append(names, s.Name)
+			names = append(names, iostreams.SanitizeLine(s.Name))
 		}
 		lines = append(lines, "skills: "+strings.Join(names, ", "))
 	}
 	for _, p := range c.Problems {
-		lines = append(lines, "problem: "+p)
+		lines = append(lines, "problem: "+iostreams.SanitizeLine(p))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -47,11 +47,11 @@ func (s *Session) DelegationStatus() (DelegationStatus, error) {
 		return st, nil
 	}
 	st.State, st.DeadSince = DelegationDead, g.DeadSince
-	login := "login " + s.Card.URL
+	login := []string{"login", s.Card.URL}
 	for _, sc := range g.Scopes {
-		login += " --scope " + sc
+		login = append(login, "--scope", sc)
 	}
-	st.Login = profile.Command(s.opts.Profile.Name, login)
+	st.Login = profile.CommandWords(s.opts.Profile.Name, login...)
 	return st, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
@@ -244,7 +245,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	if !ok {
 		return nil, fmt.Errorf("%w: %s (interface %s) is served by a Provider this profile is not registered with.\n"+
 			"Register once per Provider, with the audience it assigned you:\n  %s",
-			ErrNotRegistered, card.Name(), card.InterfaceURL, profile.Command(opts.Profile.Name, "provider add "+SuggestProviderURL(card)+" --audience AUDIENCE"))
+			ErrNotRegistered, iostreams.SanitizeLine(card.Name()), card.InterfaceURL, profile.CommandWords(opts.Profile.Name, "provider", "add", SuggestProviderURL(card), "--audience", "AUDIENCE"))
 	}
 	sig, err := opts.Profile.Signer(cfg)
 	if err != nil {

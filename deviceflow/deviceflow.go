@@ -159,8 +159,10 @@ func IsConsentError(err error) bool {
 }
 
 // OAuthError is an OAuth error response (RFC 6749 §5.2, RFC 8628 §3.5).
-// Description is the server's text, sanitized (control characters removed,
-// truncated) and with any of our secrets removed.
+// Code and Description are the server's text, exact but for any of our
+// secrets removed and truncation: printers sanitise them for a terminal
+// (iostreams.Sanitize), --json keeps them exact; Reason is the code made
+// safe for a --json reason.
 type OAuthError struct {
 	StatusCode  int
 	Code        string
@@ -592,13 +594,13 @@ func responseError(status int, body []byte, secrets ...Secret) error {
 		ErrorDescription string `json:"error_description"`
 	}
 	if err := json.Unmarshal(body, &oe); err == nil && oe.Error != "" {
-		code := sanitize(oe.Error, 64, nil)
+		code := oe.Error
 		if !registeredCodes[code] {
 			// An unregistered code is server text like any other: it may
 			// echo a secret back. Registered codes are matched, not shown.
-			code = sanitize(oe.Error, 64, secrets)
+			code = scrub(oe.Error, 64, secrets)
 		}
-		return &OAuthError{StatusCode: status, Code: code, Description: sanitize(oe.ErrorDescription, 300, secrets)}
+		return &OAuthError{StatusCode: status, Code: code, Description: scrub(oe.ErrorDescription, 300, secrets)}
 	}
 	return &ServerError{StatusCode: status}
 }
@@ -624,6 +626,38 @@ var registeredCodes = map[string]bool{
 	"invalid_request": true, "invalid_client": true, "invalid_grant": true, "unauthorized_client": true,
 	"unsupported_grant_type": true, "invalid_scope": true, "authorization_pending": true, "slow_down": true,
 	"access_denied": true, "expired_token": true,
+}
+
+// scrub removes our secrets from server-provided text kept otherwise
+// exact (--json keeps remote text exact, JSON-escaped; human printers pass
+// it through iostreams.Sanitize) and caps its length (runes).
+func scrub(s string, max int, secrets []Secret) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec.Reveal(), "[REDACTED]")
+		}
+	}
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}
+
+// Reason is the --json reason for the error: the OAuth error code in upper
+// case when it is one RFC 6749 allows (§5.2: error = 1*( %x20-21 /
+// %x23-5B / %x5D-7E ), at most 64 characters), else OAUTH_ERROR. A reason
+// is matched by scripts; a server must not be able to put control
+// characters or other text into it.
+func (e *OAuthError) Reason() string {
+	if e.Code == "" || len(e.Code) > 64 {
+		return "OAUTH_ERROR"
+	}
+	for i := 0; i < len(e.Code); i++ {
+		if c := e.Code[i]; c < 0x20 || c == '"' || c == '\\' || c > 0x7e {
+			return "OAUTH_ERROR"
+		}
+	}
+	return strings.ToUpper(e.Code)
 }
 
 // sanitize removes secrets and control characters from server-provided text

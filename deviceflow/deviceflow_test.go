@@ -605,3 +605,39 @@ func TestSection3_2_UnauthorizedWithSkewedDateNamesTheClock(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Hostile re-review: the OAuth error_description is remote text like an A2A
+// error.message: --json keeps it exact (JSON escapes it) and human printers
+// sanitise it, so deviceflow must not remove bytes from it.
+func TestOAuthError_DescriptionKeptExact(t *testing.T) {
+	err := responseError(400, []byte(`{"error":"invalid_request","error_description":"bad \u001b[2J\u0007 thing"}`))
+	var oe *OAuthError
+	if !errors.As(err, &oe) || oe.Description != "bad \x1b[2J\x07 thing" {
+		t.Fatalf("description not kept exact: %#v", err)
+	}
+	err = responseError(400, []byte(`{"error":"invalid_request","error_description":"echo sec\u0000ret-device-code-1"}`), Secret("secret-device-code-1"))
+	if errors.As(err, &oe); strings.Contains(oe.Description, "secret-device-code-1") {
+		t.Fatalf("a secret leaked: %q", oe.Description)
+	}
+}
+
+// RFC 6749 §5.2: error = 1*( %x20-21 / %x23-5B / %x5D-7E ). Only such a
+// code becomes a --json reason; anything else is OAUTH_ERROR.
+func TestRFC6749_5_2_ReasonOnlyFromErrorCodeCharacters(t *testing.T) {
+	for code, want := range map[string]string{
+		"access_denied":         "ACCESS_DENIED",
+		"custom_thing":          "CUSTOM_THING",
+		"weird\x1b[2J":          "OAUTH_ERROR",
+		"quote\"d":              "OAUTH_ERROR",
+		"back\\slash":           "OAUTH_ERROR",
+		"ünï":                   "OAUTH_ERROR",
+		"line\nbreak":           "OAUTH_ERROR",
+		strings.Repeat("x", 65): "OAUTH_ERROR",
+	} {
+		b, _ := json.Marshal(map[string]string{"error": code})
+		var oe *OAuthError
+		if !errors.As(responseError(400, b), &oe) || oe.Reason() != want {
+			t.Errorf("code %q: reason %q, want %q", code, oe.Reason(), want)
+		}
+	}
+}

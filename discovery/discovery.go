@@ -80,15 +80,64 @@ func CardURL(arg string) (string, error) {
 	if err := httpx.CheckURL(u); err != nil {
 		return "", errs.New(err.Error(), ErrBadArgument, err)
 	}
-	u.Fragment = ""
+	if err := canonicalCardURL(u); err != nil {
+		return "", fmt.Errorf("%w: %q %v", ErrBadArgument, arg, err)
+	}
 	switch {
 	case u.Path == "" || u.Path == "/":
-		u.Path, u.RawQuery = WellKnownPath, ""
+		u.Path = WellKnownPath
 	case strings.HasSuffix(u.Path, ".json"):
 	default:
 		return "", fmt.Errorf("%w: %q is neither an origin nor a card URL ending in .json", ErrBadArgument, arg)
 	}
 	return u.String(), nil
+}
+
+// canonicalCardURL makes u the one spelling of its card URL, which is also
+// the key of the Brand's pin: another spelling of a pinned card must meet
+// its pin, not make a new one. Forms that only spell the same URL are
+// normalised: host in lower case, the scheme's default port dropped, "//"
+// in the path collapsed to "/", a "/.well-known/" written in another case
+// lower-cased (RFC 8615 names are lower case), an empty query ("?") or
+// fragment ("#") dropped, percent-encoding of plain characters decoded.
+// Forms whose meaning is the server's choice are refused: dot segments
+// ("." or "..", also written %2e), an encoded slash (%2f), a query, a
+// fragment.
+func canonicalCardURL(u *url.URL) error {
+	switch {
+	case u.RawQuery != "":
+		return errors.New("has a query (?…); give the card URL without one")
+	case u.Fragment != "":
+		return errors.New("has a fragment (#…); give the card URL without one")
+	case strings.Contains(strings.ToLower(u.EscapedPath()), "%2f"):
+		return errors.New("has an encoded slash (%2f) in its path")
+	}
+	u.ForceQuery, u.RawFragment = false, ""
+	if dotSegment(u) {
+		return errors.New("has dot segments (/./ or /../) in its path; give the card URL without them")
+	}
+	for strings.Contains(u.Path, "//") {
+		u.Path = strings.ReplaceAll(u.Path, "//", "/")
+	}
+	if first, rest, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); ok && strings.EqualFold(first, ".well-known") {
+		u.Path = "/.well-known/" + rest
+		if strings.EqualFold(u.Path, WellKnownPath) {
+			u.Path = WellKnownPath
+		}
+	}
+	u.RawPath = ""
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	return nil
 }
 
 // InvalidCardError is a card that was fetched but cannot be used: too
@@ -275,6 +324,14 @@ func Parse(data []byte) (*Card, error) {
 			problems = append(problems, fmt.Sprintf("HTTP+JSON 1.0 interface URL %q has a query (?…) or fragment (#…); an interface URL is a plain address to which pact appends the method", u.Redacted()))
 			continue
 		}
+		// The same path rule send applies (profile.CheckEndpoint): a "."
+		// or ".." segment, also written %2e, is the server's to resolve and
+		// could leave the Provider's registered path; refused at card time
+		// so that nothing is pinned that send would refuse.
+		if dotSegment(u) {
+			problems = append(problems, fmt.Sprintf("HTTP+JSON 1.0 interface URL %q has a \".\" or \"..\" path segment", u.Redacted()))
+			continue
+		}
 		c.InterfaceURL = strings.TrimRight(iface.URL, "/")
 		break
 	}
@@ -352,10 +409,17 @@ func delegation(card *a2a.AgentCard, paScheme string, problems []string) (*Deleg
 					bad = append(bad, label+" is missing or not absolute")
 				} else if err := httpx.CheckURL(u); err != nil {
 					bad = append(bad, label+": "+err.Error())
+				} else if dotSegment(u) {
+					bad = append(bad, label+` has a "." or ".." path segment`)
 				}
 			}
 			if len(d.Scopes) == 0 {
 				bad = append(bad, "no scopes")
+			}
+			for id := range d.Scopes {
+				if !ScopeToken(id) {
+					bad = append(bad, fmt.Sprintf("scope %q holds characters a scope cannot have (spaces, quotes, backslashes or controls)", id))
+				}
 			}
 			if len(bad) > 0 {
 				sort.Strings(bad)
@@ -413,3 +477,33 @@ func (e *StatusError) notFound() bool {
 
 // Is makes a 404 or 410 match ErrNotFound.
 func (e *StatusError) Is(target error) bool { return target == ErrNotFound && e.notFound() }
+
+// ScopeToken reports whether id is a scope the OAuth grammar allows (RFC
+// 6749 §3.3: scope-token = 1*NQCHAR, NQCHAR = %x21 / %x23-5B / %x5D-7E):
+// no space, quote, backslash, control or non-ASCII character. A card
+// whose delegation scopes break it offers no usable delegation; it also
+// keeps a scope id from faking a line of the consent list.
+func ScopeToken(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// dotSegment reports whether u's path has a "." or ".." segment (u.Path is
+// decoded: %2e%2e is ".."), the rule profile.CheckEndpoint applies before
+// any credential is sent.
+func dotSegment(u *url.URL) bool {
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}

@@ -235,3 +235,82 @@ func TestParse_NotAnObject(t *testing.T) {
 		}
 	}
 }
+
+// RFC 6749 §3.3: a scope id is 1*NQCHAR. A card whose delegation scopes
+// hold a newline (faking a line of the consent list), a space, a quote or
+// a backslash offers no usable delegation; it is a plain card problem.
+func TestRFC6749_3_3_ScopeIDsMustBeScopeTokens(t *testing.T) {
+	for _, id := range []string{"x\n                 orders:read", "two words", `q"uote`, `back\slash`, "tab\tx", "ünï", ""} {
+		m := loadCard(t)
+		dc := m["securitySchemes"].(map[string]any)["userDelegation"].(map[string]any)["oauth2SecurityScheme"].(map[string]any)["flows"].(map[string]any)["deviceCode"].(map[string]any)
+		dc["scopes"].(map[string]any)[id] = "scope x"
+		c, err := parseMap(t, m)
+		if err != nil || c.Delegation != nil || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "characters a scope cannot have") {
+			t.Errorf("scope %q: delegation %+v, problems %q, err %v", id, c.Delegation, c.Problems, err)
+		}
+	}
+	for _, id := range []string{"orders:read", "a!#$%&'()*+,-./[]^_`{|}~"} {
+		if !ScopeToken(id) {
+			t.Errorf("ScopeToken(%q) = false", id)
+		}
+	}
+}
+
+// Hostile re-review: other spellings of a pinned card URL made a new pin
+// instead of meeting the old one. CardURL gives one spelling (the pin's
+// key) for the forms that only spell the same URL, and refuses the forms
+// whose meaning is the server's choice.
+func TestCardURL_OneSpellingPerCard(t *testing.T) {
+	const want = "http://127.0.0.1:8080/.well-known/agent-card.json"
+	for _, arg := range []string{
+		"http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/.well-known/agent-card.json",
+		"http://127.0.0.1:8080//.well-known/agent-card.json",
+		"http://127.0.0.1:8080/.well-known//agent-card.json",
+		"http://127.0.0.1:8080/.well-known/agent-card.json?",
+		"http://127.0.0.1:8080/.well-known/agent-card.json#",
+		"http://127.0.0.1:8080/.WELL-KNOWN/agent-card.json",
+		"http://127.0.0.1:8080/.Well-Known/Agent-Card.json",
+		"http://127.0.0.1:8080/%2Ewell-known/agent-card.json",
+		"http://127.0.0.1:8080/?",
+	} {
+		if got, err := CardURL(arg); err != nil || got != want {
+			t.Errorf("CardURL(%q) = %q, %v; want %q", arg, got, err, want)
+		}
+	}
+	for arg, want := range map[string]string{
+		"https://Brand.Example.com:443/cards/x.json": "https://brand.example.com/cards/x.json",
+		"http://LOCALHOST:80/":                       "http://localhost/.well-known/agent-card.json",
+		"https://brand.example.com/cards/X.json":     "https://brand.example.com/cards/X.json",
+	} {
+		if got, err := CardURL(arg); err != nil || got != want {
+			t.Errorf("CardURL(%q) = %q, %v; want %q", arg, got, err, want)
+		}
+	}
+	for _, arg := range []string{
+		"http://127.0.0.1:8080/.well-known/../.well-known/agent-card.json",
+		"http://127.0.0.1:8080/./.well-known/agent-card.json",
+		"http://127.0.0.1:8080/x/%2e%2e/.well-known/agent-card.json",
+		"http://127.0.0.1:8080/.well-known/agent-card.json?v=1",
+		"http://127.0.0.1:8080/?v=1",
+		"http://127.0.0.1:8080/.well-known/agent-card.json#x",
+		"http://127.0.0.1:8080/a%2fb/card.json",
+	} {
+		if got, err := CardURL(arg); !errors.Is(err, ErrBadArgument) {
+			t.Errorf("CardURL(%q) = %q, %v; want refused", arg, got, err)
+		}
+	}
+}
+
+// Hostile re-review: an interface URL with a "%2e%2e" segment was accepted
+// and pinned by `pact card` and refused only later by send. The card is
+// refused up front, with the same path rule.
+func TestSection2_1_InterfaceURLWithDotSegmentsRefused(t *testing.T) {
+	for _, iface := range []string{"https://p.example/a2a/%2e%2e/other", "https://p.example/a2a/../other", "https://p.example/a2a/./b1", "https://p.example/a2a/%2E/b1"} {
+		m := loadCard(t)
+		m["supportedInterfaces"] = []any{map[string]any{"url": iface, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}}
+		if c, err := parseMap(t, m); err == nil || !strings.Contains(err.Error(), `".." path segment`) {
+			t.Errorf("interface %q: card %+v, err %v", iface, c, err)
+		}
+	}
+}

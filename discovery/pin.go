@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -51,6 +52,13 @@ func (e *CardChangedError) Is(target error) bool { return target == ErrCardChang
 // only while it still says exactly this.
 func (e *CardChangedError) Fingerprint() string { return PinFingerprint(e.New) }
 
+// TrustCommand is the command that accepts exactly this card, the Brand
+// shell-quoted (iostreams.CommandHint): the Brand is what the User typed or
+// a card URL, and a URL may hold $(…), ; or & that a shell would run.
+func (e *CardChangedError) TrustCommand() string {
+	return iostreams.CommandHint("pact", "card", e.Brand, "--trust", "--expect", e.Fingerprint())
+}
+
 // Error shows old and new side by side and the command that accepts exactly
 // this change.
 func (e *CardChangedError) Error() string {
@@ -59,15 +67,15 @@ func (e *CardChangedError) Error() string {
 		fmt.Fprintf(&b, "the Agent Card of %s is not the card you were shown: its fingerprint is now %s, not %s; nothing was accepted.\n",
 			e.Brand, e.Fingerprint(), e.Expected)
 		b.WriteString(e.Table())
-		fmt.Fprintf(&b, "Check the values above; if the Brand really changed this, accept exactly this card with:\n  pact card %s --trust --expect %s",
-			e.Brand, e.Fingerprint())
+		fmt.Fprintf(&b, "Check the values above; if the Brand really changed this, accept exactly this card with:\n  %s",
+			e.TrustCommand())
 		return b.String()
 	}
 	fmt.Fprintf(&b, "the Agent Card of %s changed since you accepted it on %s (%s); nothing was sent.\n",
 		e.Brand, e.Old.PinnedAt.Local().Format("2006-01-02 15:04 MST"), strings.Join(e.Changes, ", "))
 	b.WriteString(e.Table())
-	fmt.Fprintf(&b, "If the Brand really changed this, accept exactly this card (fingerprint %s) with:\n  pact card %s --trust --expect %s",
-		e.Fingerprint(), e.Brand, e.Fingerprint())
+	fmt.Fprintf(&b, "If the Brand really changed this, accept exactly this card (fingerprint %s) with:\n  %s",
+		e.Fingerprint(), e.TrustCommand())
 	return b.String()
 }
 
@@ -205,8 +213,8 @@ const (
 //   - P is empty (the card was unsigned): a signed card is accepted and
 //     its keys pinned.
 //   - T is empty while P is not: "no longer signed".
-//   - otherwise: "signed by a retired key" when every key of T is retired,
-//     else "signed by another key".
+//   - otherwise: "signed by a retired key" when a key of T is retired
+//     (alone or with keys never accepted), else "signed by another key".
 //
 // So a card signed by the old and the new key moves the pin to the new key
 // once, stays there however often it is served, and a card signed only by
@@ -245,7 +253,9 @@ func ComparePin(old store.Pin, card *Card, now time.Time) (next store.Pin, updat
 		if fresh := without(T, P, R); len(fresh) > 0 {
 			keys, retired, updated = fresh, without(append(slices.Clone(R), P...)), true
 		}
-	case len(without(T, R)) == 0:
+	case slices.ContainsFunc(T, func(k string) bool { return slices.Contains(R, k) }):
+		// A retired key among the signers (alone or with a key the User
+		// never accepted) is named: it is what the User should look at.
 		keyChange = "signed by a retired key"
 	default:
 		keyChange = "signed by another key"

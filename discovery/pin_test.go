@@ -278,3 +278,29 @@ func TestPin_ErrorDetailsCarryOldAndNew(t *testing.T) {
 		t.Fatalf("details %s", b)
 	}
 }
+
+// Hostile re-review: the command that accepts a changed card holds the
+// Brand as the User typed it (a card URL may hold $(…), ; and &): it is
+// shell-quoted, so copying it runs exactly pact card and nothing else.
+func TestPin_TrustCommandQuotesTheBrand(t *testing.T) {
+	brand := "http://127.0.0.1:1/a&b;c/$(id)/agent-card.json"
+	for _, expected := range []string{"", "ZZZZ-ZZZZ"} {
+		ce := &CardChangedError{Brand: brand, Expected: expected, Old: store.Pin{PinnedAt: t0}, New: store.Pin{ProviderOrigin: "https://b.example"}, Changes: []string{"another Provider"}}
+		want := "pact card '" + brand + "' --trust --expect " + ce.Fingerprint()
+		if !strings.Contains(ce.Error(), want) || ce.TrustCommand() != want {
+			t.Errorf("the hint is not quoted (want %q):\n%s", want, ce.Error())
+		}
+	}
+}
+
+// Hostile re-review: a card signed by a retired key plus a key never
+// accepted is refused, and labelled by what matters: the retired key.
+func TestPin_RetiredKeyWithANewKeyIsLabelledRetired(t *testing.T) {
+	p := pins(t)
+	check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED"))
+	if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED", "ED2")); err != nil || st != PinUpdated {
+		t.Fatalf("rotation: %v, %v", st, err)
+	}
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED", "EVIL"))), "signed by a retired key")
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "EVIL"))), "signed by another key")
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/publish"
 	"github.com/pact-cli/pact/secrets"
@@ -138,7 +139,8 @@ func label(name, cardURL string) string {
 	if name == "" {
 		return host
 	}
-	return name + " (" + host + ")"
+	// A Brand's name is remote text on a single-line summary.
+	return iostreams.SanitizeLine(name) + " (" + host + ")"
 }
 
 func (r *runner) add(c Check) { r.rep.Checks = append(r.rep.Checks, c) }

@@ -124,14 +124,15 @@ func (s *IO) Eprintf(format string, a ...any) { fmt.Fprintf(s.ErrOut, format, a.
 
 // Table writes rows aligned in columns to w; the first row is a header
 // (styled bold when colour is on). Widths count runes as displayed. Every
-// cell goes through Sanitize: tables show remote text (names, grant ids).
+// cell goes through SanitizeLine: tables show remote text (names, grant
+// ids), and a cell holding a newline must not fake a row of its own.
 func (s *IO) Table(w io.Writer, rows [][]string) {
 	if len(rows) == 0 {
 		return
 	}
 	safe := make([][]string, len(rows))
 	for i, r := range rows {
-		safe[i] = SanitizeAll(r)
+		safe[i] = SanitizeLineAll(r)
 	}
 	rows = safe
 	widths := make([]int, len(rows[0]))
@@ -182,7 +183,8 @@ func (s *IO) StartCountdown(label string, deadline time.Time) *Spinner {
 }
 
 func (s *IO) start(label string, deadline time.Time) *Spinner {
-	sp := &Spinner{io: s, label: label, deadline: deadline, stop: make(chan struct{})}
+	// The label often names a Brand (remote text) and is drawn on one line.
+	sp := &Spinner{io: s, label: SanitizeLine(label), deadline: deadline, stop: make(chan struct{})}
 	if !s.errTTY {
 		return sp
 	}

@@ -91,3 +91,52 @@ func clean(s string) bool {
 func isBidi(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
+
+// SanitizeLine is Sanitize for a single-line field — a Brand's or
+// organisation's name, a skill, a scope id or description, a table cell, a
+// user_code, a link, a hint: text the output puts on one row of its own
+// layout. Besides all that Sanitize neutralises, it shows line breaks and
+// tabs visibly ("\n", "\r", "\t", "\u2028", "\u2029"), so remote text can
+// never start a row of its own and fake one ("signature  signed by …",
+// another scope in a consent list).
+//
+// The result contains no byte below 0x20 at all, no DEL, no C1 control,
+// no bidi control and no Unicode line or paragraph separator; SanitizeLine
+// is idempotent.
+func SanitizeLine(s string) string {
+	if clean(s) && !strings.ContainsAny(s, "\n\t\u2028\u2029") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f, isBidi(r), r == 0x2028, r == 0x2029:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// SanitizeLineAll applies SanitizeLine to each string (table cells).
+func SanitizeLineAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = SanitizeLine(s)
+	}
+	return out
+}

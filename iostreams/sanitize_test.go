@@ -78,3 +78,50 @@ func TestTable_CellsAreSanitized(t *testing.T) {
 		t.Fatalf("table = %q", out.String())
 	}
 }
+
+// Hostile re-review: a newline in a single-line remote field (a Brand's
+// name, a skill, a scope description) faked a "signature … ✓" row and an
+// extra scope in the consent list. SanitizeLine shows line breaks visibly.
+func TestSanitizeLine_SingleLineFieldsCannotFakeARow(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Hostile Co.\nsignature      signed by bank.example ✓", `Hostile Co.\nsignature      signed by bank.example ✓`},
+		{"a\r\nb", `a\r\nb`},
+		{"tab\there", `tab\there`},
+		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`},
+		{"\x1b[2J", `\x1b[2J`},
+		{"plain ✓", "plain ✓"},
+	}
+	for _, c := range cases {
+		if got := SanitizeLine(c.in); got != c.want {
+			t.Errorf("SanitizeLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzSanitizeLine(f *testing.F) {
+	for _, s := range []string{"", "hi\n", "\x1b]0;t\x07", "\u2028", "\r\n\r", "\xff", "a\tb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := SanitizeLine(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("SanitizeLine(%q) = %q is not valid UTF-8", s, out)
+		}
+		for _, r := range out {
+			if r < 0x20 || (r >= 0x7f && r <= 0x9f) || isBidi(r) || r == 0x2028 || r == 0x2029 {
+				t.Fatalf("SanitizeLine(%q) = %q still holds %U", s, out, r)
+			}
+		}
+		if again := SanitizeLine(out); again != out {
+			t.Fatalf("SanitizeLine is not idempotent: %q then %q", out, again)
+		}
+	})
+}
+
+func TestTable_CellNewlineCannotFakeARow(t *testing.T) {
+	io, _, out, _ := Test()
+	io.Table(out, [][]string{{"BRAND", "GRANT"}, {"Evil\nbank.example", "g1"}})
+	if n := strings.Count(out.String(), "\n"); n != 2 {
+		t.Fatalf("table has %d lines, want 2: %q", n, out.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/store"
@@ -310,8 +311,8 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 		return nil, CardOutput{}, toolError(err)
 	}
 	if f.Pin.State == "changed" {
-		f.Problems = append(f.Problems, fmt.Sprintf("CARD_CHANGED: the card changed since the User accepted it (%s); send_message and start_login refuse it until the User checks and accepts it with: pact card %s --trust --expect %s",
-			strings.Join(f.Pin.Changes, ", "), clean(in.Brand), f.Pin.Fingerprint))
+		f.Problems = append(f.Problems, fmt.Sprintf("CARD_CHANGED: the card changed since the User accepted it (%s); send_message and start_login refuse it until the User checks and accepts it with: %s",
+			strings.Join(f.Pin.Changes, ", "), clean(iostreams.CommandHint("pact", "card", in.Brand, "--trust", "--expect", f.Pin.Fingerprint))))
 	}
 	lines := []string{f.Name}
 	if f.Description != "" {

@@ -113,3 +113,12 @@ func TestCommand_NamesTheProfile(t *testing.T) {
 		t.Fatalf("not-initialised hint: %v", err)
 	}
 }
+
+// Hostile re-review: a hint holding a card URL or a scope id from a card
+// quotes each word, so a shell runs only the pact command.
+func TestCommandWords_QuotesEachWord(t *testing.T) {
+	got := CommandWords("my work", "login", "http://h/a&b;c/$(id)/agent-card.json", "--scope", "orders:read")
+	if want := `pact --profile 'my work' login 'http://h/a&b;c/$(id)/agent-card.json' --scope orders:read`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

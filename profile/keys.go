@@ -3,7 +3,8 @@ package profile
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/pact-cli/pact/iostreams"
 )
 
 // Key states, as `pact key list` shows them.
@@ -82,8 +83,13 @@ func Command(name, args string) string {
 	if name == "" || name == "default" {
 		return "pact " + args
 	}
-	if strings.ContainsAny(name, " \t'\"") {
-		name = "'" + name + "'"
-	}
-	return "pact --profile " + name + " " + args
+	return "pact --profile " + iostreams.ShellQuote(name) + " " + args
+}
+
+// CommandWords is Command for a command line that holds values from the
+// other side or from the User (a card URL, a scope id): each word is
+// shell-quoted (iostreams.CommandHint), so that copying the hint into a
+// shell runs exactly that command and nothing a server slipped into it.
+func CommandWords(name string, words ...string) string {
+	return Command(name, iostreams.CommandHint(words...))
 }

@@ -104,7 +104,7 @@ func (m *cardChangeModel) render() string {
 		}
 	}
 	plainStyle := func(s ...string) string { return strings.Join(s, "") }
-	para(m.st.bad.Render, "The Agent Card of "+clean(m.c.Brand)+" changed")
+	para(m.st.bad.Render, "The Agent Card of "+cleanLine(m.c.Brand)+" changed")
 	para(m.st.dim.Render, clean(strings.Join(m.c.Changes, ", ")))
 	para(plainStyle, "Nothing has been sent. Compare what you accepted with what the Brand's card says now:")
 	lines = append(lines, "")

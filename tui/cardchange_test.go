@@ -149,3 +149,14 @@ func TestHeader_ShowsSignature(t *testing.T) {
 		}
 	}
 }
+
+// Hostile re-review: a newline in the card's name must not push a fake
+// "signed by … ✓" onto a header line of its own.
+func TestHeader_NameWithNewlineStaysOnOneLine(t *testing.T) {
+	st := newStyles(true)
+	lines := renderHeader(&st, Header{BrandName: "Hostile Co.\nsigned by bank.example ✓", BrandDomain: "x.example", Signature: "unsigned"}, time.Now(), 120)
+	got := ansi.Strip(lines[0])
+	if strings.Contains(got, "\n") || !strings.Contains(got, `Hostile Co.\nsigned by bank.example ✓`) {
+		t.Errorf("header line %q", got)
+	}
+}

@@ -277,8 +277,8 @@ func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	}
 	scopes := []string{"Scopes asked:"}
 	for _, s := range l.scopes {
-		line := "• " + c.st.title.Render(clean(s.ID))
-		if d := clean(s.Description); d != "" {
+		line := "• " + c.st.title.Render(cleanLine(s.ID))
+		if d := cleanLine(s.Description); d != "" {
 			line += " — " + d
 		}
 		scopes = append(scopes, line)
@@ -290,9 +290,9 @@ func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	}
 	// The code and the link come first: a small window still shows them.
 	dc := l.code
-	head = append(head, "Code: "+c.st.code.Render(" "+clean(dc.UserCode)+" "), "Link:")
+	head = append(head, "Code: "+c.st.code.Render(" "+cleanLine(dc.UserCode)+" "), "Link:")
 	out := c.panelFrame(w, title, head)
-	link, fits := linkLine(clean(dc.VerificationURIComplete), w)
+	link, fits := linkLine(cleanLine(dc.VerificationURIComplete), w)
 	out = append(out, link)
 	var tail []string
 	if !fits {

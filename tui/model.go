@@ -118,7 +118,7 @@ func New(b Backend, opts Options) Model {
 }
 
 func (c *chat) brandName() string {
-	if n := clean(c.header.BrandName); n != "" {
+	if n := cleanLine(c.header.BrandName); n != "" {
 		return n
 	}
 	return "Agent"

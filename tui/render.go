@@ -68,6 +68,14 @@ func clean(s string) string {
 	return strings.TrimRight(s, "\n ")
 }
 
+// cleanLine is clean for a single-line field (a Brand's name, a scope id or
+// description, a user_code, a link): iostreams.SanitizeLine also shows line
+// breaks visibly ("\n"), so remote text cannot start a line of its own and
+// fake one (another scope in the consent list, a "signed by" line).
+func cleanLine(s string) string {
+	return iostreams.SanitizeLine(strings.TrimRight(s, "\n "))
+}
+
 // wrap wraps plain text to width cells (wide characters and emoji count as two) and
 // returns its lines. Words longer than the width are broken.
 func wrap(s string, width int) []string {
@@ -213,18 +221,18 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 	if name == "" {
 		name = "Brand"
 	}
-	l1 := st.brand.Render(clean(name))
+	l1 := st.brand.Render(cleanLine(name))
 	if h.BrandDomain != "" {
-		l1 += " " + st.dim.Render(clean(h.BrandDomain))
+		l1 += " " + st.dim.Render(cleanLine(h.BrandDomain))
 	}
-	if sig := clean(h.Signature); strings.HasPrefix(sig, "signed by ") {
+	if sig := cleanLine(h.Signature); strings.HasPrefix(sig, "signed by ") {
 		l1 += " " + st.ok.Render(sig)
 	} else if sig != "" {
 		l1 += " " + st.dim.Render(sig)
 	}
 	var parts []string
 	if h.Provider != "" {
-		parts = append(parts, "via "+clean(h.Provider))
+		parts = append(parts, "via "+cleanLine(h.Provider))
 	}
 	if h.KID != "" {
 		parts = append(parts, "key "+shortKID(clean(h.KID)))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
 )
 
@@ -36,7 +37,11 @@ by binding and version), the personal-agent JWT scheme, delegation scopes if
 the Brand offers them, and which registered Provider it maps to.
 
 BRAND is a domain (brand.example.com), an origin (https://brand.example.com,
-http://127.0.0.1:8080) or a card URL ending in .json.
+http://127.0.0.1:8080) or a card URL ending in .json. A card URL has one
+spelling, the key of its pin: the host is lower-cased, a default port, "//"
+in the path and an empty "?" or "#" are dropped, /.WELL-KNOWN/ is written
+/.well-known/; a card URL with a query, a fragment, dot segments (/./, /../,
+also as %2e) or an encoded slash is refused.
 
 A signed card is verified against the keys on the Brand's own domain and
 shown as "signed by DOMAIN ✓"; a card whose signature fails is refused. On
@@ -52,7 +57,7 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if expect != "" && !trust {
-				return usageError{fmt.Errorf("--expect goes with --trust: pact card %s --trust --expect %s", args[0], expect)}
+				return usageError{fmt.Errorf("--expect goes with --trust: %s", iostreams.CommandHint("pact", "card", args[0], "--trust", "--expect", expect))}
 			}
 			cardURL, err := discovery.CardURL(args[0])
 			if err != nil {
@@ -95,30 +100,30 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			}
 			st := a.io.OutStyles()
 			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
-			a.io.Printf("%s\n", st.Bold.Render(safe(card.Name())))
+			a.io.Printf("%s\n", st.Bold.Render(line(card.Name())))
 			if card.Card.Description != "" {
 				a.io.Printf("%s\n", safe(card.Card.Description))
 			}
 			a.io.Printf("\n")
-			row("card", safe(card.URL))
+			row("card", line(card.URL))
 			if card.FinalURL != card.URL {
-				row("served from", safe(card.FinalURL))
+				row("served from", line(card.FinalURL))
 			}
-			row("interface", safe(card.InterfaceURL)+"  (HTTP+JSON 1.0)")
-			row("identity", "personal-agent JWT ("+safe(card.PAScheme)+")")
+			row("interface", line(card.InterfaceURL)+"  (HTTP+JSON 1.0)")
+			row("identity", "personal-agent JWT ("+line(card.PAScheme)+")")
 			if card.Signature.Verified {
-				row("signature", st.Success.Render(safe(card.Signature.Label()))+st.Faint.Render("  key "+safe(card.Signature.KID)+" from "+safe(card.Signature.KeyURL)))
+				row("signature", st.Success.Render(line(card.Signature.Label()))+st.Faint.Render("  key "+line(card.Signature.KID)+" from "+line(card.Signature.KeyURL)))
 			} else {
-				row("signature", st.Warning.Render(safe(card.Signature.Label())))
+				row("signature", st.Warning.Render(line(card.Signature.Label())))
 			}
 			for _, p := range card.Signature.Problems {
-				row("", st.Warning.Render(safe(p)))
+				row("", st.Warning.Render(line(p)))
 			}
 			row("pinned", pinNote)
 			if f.Provider != nil {
-				row("provider", f.Provider.URL+"  audience "+f.Provider.Audience)
+				row("provider", line(f.Provider.URL)+"  audience "+line(f.Provider.Audience))
 			} else {
-				row("provider", st.Warning.Render("not registered")+" — pact provider add "+safe(conversation.SuggestProviderURL(card))+" --audience AUD")
+				row("provider", st.Warning.Render("not registered")+" — "+line(iostreams.CommandHint("pact", "provider", "add", conversation.SuggestProviderURL(card))+" --audience AUD"))
 			}
 			if d := card.Delegation; d != nil {
 				row("delegation", "device code (RFC 8628); scopes:")
@@ -127,7 +132,7 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 					w = max(w, len(id))
 				}
 				for _, id := range d.ScopeIDs() {
-					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(safe(fmt.Sprintf("%-*s", w, id))), safe(d.Scopes[id]))
+					a.io.Printf("%s %s  %s\n", strings.Repeat(" ", 16), st.Accent.Render(line(fmt.Sprintf("%-*s", w, id))), line(d.Scopes[id]))
 				}
 			} else {
 				row("delegation", "not offered (identity only)")
@@ -135,12 +140,12 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			if len(card.Card.Skills) > 0 {
 				var names []string
 				for _, s := range card.Card.Skills {
-					names = append(names, s.Name)
+					names = append(names, line(s.Name))
 				}
-				row("skills", safe(strings.Join(names, ", ")))
+				row("skills", strings.Join(names, ", "))
 			}
 			for _, p := range card.Problems {
-				row("problem", st.Warning.Render(safe(p)))
+				row("problem", st.Warning.Render(line(p)))
 			}
 			return nil
 		},
@@ -199,19 +204,19 @@ func (a *app) trustCard(ctx context.Context, pins discovery.Pins, arg string, ca
 		return "", changed
 	default:
 		st := a.io.ErrStyles()
-		a.io.Eprintf("%s the Agent Card of %s changed (%s); nothing was sent.\n%s", st.Warning.Render("!"), safe(arg),
-			safe(strings.Join(changes, ", ")), safe(changed.Table()))
+		a.io.Eprintf("%s the Agent Card of %s changed (%s); nothing was sent.\n%s", st.Warning.Render("!"), line(arg),
+			line(strings.Join(changes, ", ")), safe(changed.Table()))
 		a.io.Eprintf("Accept this card (fingerprint %s)? [y/N] ", fp)
-		line, _ := bufio.NewReader(a.io.In).ReadString('\n')
-		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
-			return "", explained{fmt.Sprintf("you did not accept the changed card of %s; nothing was changed or sent", arg), discovery.ErrCardChanged}
+		answer, _ := bufio.NewReader(a.io.In).ReadString('\n')
+		if ans := strings.ToLower(strings.TrimSpace(answer)); ans != "y" && ans != "yes" {
+			return "", explained{fmt.Sprintf("you did not accept the changed card of %s; nothing was changed or sent", line(arg)), discovery.ErrCardChanged}
 		}
 	}
 	if err := pins.SetPin(ctx, next); err != nil {
 		return "", err
 	}
 	if had && len(changes) > 0 && !a.json && expect != "" {
-		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), safe(arg), fp, safe(changed.Table()))
+		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), line(arg), fp, safe(changed.Table()))
 	}
 	return "accepted now (--trust, fingerprint " + fp + ")", nil
 }

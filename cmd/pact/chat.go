@@ -63,7 +63,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 	prompt := a.io.IsStdinTTY() && a.io.IsStderrTTY()
 	st := a.io.ErrStyles()
 	if prompt {
-		a.io.Eprintf("%s %s\n", st.Bold.Render(safe(s.Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
+		a.io.Eprintf("%s %s\n", st.Bold.Render(line(s.Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
 		if turns, err := s.History(); err == nil && !a.json {
 			for _, t := range turns {
 				a.printTurn(t)
@@ -182,21 +182,21 @@ func (a *app) lineCommand(ctx context.Context, s *conversation.Session, text str
 		if err := s.StartNew(); err != nil {
 			return false, err
 		}
-		a.io.Eprintf("%s The next message starts a new conversation with %s.\n", st.Success.Render("✓"), s.Card.Name())
+		a.io.Eprintf("%s The next message starts a new conversation with %s.\n", st.Success.Render("✓"), line(s.Card.Name()))
 	case "/login":
 		d := s.Card.Delegation
 		if d == nil {
 			return false, conversation.ErrNoDelegation
 		}
 		if len(f) == 1 {
-			a.io.Eprintf("%s can be given these permissions; type /login and the ones you want:\n", s.Card.Name())
+			a.io.Eprintf("%s can be given these permissions; type /login and the ones you want:\n", line(s.Card.Name()))
 			ids := make([]string, 0, len(d.Scopes))
 			for id := range d.Scopes {
 				ids = append(ids, id)
 			}
 			sort.Strings(ids)
 			for _, id := range ids {
-				a.io.Eprintf("  %s  %s\n", st.Accent.Render(id), d.Scopes[id])
+				a.io.Eprintf("  %s  %s\n", st.Accent.Render(line(id)), line(d.Scopes[id]))
 			}
 			return false, nil
 		}

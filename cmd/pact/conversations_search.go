@@ -48,7 +48,7 @@ func newConversationsSearchCmd(a *app) *cobra.Command {
 				if name == "" {
 					name = h.Brand
 				}
-				rows = append(rows, []string{h.At.Local().Format(humanTime), safe(name), safe(h.ContextID),
+				rows = append(rows, []string{h.At.Local().Format(humanTime), line(name), line(h.ContextID),
 					who(h.Role), oneLine(h.Text, 70)})
 			}
 			a.io.Table(a.io.Out, rows)
@@ -82,7 +82,7 @@ func newConversationsShowCmd(a *app) *cobra.Command {
 			if name == "" {
 				name = rec.Brand
 			}
-			a.io.Printf("%s  %s  %s\n", st.Bold.Render(safe(name)), st.Faint.Render("context "+safe(rec.ContextID)), rec.State)
+			a.io.Printf("%s  %s  %s\n", st.Bold.Render(line(name)), st.Faint.Render("context "+line(rec.ContextID)), rec.State)
 			for _, t := range rec.Turns {
 				a.io.Printf("\n%s %s\n%s\n", st.Accent.Render(who(t.Role)), st.Faint.Render(t.At.Local().Format(humanTime)), safe(t.Text))
 			}

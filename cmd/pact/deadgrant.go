@@ -15,5 +15,5 @@ func (a *app) noteDeadGrant(res *conversation.Result) {
 		since = " since " + d.DeadSince.Local().Format(humanTime)
 	}
 	a.io.Eprintf("%s sent without your delegation: it is dead%s (the Brand no longer accepts it; to act on your account again, run %s)\n",
-		a.io.ErrStyles().Warning.Render("!"), since, safe(d.Login))
+		a.io.ErrStyles().Warning.Render("!"), since, line(d.Login))
 }

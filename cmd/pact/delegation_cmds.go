@@ -41,18 +41,18 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 	finished := make(chan struct{})
 	defer close(finished)
 	shown := func(auth *deviceflow.Authorization) {
-		name := safe(s.Card.Name())
+		name := line(s.Card.Name())
 		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(name))
 		w := 0
 		for _, id := range scopes {
 			w = max(w, len(id))
 		}
 		for _, id := range scopes {
-			a.io.Eprintf("  %s  %s\n", st.Accent.Render(safe(fmt.Sprintf("%-*s", w, id))), safe(d.Scopes[id]))
+			a.io.Eprintf("  %s  %s\n", st.Accent.Render(line(fmt.Sprintf("%-*s", w, id))), line(d.Scopes[id]))
 		}
-		a.io.Eprintf("Provider: %s\n", safe(originOf(s.Card.InterfaceURL)))
-		a.io.Eprintf("Code:     %s\n", st.Bold.Render(safe(auth.UserCode)))
-		a.io.Eprintf("Link:     %s\n", safe(auth.VerificationURIComplete))
+		a.io.Eprintf("Provider: %s\n", line(originOf(s.Card.InterfaceURL)))
+		a.io.Eprintf("Code:     %s\n", st.Bold.Render(line(auth.UserCode)))
+		a.io.Eprintf("Link:     %s\n", line(auth.VerificationURIComplete))
 		if !a.noBrows && (a.io.Interactive() || opener.Command() != nil) {
 			a.openLink(auth.VerificationURIComplete, name, finished)
 		} else {
@@ -82,7 +82,7 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 		a.io.Eprintf("No browser here (a remote session without a display): open the link on a device with a browser and log in with %s; pact never sees your password.\n", brand)
 		return
 	case err != nil:
-		a.io.Eprintf("%s could not open the browser (%v); open this link: %s\n", st.Warning.Render("!"), err, safe(link))
+		a.io.Eprintf("%s could not open the browser (%v); open this link: %s\n", st.Warning.Render("!"), err, line(link))
 		a.io.Eprintf("Log in with %s there; pact never sees your password.\n", brand)
 		return
 	}
@@ -96,7 +96,7 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 				if a.io.IsStderrTTY() {
 					clear = "\r\x1b[K"
 				}
-				a.io.Eprintf("%s%s could not open the browser (%v); open this link: %s\n", clear, st.Warning.Render("!"), err, safe(link))
+				a.io.Eprintf("%s%s could not open the browser (%v); open this link: %s\n", clear, st.Warning.Render("!"), err, line(link))
 			}
 		case <-finished:
 		}
@@ -183,14 +183,14 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 			earlier = append(earlier, sc)
 		}
 	}
-	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), safe(strings.Join(g.Scopes, " ")), g.ExpiresAt.Local().Format("15:04 MST"))
+	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), line(strings.Join(g.Scopes, " ")), g.ExpiresAt.Local().Format("15:04 MST"))
 	if len(missing) > 0 {
-		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), safe(strings.Join(missing, " ")))
+		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), line(strings.Join(missing, " ")))
 	}
 	if len(earlier) > 0 {
 		// Not "approved earlier": on a first login nothing was. These are
 		// the scopes the grant holds beyond what was asked this time.
-		a.io.Eprintf("%s the Brand also granted: %s\n", st.Faint.Render("·"), safe(strings.Join(earlier, " ")))
+		a.io.Eprintf("%s the Brand also granted: %s\n", st.Faint.Render("·"), line(strings.Join(earlier, " ")))
 	}
 }
 
@@ -199,7 +199,7 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *conversation.StepUp) error {
 	st := a.io.ErrStyles()
 	a.io.Printf("%s\n", safe(su.Text))
-	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), safe(s.Card.Name()), safe(strings.Join(su.MissingScopes, ", ")))
+	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(s.Card.Name()), line(strings.Join(su.MissingScopes, ", ")))
 	g, err := a.login(ctx, s, su.MissingScopes)
 	if err != nil {
 		return err
@@ -382,11 +382,11 @@ func newGrantsCmd(a *app) *cobra.Command {
 						exp += " since " + g.DeadSince.Local().Format(humanTime)
 					}
 					exp += " (the Brand no longer accepts it; run pact login again)"
-					login := "login " + g.Brand
+					login := []string{"login", g.Brand}
 					for _, sc := range g.Scopes {
-						login += " --scope " + sc
+						login = append(login, "--scope", sc)
 					}
-					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", safe(label), safe(profile.Command(opts.Profile.Name, login))))
+					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", line(label), line(profile.CommandWords(opts.Profile.Name, login...))))
 				}
 				rows = append(rows, []string{label, strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}
@@ -463,11 +463,11 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			// The Brand by name and domain, as in every table; the signed
 			// claim (the interface URL) beside it.
 			ref, _ := a.brandIndex(opts).lookup(c.Brand)
-			row("brand", safe(brandLabel(ref.Name, ref.CardURL, c.Brand)))
-			row("interface", safe(c.Brand))
-			row("user", safe(c.User)+" (the Brand's id for you)")
-			row("grant", safe(c.GrantID))
-			row("scopes used", safe(strings.Join(c.ScopesUsed, " ")))
+			row("brand", line(brandLabel(ref.Name, ref.CardURL, c.Brand)))
+			row("interface", line(c.Brand))
+			row("user", line(c.User)+" (the Brand's id for you)")
+			row("grant", line(c.GrantID))
+			row("scopes used", line(strings.Join(c.ScopesUsed, " ")))
 			for i, raw := range c.Actions {
 				var act struct {
 					Tool     string `json:"tool"`
@@ -478,16 +478,16 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				if i == 0 {
 					label = "actions"
 				}
-				text := safe(act.Tool)
+				text := line(act.Tool)
 				if act.ArgsHash != "" {
-					text += st.Faint.Render(" (arguments hash " + safe(act.ArgsHash) + ")")
+					text += st.Faint.Render(" (arguments hash " + line(act.ArgsHash) + ")")
 				}
 				row(label, text)
 			}
 			if ts, err := time.Parse(time.RFC3339, c.TS); err == nil {
 				row("time", ts.Local().Format("2006-01-02 15:04:05 MST"))
 			} else {
-				row("time", safe(c.TS))
+				row("time", line(c.TS))
 			}
 			if e.JWKThumbprint != "" {
 				row("signed by", "key "+e.JWKThumbprint+" (kept in the archive; `pact receipts verify` checks it again)")

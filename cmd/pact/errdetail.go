@@ -33,8 +33,8 @@ func jsonMessage(err error) string {
 		// Its Error() carries an aligned old/new table for people; the
 		// JSON has them as "old" and "new": the message is one sentence.
 		first, _, _ := strings.Cut(msg, "\n")
-		msg = fmt.Sprintf("%s; if the Brand really changed this, accept exactly this card with `pact card %s --trust --expect %s`",
-			strings.TrimSuffix(strings.TrimSpace(first), "."), cc.Brand, cc.Fingerprint())
+		msg = fmt.Sprintf("%s; if the Brand really changed this, accept exactly this card with `%s`",
+			strings.TrimSuffix(strings.TrimSpace(first), "."), cc.TrustCommand())
 	}
 	if d := errDetail(err); d != "" && !strings.Contains(msg, d) {
 		msg += " [" + d + "]"

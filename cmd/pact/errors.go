@@ -137,7 +137,7 @@ func carriedReason(err error) (string, int) {
 	}
 	var oe *deviceflow.OAuthError
 	if errors.As(err, &oe) {
-		return strings.ToUpper(oe.Code), oe.StatusCode // the response's status (400 for access_denied)
+		return oe.Reason(), oe.StatusCode // the response's status (400 for access_denied)
 	}
 	return "ERROR", 0
 }

@@ -149,3 +149,13 @@ func TestCardChangedJSONMessageIsOneSentence(t *testing.T) {
 		t.Errorf("the human message lost its table: %q", h)
 	}
 }
+
+// Hostile re-review: the Brand in the --json CARD_CHANGED message's command
+// is shell-quoted.
+func TestCardChangedJSONMessageQuotesTheBrand(t *testing.T) {
+	brand := "http://127.0.0.1:1/a&b;c/$(id)/agent-card.json"
+	msg := jsonMessage(&discovery.CardChangedError{Brand: brand, Old: store.Pin{PinnedAt: time.Now()}, New: store.Pin{ProviderOrigin: "https://b.example"}, Changes: []string{"another Provider"}})
+	if !strings.Contains(msg, "`pact card '"+brand+"' --trust --expect ") {
+		t.Errorf("the Brand is not quoted: %q", msg)
+	}
+}

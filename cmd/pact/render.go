@@ -29,7 +29,7 @@ func (a *app) printReply(res *conversation.Result, saveDir string) error {
 	}
 	saved, err := reply.Save(parts, saveDir)
 	for _, f := range saved {
-		a.io.Eprintf("%s saved %s (%s) to %s\n", st.Success.Render("✓"), safe(f.Name), reply.Size(f.Size), f.Path)
+		a.io.Eprintf("%s saved %s (%s) to %s\n", st.Success.Render("✓"), line(f.Name), reply.Size(f.Size), f.Path)
 	}
 	return err
 }

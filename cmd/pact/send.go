@@ -68,14 +68,14 @@ func (a *app) spinner(label string) stopper {
 // --json report it), and step-up (interactive: consent, then send again in
 // the same context with a new messageId; otherwise exit 4 with the task).
 func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	sp := a.spinner("Waiting for " + safe(s.Card.Name()))
+	sp := a.spinner("Waiting for " + line(s.Card.Name()))
 	res, err := s.Send(ctx, text)
 	sp.Stop()
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) && !a.json {
 		a.io.Eprintf("%s %s ended the conversation. Starting a new conversation.\n",
-			a.io.ErrStyles().Warning.Render("!"), safe(s.Card.Name()))
-		sp = a.spinner("Waiting for " + safe(s.Card.Name()))
+			a.io.ErrStyles().Warning.Render("!"), line(s.Card.Name()))
+		sp = a.spinner("Waiting for " + line(s.Card.Name()))
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 	}
@@ -93,7 +93,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		if err := a.stepUp(ctx, s, su); err != nil {
 			return res, err
 		}
-		sp = a.spinner("Waiting for " + safe(s.Card.Name()))
+		sp = a.spinner("Waiting for " + line(s.Card.Name()))
 		res, err = s.Send(ctx, text)
 		sp.Stop()
 		if err == nil && res.StepUp() != nil {
