@@ -14,6 +14,7 @@ FUZZ_TARGETS := \
 	./receipts:FuzzVerifyOffline \
 	./jwks:FuzzParse \
 	./iostreams:FuzzSanitize \
+	./iostreams:FuzzSanitizeLine \
 	./profile:FuzzCheckEndpoint
 FUZZTIME ?= 3s
 
