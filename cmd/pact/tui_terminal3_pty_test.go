@@ -163,3 +163,35 @@ func TestChatPTY_SIGTSTPFromOutsideSuspendsAndFgResumes(t *testing.T) {
 	s.typeKeys("\x03")
 	s.waitFor("$ ", at)
 }
+
+// The card-changed panel fits a small window: at 40x12 the question and the answer line
+// are on screen, the comparison scrolls with PgDn, and y then Enter still answers.
+func TestChatPTY_CardChangedPanelFitsSmallWindow(t *testing.T) {
+	e, _ := newRoguePTYEnv(t)
+	e.run("card", e.brand) // first contact: the real card is pinned
+	s := e.start("chat", e.brand)
+	at := s.waitFor("Trust the new card and continue?", 0)
+	s.mu.Lock()
+	s.vt.Resize(40, 12)
+	s.mu.Unlock()
+	if err := pty.Setsize(s.ptmx, &pty.Winsize{Rows: 12, Cols: 40}); err != nil {
+		t.Fatal(err)
+	}
+	at = s.waitFor("more below · PgDn", at)
+	time.Sleep(200 * time.Millisecond)
+	shown := s.shown()
+	if !strings.Contains(shown, "Trust the new card") || !strings.Contains(shown, "> ") {
+		t.Fatalf("the question or the answer line is off screen at 40x12:\n%s", shown)
+	}
+	s.typeKeys("\x1b[6~") // PgDn
+	s.waitFor("more above · PgUp", at)
+	if shown := s.shown(); !strings.Contains(shown, "Trust the new card") {
+		t.Fatalf("the question scrolled away:\n%s", shown)
+	}
+	s.typeKeys("y\r")
+	s.waitFor("Message Example Co. Support", at)
+	s.typeKeys("\x03")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d after y and Ctrl+C, want 0", code)
+	}
+}
