@@ -58,13 +58,6 @@ func (m *cardChangeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.top -= 3
-		case tea.MouseWheelDown:
-			m.top += 3
-		}
 	case tea.KeyPressMsg:
 		if step := m.scrollStep(msg); step != 0 {
 			m.top += step // render keeps it in range
@@ -124,8 +117,7 @@ func (m *cardChangeModel) rows() int {
 
 func (m *cardChangeModel) View() tea.View {
 	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	v.AltScreen = true // no mouse mode: the values stay selectable with the mouse
 	return v
 }
 
