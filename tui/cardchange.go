@@ -36,6 +36,9 @@ type cardChangeModel struct {
 	st       styles
 	keys     keyMap
 	width    int
+	height   int    // 0: not known yet (24 rows are assumed)
+	top      int    // the first row of the comparison shown when it does not fit
+	page     int    // rows of the comparison shown at the last render
 	answer   []rune // typed since the panel appeared or since the last Enter
 	again    bool   // Enter was pressed on something other than y or n
 	accepted bool
@@ -54,8 +57,12 @@ func is(answer string, b key.Binding, word string) bool {
 func (m *cardChangeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
+		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyPressMsg:
+		if step := m.scrollStep(msg); step != 0 {
+			m.top += step // render keeps it in range
+			return m, nil
+		}
 		switch {
 		case keyMatches(msg, m.keys.Quit, m.keys.Cancel):
 			return m, tea.Quit
@@ -83,16 +90,83 @@ func (m *cardChangeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// scrollStep is how many rows a key scrolls the comparison: PgUp/PgDn a page, Up/Down a
+// row; 0 for other keys.
+func (m *cardChangeModel) scrollStep(k tea.KeyPressMsg) int {
+	page := max(1, m.page-1)
+	switch {
+	case keyMatches(k, m.keys.PageUp):
+		return -page
+	case keyMatches(k, m.keys.PageDown):
+		return page
+	case k.Code == tea.KeyUp && k.Mod == 0:
+		return -1
+	case k.Code == tea.KeyDown && k.Mod == 0:
+		return 1
+	}
+	return 0
+}
+
+// rows is the window's height.
+func (m *cardChangeModel) rows() int {
+	if m.height <= 0 {
+		return 24
+	}
+	return m.height
+}
+
 func (m *cardChangeModel) View() tea.View {
 	v := tea.NewView(m.render())
-	v.AltScreen = true
+	v.AltScreen = true // no mouse mode: the values stay selectable with the mouse
 	return v
 }
 
-// render lays the panel out for the width: old and new side by side when every value fits,
-// else one block per field with "accepted" and "now" on rows of their own; values and
-// sentences wrap, never cut, so that both are readable in full at any width.
+// render lays the panel out for the window: the question and the answer line always at
+// the bottom, what changed above them, scrolled (PgUp/PgDn, arrows) with a mark at the
+// top and the bottom when it does not fit the height.
 func (m *cardChangeModel) render() string {
+	body, foot := m.layout()
+	h := m.rows()
+	if len(body)+len(foot) <= h {
+		m.top = 0
+		return strings.Join(append(body, foot...), "\n")
+	}
+	if h-len(foot) < 3 && len(foot) > 2 {
+		// A very short window: the question and the answer line only.
+		foot = append(foot[:1:1], foot[len(foot)-1])
+	}
+	avail := max(h-len(foot), 0)
+	lines := make([]string, 0, h)
+	if avail >= 2 {
+		maxTop := len(body) - (avail - 1) // at the end only the "above" mark is shown
+		m.top = min(max(m.top, 0), maxTop)
+		rows := avail
+		if m.top > 0 {
+			rows--
+			lines = append(lines, m.st.dim.Render(fit("↑ more above · PgUp", m.width)))
+		}
+		below := m.top+rows < len(body)
+		if below {
+			rows--
+		}
+		lines = append(lines, body[m.top:m.top+rows]...)
+		m.page = rows
+		if below {
+			lines = append(lines, m.st.dim.Render(fit("↓ more below · PgDn", m.width)))
+		}
+	}
+	lines = append(lines, foot...)
+	if len(lines) > h {
+		lines = lines[len(lines)-h:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// layout is the panel as rows at the window's width: what changed (body), then the
+// question and the answer line (foot). Old and new values are side by side when every
+// value fits, else one block per field with "accepted" and "now" on rows of their own;
+// values and sentences wrap, never cut, so that both are readable in full at any width.
+func (m *cardChangeModel) layout() (body, foot []string) {
 	w := m.width
 	if w <= 0 {
 		w = 80
@@ -153,13 +227,14 @@ func (m *cardChangeModel) render() string {
 	}
 	lines = append(lines, "")
 	para(plainStyle, "If you did not expect this, someone may be pointing the Brand at another Provider.")
+	body, lines = lines, nil
 	para(m.st.title.Render, "Trust the new card and continue?")
 	para(plainStyle, "Type y and press Enter to trust it; n and Enter, or Esc, to quit.")
 	if m.again {
 		para(m.st.bad.Render, "Answer y or n, then press Enter.")
 	}
 	lines = append(lines, fit("> "+clean(string(m.answer))+"█", w))
-	return strings.Join(lines, "\n")
+	return body, lines
 }
 
 // AskCardChange shows c full-screen on a terminal (in, out) and asks the User whether to

@@ -106,13 +106,13 @@ func TestCardChangePanel_TypedTextNeverDecides(t *testing.T) {
 }
 
 // At 80 and 40 columns every value is readable in full (stacked and wrapped when narrow),
-// and no line is wider than the terminal.
+// and no line is wider than the terminal (in a window tall enough for all of it).
 func TestCardChangePanel_NarrowTerminalsShowEveryValueInFull(t *testing.T) {
 	old := "http://127.0.0.1:41234/a2a/brands/example-co-support"
 	cur := "http://127.0.0.1:45678/a2a/brands/example-co-support"
 	k1, k2 := "key NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs", "key 0pLq3sVgS1d8m2K6Y9xWc4tRu7eHf5jNbA1zQoPiL0k"
 	for _, w := range []int{80, 40, 24} {
-		m := &cardChangeModel{st: newStyles(true), keys: defaultKeys(), width: w, c: CardChange{
+		m := &cardChangeModel{st: newStyles(true), keys: defaultKeys(), width: w, height: 100, c: CardChange{
 			Brand: "http://127.0.0.1:39999", Changes: []string{"another Provider", "another interface URL", "signed by another key"},
 			Rows: [][3]string{{"provider", "http://127.0.0.1:41234", "http://127.0.0.1:45678"}, {"interface", old, cur}, {"signed by", k1, k2}},
 		}}
@@ -158,5 +158,71 @@ func TestHeader_NameWithNewlineStaysOnOneLine(t *testing.T) {
 	got := ansi.Strip(lines[0])
 	if strings.Contains(got, "\n") || !strings.Contains(got, `Hostile Co.\nsigned by bank.example ✓`) {
 		t.Errorf("header line %q", got)
+	}
+}
+
+// The panel fits the window's height: the question and the answer line stay at the
+// bottom, the comparison scrolls with PgUp/PgDn and arrows between "more above/below"
+// marks, and scrolled through it shows every value in full.
+func TestCardChangePanel_FitsTheHeightAndScrolls(t *testing.T) {
+	old := "http://127.0.0.1:41234/a2a/brands/example-co-support"
+	cur := "http://127.0.0.1:45678/a2a/brands/example-co-support"
+	k1, k2 := "key NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs", "key 0pLq3sVgS1d8m2K6Y9xWc4tRu7eHf5jNbA1zQoPiL0k"
+	for _, size := range [][2]int{{40, 24}, {40, 12}, {24, 8}} {
+		m := &cardChangeModel{st: newStyles(true), keys: defaultKeys(), c: CardChange{
+			Brand: "http://127.0.0.1:39999", Changes: []string{"another Provider", "another interface URL", "signed by another key"},
+			Rows: [][3]string{{"provider", "http://127.0.0.1:41234", "http://127.0.0.1:45678"}, {"interface", old, cur}, {"signed by", k1, k2}},
+		}}
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		seen := map[string]bool{}
+		for i := 0; i < 30; i++ {
+			v := ansi.Strip(m.render())
+			lines := strings.Split(v, "\n")
+			if len(lines) > size[1] {
+				t.Fatalf("%dx%d: %d rows:\n%s", size[0], size[1], len(lines), v)
+			}
+			if !strings.Contains(v, "Trust the new card") || !strings.HasPrefix(lines[len(lines)-1], "> ") {
+				t.Fatalf("%dx%d: the question or the answer line is off screen:\n%s", size[0], size[1], v)
+			}
+			if i == 0 && !strings.Contains(v, "more below · PgDn") {
+				t.Fatalf("%dx%d: no mark for what is below:\n%s", size[0], size[1], v)
+			}
+			for _, l := range lines {
+				seen[strings.Join(strings.Fields(l), " ")] = true
+			}
+			if !strings.Contains(v, "more below") {
+				if !strings.Contains(v, "more above · PgUp") {
+					t.Fatalf("%dx%d: scrolled down without a mark above:\n%s", size[0], size[1], v)
+				}
+				break
+			}
+			if i%2 == 0 {
+				m.Update(press("pgdown"))
+			} else {
+				m.Update(press("down"))
+			}
+		}
+		all := strings.ReplaceAll(strings.Join(func() []string {
+			var ks []string
+			for k := range seen {
+				ks = append(ks, k)
+			}
+			return ks
+		}(), "|"), " ", "")
+		for _, want := range []string{"another interface URL", "accepted", "Nothing has been sent"} {
+			if !strings.Contains(all, strings.ReplaceAll(want, " ", "")) {
+				t.Errorf("%dx%d: %q never shown while scrolling", size[0], size[1], want)
+			}
+		}
+		for range 30 {
+			m.Update(press("pgup"))
+			m.render()
+		}
+		if v := ansi.Strip(m.render()); strings.Contains(v, "more above") || !strings.Contains(v, "The Agent Card of") {
+			t.Errorf("%dx%d: PgUp did not return to the top:\n%s", size[0], size[1], v)
+		}
+		if typeIn(m, runes("y\r")...); !m.accepted {
+			t.Errorf("%dx%d: y then Enter did not accept", size[0], size[1])
+		}
 	}
 }

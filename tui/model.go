@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -73,6 +74,9 @@ type chat struct {
 	quitting   bool                                                 // Ctrl+C or /quit: late results are ignored
 	tick       func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
 	canSuspend func() bool                                          // whether a job-control shell can resume the chat after Ctrl+Z
+	// suspending is set from a Ctrl+Z or SIGTSTP until the chat resumes: bubbletea then
+	// stops the process with SIGTSTP, which Run, catching SIGTSTP, turns into SIGSTOP.
+	suspending atomic.Bool
 	settle     func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick: a y/n answer's wait
 }
 
@@ -89,7 +93,10 @@ type (
 	}
 	logoutMsg struct{ err error }
 	tickMsg   struct{ seq int }
-	flashMsg  string
+	// suspendMsg is a SIGTSTP sent to the chat from outside (kill -TSTP): the chat stops
+	// as it does for Ctrl+Z.
+	suspendMsg struct{}
+	flashMsg   string
 	// panelFlashMsg is a status message of panel p, shown only while p is open.
 	panelFlashMsg struct {
 		p    panel
@@ -221,6 +228,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, c.next()
 	case answerMsg:
 		return m, msg.q.answer(c, msg)
+	case suspendMsg:
+		if !c.canSuspend() {
+			return m, nil // nobody could continue it: the signal is ignored
+		}
+		return m, c.suspend()
+	case tea.ResumeMsg:
+		// bubbletea has put the terminal back in raw mode on the alternate screen and
+		// redraws.
+		c.suspending.Store(false)
+		return m, nil
 	case flashMsg:
 		c.flash = string(msg)
 		return m, nil
@@ -263,7 +280,7 @@ func (c *chat) startSpinner() tea.Cmd {
 	return c.spin.Tick
 }
 
-// suspend handles Ctrl+Z: the chat stops (the terminal restored) and the shell's fg
+// suspend handles Ctrl+Z and SIGTSTP: the chat stops (the terminal restored) and the shell's fg
 // brings it back. Without a shell that does job control (the chat started directly by a
 // terminal window, tmux or ssh), a stopped chat could never be resumed: the status line
 // says so instead and the chat goes on.
@@ -272,6 +289,7 @@ func (c *chat) suspend() tea.Cmd {
 		c.flash = "Ctrl+Z does nothing here: no shell started this chat with job control to resume it. /quit leaves."
 		return nil
 	}
+	c.suspending.Store(true)
 	return tea.Suspend
 }
 

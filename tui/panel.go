@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -125,8 +126,20 @@ func (q *question) paste(c *chat, _ string) (tea.Cmd, bool) {
 	return nil, false
 }
 
-func (q *question) status(c *chat, _ time.Time) string { return c.st.status.Render(q.text + " (y/n)") }
+// status is the question, and how many messages wait to be sent.
+func (q *question) status(c *chat, _ time.Time) string {
+	s := q.text + " (y/n)"
+	if n := len(c.queue); n > 0 {
+		s += fmt.Sprintf(" · %d queued", n)
+	}
+	return c.st.status.Render(s)
+}
 
+// help says what the keys do now: with text in the input, y and n are typed into it and
+// Enter queues the message; only Esc still answers.
 func (q *question) help(c *chat) []string {
+	if c.in.value() != "" {
+		return append([]string{"Enter queue the message", "Esc " + q.noLabel, "clear the input to answer y/n"}, helpItems(c.keys.Quit)...)
+	}
 	return append([]string{"y " + q.yesLabel, "n " + q.noLabel}, helpItems(c.keys.Quit)...)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,103 @@ func TestPendingReaderKeepsSplitCharacter(t *testing.T) {
 	}
 	if string(got) != "a日b" {
 		t.Fatalf("read %q", got)
+	}
+}
+
+func TestSettleHoldsAnswersAndReleasesWhatCannotBeOne(t *testing.T) {
+	for _, c := range []struct{ in, ready, tail string }{
+		{"\x1b[?2026", "", "\x1b[?2026"},         // a DECRQM answer without its ";2$y"
+		{"a\x1b[?0", "a", "\x1b[?0"},             // a keyboard-flags answer without its "u"
+		{"\x1b[?", "", "\x1b[?"},                 //
+		{"\x1b[?2026;2$y", "\x1b[?2026;2$y", ""}, // whole
+		{"\x1b[A", "\x1b[A", ""},                 // arrow key: not an answer
+		{"\x1b[", "\x1b[", ""},                   // Alt+[
+		{"\x1b]12", "", "\x1b]12"},               // held, like an OSC answer
+		{"\x1b]12hi\r", "\x1b[93;3u12hi\r", ""},  // CR cannot continue an OSC: typed keys
+		{"\x1b]1\x1bx", "\x1b[93;3u1\x1bx", ""},  // ESC not starting ST
+		{"\x1b]11;rgb:1/2/3\x1b", "", "\x1b]11;rgb:1/2/3\x1b"},
+		{"\x1b[?12\r", "\x1b[91;3u?12\r", ""},
+		{"x\x1b]11;rgb:1/2/3\a\xe6", "x\x1b]11;rgb:1/2/3\a", "\xe6"},
+	} {
+		ready, tail := settle([]byte(c.in))
+		if string(ready) != c.ready || string(tail) != c.tail {
+			t.Errorf("settle(%q) = %q, %q; want %q, %q", c.in, ready, tail, c.ready, c.tail)
+		}
+	}
+}
+
+// readFor reads r until it has at least want bytes.
+func readFor(t *testing.T, r interface{ Read([]byte) (int, error) }, want int) string {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, 4096)
+	for len(got) < want {
+		n, err := r.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	return string(got)
+}
+
+// A CSI answer split across reads 80 ms apart reaches the decoder whole (it leaked ";2$y"
+// into the input).
+func TestPendingReaderKeepsSplitCSIAnswer(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	r := wrapInput(pr)
+	go func() {
+		pw.Write([]byte("\x1b[?2026"))
+		time.Sleep(80 * time.Millisecond)
+		pw.Write([]byte(";2$y"))
+		pw.Write([]byte("\x1b[?0"))
+		time.Sleep(80 * time.Millisecond)
+		pw.Write([]byte("u"))
+	}()
+	buf := make([]byte, 4096)
+	n, err := r.Read(buf)
+	if err != nil || !strings.HasPrefix(string(buf[:n]), "\x1b[?2026;2$y") {
+		t.Fatalf("first read %q, %v", buf[:n], err)
+	}
+	if got := string(buf[:n]) + readFor(t, r, len("\x1b[?2026;2$y\x1b[?0u")-n); got != "\x1b[?2026;2$y\x1b[?0u" {
+		t.Fatalf("read %q", got)
+	}
+}
+
+// A held sequence that does not complete is released, as typed keys, after the hold limit,
+// even when no more input comes; and at once when a byte that cannot continue it comes.
+func TestPendingReaderReleasesHeldBytes(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	r := &pendingReader{File: pr, limit: 150 * time.Millisecond, wait: waitInput}
+	pw.Write([]byte("\x1b]12"))
+	start := time.Now()
+	got := readFor(t, r, 1)
+	if got != "\x1b[93;3u12" {
+		t.Fatalf("released %q", got)
+	}
+	if d := time.Since(start); d < 100*time.Millisecond || d > time.Second {
+		t.Fatalf("released after %v", d)
+	}
+	pw.Write([]byte("\x1b]12hello"))
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		pw.Write([]byte("\r"))
+	}()
+	start = time.Now()
+	if got := readFor(t, r, 1); got != "\x1b[93;3u12hello\r" {
+		t.Fatalf("released %q", got)
+	}
+	if d := time.Since(start); d > 140*time.Millisecond {
+		t.Fatalf("a CR did not end the hold at once: %v", d)
 	}
 }

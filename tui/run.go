@@ -62,6 +62,29 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	p := tea.NewProgram(m, popts...)
+	// SIGTSTP from outside (kill -TSTP, or a terminal's suspend key while the chat reads
+	// keys as text) stops the chat like Ctrl+Z: the terminal restored first, raw mode and
+	// the screen back on SIGCONT. Left to its default action, the chat would stop in raw
+	// mode on the alternate screen and come back without repainting.
+	//
+	// While SIGTSTP is caught, bubbletea's own SIGTSTP (sent once it has restored the
+	// terminal) would not stop the process: the chat, suspending, stops itself instead.
+	tstp, stopSuspend := suspendSignal()
+	defer stopSuspend()
+	go func() {
+		for {
+			select {
+			case <-tstp:
+				if m.c.suspending.Load() {
+					stopProcess()
+					continue
+				}
+				p.Send(suspendMsg{})
+			case <-runCtx.Done():
+				return
+			}
+		}
+	}()
 	_, err := p.Run()
 	m.c.cancelAll()
 	cancel()

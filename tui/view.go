@@ -93,15 +93,21 @@ func (c *chat) render() string {
 }
 
 // statusLine is the line above the input: a flash message, the open panel's status, the
-// wait, or the scroll state.
+// wait, or the scroll state. A flash goes before the panel's status, never instead of it:
+// the login countdown stays in view while a copy notice waits for the next key.
 func (c *chat) statusLine(now time.Time) string {
+	var ps string
+	if c.panel != nil {
+		ps = c.panel.status(c, now)
+	}
 	if c.flash != "" {
+		if ps != "" {
+			return c.st.status.Render(clean(c.flash)+" · ") + ps
+		}
 		return c.st.status.Render(clean(c.flash))
 	}
-	if c.panel != nil {
-		if s := c.panel.status(c, now); s != "" {
-			return s
-		}
+	if ps != "" {
+		return ps
 	}
 	queued := ""
 	if n := len(c.queue); n > 0 {

@@ -126,8 +126,15 @@ func (b *browserLines) Write(p []byte) (int, error) {
 		b.line(string(b.buf[:i]))
 		b.buf = b.buf[i+1:]
 	}
+	if len(b.buf) > 4*maxBrowserLine {
+		b.buf = b.buf[:4*maxBrowserLine] // the line is cut anyway; the rest up to its newline is dropped
+	}
 	return len(p), nil
 }
+
+// maxBrowserLine is the most characters of a browser's output line shown; longer lines
+// are cut with "…" so that a chatty browser does not flood the login screen.
+const maxBrowserLine = 200
 
 // flush passes on a last line without a newline.
 func (b *browserLines) flush() {
@@ -143,6 +150,9 @@ func (b *browserLines) line(s string) {
 	s = strings.TrimRight(safe(s), "\r ")
 	if s == "" {
 		return
+	}
+	if r := []rune(s); len(r) > maxBrowserLine {
+		s = string(r[:maxBrowserLine-1]) + "…"
 	}
 	clear := ""
 	if b.clear {
