@@ -15,8 +15,8 @@ import (
 
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
-	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
