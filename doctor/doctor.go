@@ -231,16 +231,24 @@ func (r *runner) keyringFail(err error) Check {
 	if !errors.Is(err, secrets.ErrUnavailable) {
 		return c
 	}
-	c.Summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
+	c.Summary, c.Fix = KeyringUnavailable(r.o.Profile)
 	c.Detail = err.Error()
-	if !r.o.Profile.Exists() {
-		c.Fix = "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
-			r.cmd("init --keyring file --issuer https://YOUR-HOST")
-	} else {
-		c.Fix = "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
-			r.cmd("keyring move --to file") + " once it answers"
-	}
 	return c
+}
+
+// KeyringUnavailable says in plain words that the OS keyring does not
+// answer (secrets.ErrUnavailable), and the fix that fits p's state: before
+// `pact init`, an init that keeps the secrets in a file; after it, the
+// keyring that holds them must answer (moving them out needs it too).
+// Doctor and every command's error line say the same.
+func KeyringUnavailable(p *profile.Profile) (summary, fix string) {
+	summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
+	if !p.Exists() {
+		return summary, "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
+			profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
+	}
+	return summary, "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
+		profile.Command(p.Name, "keyring move --to file") + " once it answers"
 }
 
 // profile: initialised, with its signing key and sub secret readable.
