@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
 )
 
@@ -47,11 +48,11 @@ func (s *Session) DelegationStatus() (DelegationStatus, error) {
 		return st, nil
 	}
 	st.State, st.DeadSince = DelegationDead, g.DeadSince
-	login := "login " + s.Card.URL
+	words := []string{"login", s.brandArg()}
 	for _, sc := range g.Scopes {
-		login += " --scope " + sc
+		words = append(words, "--scope", sc)
 	}
-	st.Login = profile.Command(s.opts.Profile.Name, login)
+	st.Login = profile.Command(s.opts.Profile.Name, iostreams.CommandHint(words...)) // the scopes came from the Brand's server
 	return st, nil
 }
 
