@@ -17,7 +17,9 @@ import (
 // expression would only fail again.
 type jqError struct{ err error }
 
-func (e jqError) Error() string { return "--jq: " + e.err.Error() }
+// Error is one prefix: gojq's error("x") says "error: x", which the
+// "error:" of the line already says.
+func (e jqError) Error() string { return "--jq: " + strings.TrimPrefix(e.err.Error(), "error: ") }
 func (e jqError) Unwrap() error { return e.err }
 
 // resolveJQ compiles --jq (which implies --json). A bad expression is a
