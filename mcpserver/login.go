@@ -142,7 +142,7 @@ func (s *Server) beginLogin(ctx context.Context, sess *conversation.Session, sco
 		return nil, ctx.Err()
 	}
 	st := &LoginStarted{Brand: l.brand, InterfaceURL: l.iface, Status: StatusPending, Scopes: []Scope{},
-		UserCode: clean(auth.UserCode), VerificationURIComplete: clean(auth.VerificationURIComplete), ExpiresAt: auth.ExpiresAt.UTC()}
+		UserCode: clean(auth.UserCode), VerificationURIComplete: clean(auth.VerificationURIComplete), ExpiresAt: seconds(auth.ExpiresAt)}
 	for _, id := range scopes {
 		st.Scopes = append(st.Scopes, Scope{ID: clean(id), Description: clean(d.Scopes[id])})
 	}
@@ -193,9 +193,9 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 		out = LoginStatus{Brand: l.brand, InterfaceURL: l.iface, Status: l.status, ScopesRequested: cleanAll(l.asked), ScopesGranted: []string{}}
 		switch l.status {
 		case StatusPending:
-			out.ExpiresAt = ptr(l.started.ExpiresAt)
+			out.ExpiresAt = ptr(seconds(l.started.ExpiresAt))
 		case StatusGranted:
-			out.ScopesGranted, out.GrantID, out.ExpiresAt = nonNil(l.grant.Scopes), l.grant.GrantID, ptr(l.grant.ExpiresAt.UTC())
+			out.ScopesGranted, out.GrantID, out.ExpiresAt = nonNil(l.grant.Scopes), l.grant.GrantID, ptr(seconds(l.grant.ExpiresAt))
 		default:
 			out.Message = clean(l.err.Error())
 		}
@@ -210,7 +210,7 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 		for _, g := range grants {
 			if g.Brand == cardURL {
 				out = LoginStatus{Brand: g.Brand, InterfaceURL: g.InterfaceURL, Status: StatusGranted, ScopesRequested: []string{},
-					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: ptr(g.ExpiresAt.UTC())}
+					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: ptr(seconds(g.ExpiresAt))}
 			}
 		}
 		if out.Status == "" {
@@ -248,3 +248,7 @@ func (o LoginStatus) describe() string {
 	}
 	return "The login failed: " + o.Message
 }
+
+// seconds is t in UTC to the second: every time in the tools' JSON is
+// RFC 3339 without fractional seconds, as in the CLI's --json.
+func seconds(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }

@@ -256,6 +256,12 @@ func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, 
 		}
 	}
 	st.Fingerprint = discovery.PinFingerprint(st.New)
+	st.New.PinnedAt = seconds(st.New.PinnedAt)
+	if st.Old != nil {
+		old := *st.Old
+		old.PinnedAt = seconds(old.PinnedAt)
+		st.Old = &old
+	}
 	return st, nil
 }
 

@@ -51,7 +51,7 @@ func (a *app) resolveJQ(flags *pflag.FlagSet) error {
 // first (it is remote text: escape sequences and controls are shown, never
 // executed); piped into a file or another program it stays exact.
 func (a *app) writeJQ(w io.Writer, v any, indent bool) error {
-	raw, err := json.Marshal(v)
+	raw, err := marshalCompact(v)
 	if err != nil {
 		return err
 	}
