@@ -17,11 +17,12 @@ const (
 )
 
 // DelegationStatus is this Brand's delegation as the CLI and the TUI show
-// it. JSON: {"state", "brand", "scopes"?, "deadSince"?, "login"?}.
+// it. JSON: {"state", "brand", "brandName", "scopes"?, "deadSince"?, "login"?}.
 type DelegationStatus struct {
-	State  string   `json:"state"` // DelegationNone, DelegationActive or DelegationDead
-	Brand  string   `json:"brand"` // card URL
-	Scopes []string `json:"scopes,omitempty"`
+	State     string   `json:"state"`     // DelegationNone, DelegationActive or DelegationDead
+	Brand     string   `json:"brand"`     // card URL
+	BrandName string   `json:"brandName"` // the card's name
+	Scopes    []string `json:"scopes,omitempty"`
 	// DeadSince is when the grant was found dead (UTC), for DelegationDead.
 	DeadSince *time.Time `json:"deadSince,omitempty"`
 	// Login is the command that delegates again, for DelegationDead.
@@ -34,7 +35,7 @@ type DelegationStatus struct {
 // identity-only until `pact login` stores a new grant. Errors: reading the
 // grant store.
 func (s *Session) DelegationStatus() (DelegationStatus, error) {
-	st := DelegationStatus{State: DelegationNone, Brand: s.Card.URL}
+	st := DelegationStatus{State: DelegationNone, Brand: s.Card.URL, BrandName: s.Card.Name()}
 	g, err := s.Grant()
 	if errors.Is(err, delegation.ErrNoGrant) {
 		return st, nil

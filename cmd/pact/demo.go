@@ -89,7 +89,8 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 				// the Brand: the one pact pins and the walkthrough uses;
 				// providerCardUrl the Provider's unsigned copy (§2.1).
 				type brandJSON struct {
-					Name            string `json:"name"`
+					Name            string `json:"name"`      // the Brand's (the company's) name
+					BrandName       string `json:"brandName"` // its card's name, as everywhere else
 					URL             string `json:"url"`
 					CardURL         string `json:"cardUrl"`
 					ProviderCardURL string `json:"providerCardUrl"`
@@ -105,7 +106,7 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 					if err != nil {
 						return err
 					}
-					out.Brands = append(out.Brands, brandJSON{b.Name, b.SiteURL, site, b.CardURL, b.InterfaceURL})
+					out.Brands = append(out.Brands, brandJSON{b.Name, b.CardName, b.SiteURL, site, b.CardURL, b.InterfaceURL})
 				}
 				if err := a.printJSON(out); err != nil {
 					return err
