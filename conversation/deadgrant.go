@@ -16,11 +16,12 @@ const (
 )
 
 // DelegationStatus is this Brand's delegation as the CLI and the TUI show
-// it. JSON: {"state", "brand", "scopes"?, "deadSince"?, "login"?}.
+// it. JSON: {"state", "brand", "brandName", "scopes"?, "deadSince"?, "login"?}.
 type DelegationStatus struct {
-	State  string   `json:"state"` // DelegationNone, DelegationActive or DelegationDead
-	Brand  string   `json:"brand"` // card URL
-	Scopes []string `json:"scopes,omitempty"`
+	State     string   `json:"state"`     // DelegationNone, DelegationActive or DelegationDead
+	Brand     string   `json:"brand"`     // card URL
+	BrandName string   `json:"brandName"` // the card's name
+	Scopes    []string `json:"scopes,omitempty"`
 	// DeadSince is when the grant was found dead (UTC), for DelegationDead.
 	DeadSince *time.Time `json:"deadSince,omitempty"`
 	// Login is the command that delegates again, for DelegationDead.
@@ -33,7 +34,7 @@ type DelegationStatus struct {
 // identity-only until `pact login` stores a new grant. Errors: reading the
 // grant store.
 func (s *Session) DelegationStatus() (DelegationStatus, error) {
-	st := DelegationStatus{State: DelegationNone, Brand: s.Card.URL}
+	st := DelegationStatus{State: DelegationNone, Brand: s.Card.URL, BrandName: s.Card.Name()}
 	g, err := s.Grant()
 	if errors.Is(err, delegation.ErrNoGrant) {
 		return st, nil
@@ -47,11 +48,11 @@ func (s *Session) DelegationStatus() (DelegationStatus, error) {
 		return st, nil
 	}
 	st.State, st.DeadSince = DelegationDead, g.DeadSince
-	login := []string{"login", s.Card.URL}
+	login := []string{"login", s.brandArg()}
 	for _, sc := range g.Scopes {
 		login = append(login, "--scope", sc)
 	}
-	st.Login = profile.CommandWords(s.opts.Profile.Name, login...)
+	st.Login = profile.CommandWords(s.opts.Profile.Name, login...) // quoted: the scopes came from the Brand's server
 	return st, nil
 }
 

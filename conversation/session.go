@@ -190,6 +190,16 @@ type Session struct {
 	// unanswered holds the messageIds sent without a reply yet.
 	unanswered map[string]bool
 	mgr        *delegation.Manager // nil without Options.Grants
+	// arg is the Brand as the User named it (Open's brand), for hints.
+	arg string
+}
+
+// brandArg is the Brand as the User named it, else its card URL.
+func (s *Session) brandArg() string {
+	if s.arg != "" {
+		return s.arg
+	}
+	return s.Card.URL
 }
 
 // Open resolves brand (a brand argument, see discovery.CardURL), fetches and
@@ -227,6 +237,7 @@ func Open(ctx context.Context, opts Options, brand string) (*Session, error) {
 		return nil, err
 	}
 	s.cardCached = cached
+	s.arg = brand
 	return s, nil
 }
 
@@ -532,6 +543,11 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		}
 		return err
 	})
+	var lr *delegation.LoginRequiredError
+	if errors.As(err, &lr) {
+		// Named as the User knows the Brand, not by its card URL.
+		lr.BrandName, lr.Arg = s.Card.Name(), s.arg
+	}
 	return resp, grant, err
 }
 

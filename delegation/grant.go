@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -170,13 +171,33 @@ type LoginRequiredError struct {
 	// (401 for a message:send refusal, PACT §5.5); 0 when no response did
 	// (the token expired locally).
 	HTTPStatus int
+	// BrandName is the card's name, when the caller knows it: the Brand is
+	// named "Name (host)" rather than by its card URL.
+	BrandName string
+	// Arg is the Brand as the User named it (`pact send ARG`), for the
+	// hint; "" names it by its card URL.
+	Arg string
 }
 
 // ErrLoginRequired matches every *LoginRequiredError.
 var ErrLoginRequired = errors.New("login required")
 
 func (e *LoginRequiredError) Error() string {
-	brand := e.Brand
+	return fmt.Sprintf("%s; run `%s` again", e.What(), e.Login())
+}
+
+// What says what happened, in plain words, without the command to run.
+func (e *LoginRequiredError) What() string {
+	return fmt.Sprintf("the delegation for %s is no longer usable (%s)", e.label(), e.Reason)
+}
+
+// Login is the `pact login` command that delegates again, each word
+// shell-quoted (the scopes came from the Brand's server).
+func (e *LoginRequiredError) Login() string {
+	brand := e.Arg
+	if brand == "" {
+		brand = e.Brand
+	}
 	if brand == "" {
 		brand = e.InterfaceURL
 	}
@@ -184,8 +205,23 @@ func (e *LoginRequiredError) Error() string {
 	for _, sc := range e.Scopes {
 		words = append(words, "--scope", sc)
 	}
-	login := iostreams.CommandHint(words...) // the scopes came from the Brand's server
-	return fmt.Sprintf("the delegation for %s is no longer usable (%s); run `%s` again", brand, e.Reason, login)
+	return iostreams.CommandHint(words...)
+}
+
+// label names the Brand as the tables do, "Name (host)"; the host alone
+// when the name is unknown.
+func (e *LoginRequiredError) label() string {
+	where := e.Brand
+	if where == "" {
+		where = e.InterfaceURL
+	}
+	if u, err := url.Parse(where); err == nil && u.Host != "" {
+		where = u.Host
+	}
+	if e.BrandName == "" {
+		return where
+	}
+	return e.BrandName + " (" + where + ")"
 }
 
 // Is makes errors.Is(err, ErrLoginRequired) true.

@@ -13,6 +13,9 @@ const (
 	schemeUserDelegation a2a.SecuritySchemeName = "userDelegation"
 )
 
+// cardName is the name b's Agent Card carries.
+func (b *brandDef) cardName() string { return b.name + " Support" }
+
 // card builds the Agent Card of b per §2.1: one HTTP+JSON 1.0 interface at
 // {provider}/a2a/{brandId}, the paJwt Bearer/JWT scheme alone in the first
 // securityRequirements entry and, when the Brand offers delegation, the
@@ -20,7 +23,7 @@ const (
 func (s *Server) card(b *brandDef) *a2a.AgentCard {
 	iface := s.interfaceURL(b)
 	c := &a2a.AgentCard{
-		Name:        b.name + " Support",
+		Name:        b.cardName(),
 		Description: "Customer support for " + b.name + " (PACT demo Provider).",
 		SupportedInterfaces: []*a2a.AgentInterface{{
 			URL:             iface,

@@ -86,6 +86,7 @@ type Config struct {
 type Brand struct {
 	ID           string // Provider-assigned brandId, e.g. "01JEXAMPLECO"
 	Name         string // e.g. "Example Co."
+	CardName     string // the name its Agent Card carries, e.g. "Example Co. Support"
 	SiteURL      string // the Brand's own origin (its "domain"), e.g. http://127.0.0.1:41235; serves the card signed by the Brand
 	CardURL      string // {provider}/a2a/{brandId}/.well-known/agent-card.json (§2.1), the Provider's unsigned copy
 	InterfaceURL string // {provider}/a2a/{brandId}
@@ -262,6 +263,7 @@ func (s *Server) Brands() []Brand {
 		out = append(out, Brand{
 			ID:           b.id,
 			Name:         b.name,
+			CardName:     b.cardName(),
 			SiteURL:      s.sites[b.id],
 			CardURL:      s.interfaceURL(b) + "/.well-known/agent-card.json",
 			InterfaceURL: s.interfaceURL(b),

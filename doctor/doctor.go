@@ -98,6 +98,9 @@ type Options struct {
 	// means none.
 	Conversations func() ([]conversation.Summary, error)
 	Grants        func() ([]delegation.Grant, error)
+	// Pins are the Brands' pins (nil: not compared). Doctor compares each
+	// card with its pin and records nothing, not even on first contact.
+	Pins discovery.Pins
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Timeout bounds each network check (0: 10 s).
@@ -162,6 +165,27 @@ func (r *runner) ctx(parent context.Context) (context.Context, context.CancelFun
 
 func (r *runner) cmd(args string) string { return profile.Command(r.o.Profile.Name, args) }
 
+// cmdWords is cmd with each word shell-quoted (iostreams.CommandHint).
+func (r *runner) cmdWords(words ...string) string {
+	return r.cmd(iostreams.CommandHint(words...))
+}
+
+// pinChanges compares card with its pin (discovery.ComparePin) without
+// recording anything: the changes that would stop pact send, and the
+// fingerprint that `pact card --trust --expect` takes. No pin yet (first
+// contact) is no change.
+func (r *runner) pinChanges(ctx context.Context, card *discovery.Card) ([]string, string, error) {
+	if r.o.Pins == nil {
+		return nil, "", nil
+	}
+	old, ok, err := discovery.LookupPin(ctx, r.o.Pins, card.URL)
+	if err != nil || !ok {
+		return nil, "", err
+	}
+	next, _, changes := discovery.ComparePin(old, card, r.now())
+	return changes, discovery.PinFingerprint(next), nil
+}
+
 // Run runs every check. Checks that need what an earlier one found missing
 // (no profile: no identity checks) are skipped, not failed twice.
 func Run(ctx context.Context, o Options) *Report {
@@ -208,16 +232,24 @@ func (r *runner) keyringFail(err error) Check {
 	if !errors.Is(err, secrets.ErrUnavailable) {
 		return c
 	}
-	c.Summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
+	c.Summary, c.Fix = KeyringUnavailable(r.o.Profile)
 	c.Detail = err.Error()
-	if !r.o.Profile.Exists() {
-		c.Fix = "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
-			r.cmd("init --keyring file --issuer https://YOUR-HOST")
-	} else {
-		c.Fix = "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
-			r.cmd("keyring move --to file") + " once it answers"
-	}
 	return c
+}
+
+// KeyringUnavailable says in plain words that the OS keyring does not
+// answer (secrets.ErrUnavailable), and the fix that fits p's state: before
+// `pact init`, an init that keeps the secrets in a file; after it, the
+// keyring that holds them must answer (moving them out needs it too).
+// Doctor and every command's error line say the same.
+func KeyringUnavailable(p *profile.Profile) (summary, fix string) {
+	summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
+	if !p.Exists() {
+		return summary, "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
+			profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
+	}
+	return summary, "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
+		profile.Command(p.Name, "keyring move --to file") + " once it answers"
 }
 
 // profile: initialised, with its signing key and sub secret readable.
@@ -376,7 +408,18 @@ func (r *runner) brand(ctx context.Context, b brand) string {
 	}
 	name := label(card.Name(), b.card)
 	r.names[b.card] = card.Name()
-	r.add(Check{ID: CheckCard, Subject: b.card, Status: OK, Summary: fmt.Sprintf("the Agent Card of %s is valid", name)})
+	if changes, fp, err := r.pinChanges(ctx, card); err != nil {
+		r.add(Check{ID: CheckCard, Subject: b.card, Status: Warn, Summary: fmt.Sprintf("the Agent Card of %s is valid, but what you accepted for it cannot be read: %v", name, err)})
+	} else if len(changes) > 0 {
+		// pact send stops here (CARD_CHANGED): so does doctor, before any
+		// PA JWT goes to the interface the changed card names.
+		r.add(Check{ID: CheckCard, Subject: b.card, Status: Fail,
+			Summary: fmt.Sprintf("the Agent Card of %s changed since you accepted it (%s): pact sends nothing to it until you accept the change", name, strings.Join(changes, ", ")),
+			Fix:     fmt.Sprintf("`%s` shows the change; if it is expected, `%s`", r.cmdWords("card", b.card), r.cmdWords("card", b.card, "--trust", "--expect", fp))})
+		return ""
+	} else {
+		r.add(Check{ID: CheckCard, Subject: b.card, Status: OK, Summary: fmt.Sprintf("the Agent Card of %s is valid", name)})
+	}
 	reg, ok := r.cfg.Match(card.InterfaceURL)
 	if !ok {
 		r.add(Check{ID: CheckPAJWT, Subject: card.InterfaceURL, Status: Fail,
@@ -532,10 +575,14 @@ func (r *runner) grants() {
 			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: Warn,
 				Summary: "the delegation to " + name + " expired at " + r.time(g.ExpiresAt) + " and cannot be refreshed", Fix: login})
 		default:
-			sum := "the delegation to " + name + " is valid until " + r.time(g.ExpiresAt)
+			// Stored, not verified: PACT defines no request that tests a
+			// delegation token without sending a message (§5 names only
+			// message:send), and a refresh would use up the refresh token.
+			sum := "the delegation to " + name + " is stored, until " + r.time(g.ExpiresAt)
 			if g.Refreshable {
 				sum += ", refreshable"
 			}
+			sum += "; not checked against the Provider (the next delegated message does)"
 			r.add(Check{ID: CheckGrant, Subject: g.Brand, Status: OK, Summary: sum})
 		}
 	}

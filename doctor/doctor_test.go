@@ -16,6 +16,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
@@ -240,5 +241,63 @@ func TestDoctor_BrandsAreNamedWithTheirHostAndTimesFormatted(t *testing.T) {
 	c := find(rep, CheckGrant, "")
 	if c == nil || !strings.Contains(c.Summary, "dead since WHEN (the Brand no longer accepts it)") || strings.Contains(c.Summary, "dropped") {
 		t.Errorf("dead grant: %+v", c)
+	}
+}
+
+// TestSection2_1_DoctorFailsACardThatNoLongerMatchesItsPin: a card that
+// pact send would stop at (CARD_CHANGED) fails the card check with the
+// `pact card --trust --expect` fix, and no PA JWT goes to it; doctor reads
+// the pins and records none.
+func TestSection2_1_DoctorFailsACardThatNoLongerMatchesItsPin(t *testing.T) {
+	f := newFixture(t)
+	_, b := startProvider(t, f)
+	pins := discovery.NewPins(f.p.Dirs, f.p.Name)
+	ctx := context.Background()
+	run := func() *Report {
+		return Run(ctx, Options{Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}), Pins: pins,
+			Conversations: func() ([]conversation.Summary, error) { return []conversation.Summary{b}, nil }})
+	}
+	// First contact: no pin, the card is fine, and doctor pins nothing.
+	rep := run()
+	if c := find(rep, CheckCard, b.Brand); c == nil || c.Status != OK {
+		t.Fatalf("card before any pin: %+v", c)
+	}
+	if _, ok, _ := discovery.LookupPin(ctx, pins, b.Brand); ok {
+		t.Fatal("doctor recorded a pin")
+	}
+	// Pinned as signed by another key, as if the card had been replaced since.
+	card, err := discovery.Fetch(ctx, httpx.NewClient(httpx.Options{}), b.Brand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := discovery.PinOf(card, time.Now())
+	pin.KeyThumbprint = "the-real-key"
+	if err := pins.SetPin(ctx, pin); err != nil {
+		t.Fatal(err)
+	}
+	rep = run()
+	c := find(rep, CheckCard, b.Brand)
+	if c == nil || c.Status != Fail || rep.OK || !strings.Contains(c.Summary, "changed since you accepted it") ||
+		!strings.Contains(c.Fix, "pact card "+b.Brand+" --trust --expect ") {
+		t.Fatalf("changed card: %+v", c)
+	}
+	if c := find(rep, CheckPAJWT, b.InterfaceURL); c != nil {
+		t.Fatalf("a PA JWT went to the changed card's interface: %+v", c)
+	}
+	if p, _, _ := discovery.LookupPin(ctx, pins, b.Brand); p.KeyThumbprint != "the-real-key" {
+		t.Fatalf("doctor changed the pin: %+v", p)
+	}
+}
+
+// TestSection5_DoctorDoesNotClaimAStoredGrantWorks: PACT has no request
+// that tests a delegation token without sending a message, so a stored
+// grant is reported as stored, not as working.
+func TestSection5_DoctorDoesNotClaimAStoredGrantWorks(t *testing.T) {
+	f := newFixture(t)
+	g := delegation.Grant{Brand: "https://c.example/card", ExpiresAt: time.Now().Add(time.Hour), Refreshable: true}
+	rep := f.run(t, nil, []delegation.Grant{g}, nil)
+	c := find(rep, CheckGrant, g.Brand)
+	if c == nil || c.Status != OK || strings.Contains(c.Summary, "valid") || !strings.Contains(c.Summary, "not checked against the Provider") {
+		t.Fatalf("grant: %+v", c)
 	}
 }

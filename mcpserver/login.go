@@ -28,6 +28,7 @@ const (
 // login is one device flow (RFC 8628, PACT §5.3) the server is polling.
 type login struct {
 	brand, iface string
+	name         string // the card's name, cleaned
 	asked        []string
 	started      *LoginStarted
 	cancel       context.CancelFunc
@@ -53,6 +54,7 @@ type Scope struct {
 // LoginStarted is start_login's structured result (and a step-up's login).
 type LoginStarted struct {
 	Brand                   string    `json:"brand" jsonschema:"the card URL"`
+	BrandName               string    `json:"brandName" jsonschema:"the card's name"`
 	InterfaceURL            string    `json:"interfaceUrl"`
 	Status                  string    `json:"status" jsonschema:"pending"`
 	Scopes                  []Scope   `json:"scopes" jsonschema:"the scopes asked for, with the Brand's descriptions"`
@@ -106,7 +108,7 @@ func (s *Server) beginLogin(ctx context.Context, sess *conversation.Session, sco
 		return nil, conversation.ErrNoDelegation
 	}
 	pctx, cancel := context.WithCancel(s.ctx)
-	l := &login{brand: sess.Card.URL, iface: sess.Card.InterfaceURL, asked: append([]string(nil), scopes...), cancel: cancel, status: StatusPending}
+	l := &login{brand: sess.Card.URL, iface: sess.Card.InterfaceURL, name: clean(sess.Card.Name()), asked: append([]string(nil), scopes...), cancel: cancel, status: StatusPending}
 	shown := make(chan *deviceflow.Authorization, 1)
 	done := make(chan struct{})
 	s.wg.Add(1)
@@ -141,8 +143,8 @@ func (s *Server) beginLogin(ctx context.Context, sess *conversation.Session, sco
 		cancel()
 		return nil, ctx.Err()
 	}
-	st := &LoginStarted{Brand: l.brand, InterfaceURL: l.iface, Status: StatusPending, Scopes: []Scope{},
-		UserCode: clean(auth.UserCode), VerificationURIComplete: clean(auth.VerificationURIComplete), ExpiresAt: auth.ExpiresAt.UTC()}
+	st := &LoginStarted{Brand: l.brand, BrandName: l.name, InterfaceURL: l.iface, Status: StatusPending, Scopes: []Scope{},
+		UserCode: clean(auth.UserCode), VerificationURIComplete: clean(auth.VerificationURIComplete), ExpiresAt: seconds(auth.ExpiresAt)}
 	for _, id := range scopes {
 		st.Scopes = append(st.Scopes, Scope{ID: clean(id), Description: clean(d.Scopes[id])})
 	}
@@ -172,6 +174,7 @@ func (s *Server) beginLogin(ctx context.Context, sess *conversation.Session, sco
 // `pact login --json` shape plus status.
 type LoginStatus struct {
 	Brand           string     `json:"brand"`
+	BrandName       string     `json:"brandName" jsonschema:"the card's name (\"\" when not known)"`
 	InterfaceURL    string     `json:"interfaceUrl"`
 	Status          string     `json:"status" jsonschema:"pending, granted, denied, expired or failed"`
 	ScopesRequested []string   `json:"scopesRequested"`
@@ -190,12 +193,12 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 	l := s.logins[cardURL]
 	var out LoginStatus
 	if l != nil {
-		out = LoginStatus{Brand: l.brand, InterfaceURL: l.iface, Status: l.status, ScopesRequested: cleanAll(l.asked), ScopesGranted: []string{}}
+		out = LoginStatus{Brand: l.brand, BrandName: l.name, InterfaceURL: l.iface, Status: l.status, ScopesRequested: cleanAll(l.asked), ScopesGranted: []string{}}
 		switch l.status {
 		case StatusPending:
-			out.ExpiresAt = ptr(l.started.ExpiresAt)
+			out.ExpiresAt = ptr(seconds(l.started.ExpiresAt))
 		case StatusGranted:
-			out.ScopesGranted, out.GrantID, out.ExpiresAt = nonNil(l.grant.Scopes), l.grant.GrantID, ptr(l.grant.ExpiresAt.UTC())
+			out.ScopesGranted, out.GrantID, out.ExpiresAt = nonNil(l.grant.Scopes), l.grant.GrantID, ptr(seconds(l.grant.ExpiresAt))
 		default:
 			out.Message = clean(l.err.Error())
 		}
@@ -207,10 +210,12 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 		if err != nil {
 			return nil, LoginStatus{}, toolError(err)
 		}
+		ix := conversation.KnownBrands(s.cfg.Options)
 		for _, g := range grants {
 			if g.Brand == cardURL {
-				out = LoginStatus{Brand: g.Brand, InterfaceURL: g.InterfaceURL, Status: StatusGranted, ScopesRequested: []string{},
-					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: ptr(g.ExpiresAt.UTC())}
+				ref, _ := ix.Lookup(g.Brand)
+				out = LoginStatus{Brand: g.Brand, BrandName: clean(ref.Name), InterfaceURL: g.InterfaceURL, Status: StatusGranted, ScopesRequested: []string{},
+					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: ptr(seconds(g.ExpiresAt))}
 			}
 		}
 		if out.Status == "" {
@@ -248,3 +253,7 @@ func (o LoginStatus) describe() string {
 	}
 	return "The login failed: " + o.Message
 }
+
+// seconds is t in UTC to the second: every time in the tools' JSON is
+// RFC 3339 without fractional seconds, as in the CLI's --json.
+func seconds(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }

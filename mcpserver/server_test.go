@@ -246,6 +246,12 @@ func TestMCP_GetAgentCardReportsThePin(t *testing.T) {
 	if out.Pact.Pin.State != "new" {
 		t.Fatalf("first look: pin %+v", out.Pact.Pin)
 	}
+	if out.Pact.Brand != out.Pact.CardURL || out.Pact.BrandName == "" {
+		t.Fatalf("get_agent_card names the Brand %q %q", out.Pact.Brand, out.Pact.BrandName)
+	}
+	if out.Pact.Pin.New.PinnedAt.Nanosecond() != 0 {
+		t.Fatalf("pinnedAt is not to the second: %v", out.Pact.Pin.New.PinnedAt)
+	}
 	if _, ok, _ := discovery.LookupPin(context.Background(), e.pins, out.Pact.CardURL); ok {
 		t.Fatal("get_agent_card recorded a pin")
 	}
@@ -324,7 +330,8 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	var started LoginStarted
 	e.mustCall("start_login", map[string]any{"brand": b, "scopes": []string{"orders:read"}}, &started)
 	if started.Status != StatusPending || started.UserCode == "" || !strings.HasPrefix(started.VerificationURIComplete, "http") ||
-		len(started.Scopes) != 1 || started.Scopes[0].Description == "" || time.Until(started.ExpiresAt) <= 0 || !started.BrowserOpened {
+		len(started.Scopes) != 1 || started.Scopes[0].Description == "" || time.Until(started.ExpiresAt) <= 0 || started.ExpiresAt.Nanosecond() != 0 || !started.BrowserOpened ||
+		started.BrandName != "Example Co. Support" {
 		t.Fatalf("start_login = %+v", started)
 	}
 	select {
@@ -337,12 +344,12 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	}
 	var st LoginStatus
 	e.mustCall("login_status", map[string]any{"brand": b}, &st)
-	if st.Status != StatusPending {
+	if st.Status != StatusPending || st.BrandName != "Example Co. Support" {
 		t.Fatalf("before the User answers: %+v", st)
 	}
 	e.approve(started.VerificationURIComplete, demoprovider.ScriptedUser{})
 	st = e.waitLogin(b)
-	if st.Status != StatusGranted || !slices.Equal(st.ScopesGranted, []string{"orders:read"}) || st.GrantID == "" || st.ExpiresAt == nil {
+	if st.Status != StatusGranted || !slices.Equal(st.ScopesGranted, []string{"orders:read"}) || st.GrantID == "" || st.ExpiresAt == nil || st.ExpiresAt.Nanosecond() != 0 || st.BrandName == "" {
 		t.Fatalf("after approval: %+v", st)
 	}
 

@@ -214,6 +214,8 @@ type CardOutput struct {
 
 // CardFindings is what pact found about a card.
 type CardFindings struct {
+	Brand        string                `json:"brand" jsonschema:"the card URL (the same as cardUrl)"`
+	BrandName    string                `json:"brandName" jsonschema:"the card's name (the same as name)"`
 	CardURL      string                `json:"cardUrl"`
 	InterfaceURL string                `json:"interfaceUrl"`
 	Name         string                `json:"name"`
@@ -257,6 +259,12 @@ func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, 
 		}
 	}
 	st.Fingerprint = discovery.PinFingerprint(st.New)
+	st.New.PinnedAt = seconds(st.New.PinnedAt)
+	if st.Old != nil {
+		old := *st.Old
+		old.PinnedAt = seconds(old.PinnedAt)
+		st.Old = &old
+	}
 	return st, nil
 }
 
@@ -287,7 +295,7 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 	if err != nil {
 		return nil, CardOutput{}, toolError(err)
 	}
-	f := CardFindings{CardURL: card.URL, InterfaceURL: card.InterfaceURL, Name: clean(card.Name()), Skills: []Skill{},
+	f := CardFindings{Brand: card.URL, BrandName: clean(card.Name()), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Name: clean(card.Name()), Skills: []Skill{},
 		Problems: cleanAll(card.Problems), Signature: cardSignature(card)}
 	f.Signature.Problems = cleanAll(f.Signature.Problems)
 	if card.Card != nil {

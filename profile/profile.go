@@ -94,7 +94,7 @@ func (p *Profile) Load() (*Config, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: profile %q has no identity yet; run `%s` first", ErrNotInitialised, p.Name, Command(p.Name, "init --issuer URL"))
+		return nil, errs.New(fmt.Sprintf("profile %q has no identity yet: run `%s` first", p.Name, Command(p.Name, "init --issuer URL")), ErrNotInitialised)
 	}
 	return &c, nil
 }

@@ -293,7 +293,7 @@ func Run(ctx context.Context, o Options) error {
 	t.line("  %s", t.st.Faint.Render(card.FinalURL))
 	t.line("Interface (HTTP+JSON 1.0): %s", card.InterfaceURL)
 	if sig := card.Signature; sig.Verified {
-		t.line("%s %s: %s checked the card's signature with key %s from %s", t.st.Success.Render("✓"), sig.Label(), sig.KeyAlg(), short(sig.KID), sig.KeyURL)
+		t.line("%s signed by %s: %s checked the card's signature with key %s from %s", t.st.Success.Render("✓"), sig.Signer, sig.KeyAlg(), short(sig.KID), sig.KeyURL)
 		t.line("(the card in RFC 8785 canonical form, the key on the Brand's own domain, never elsewhere).")
 	} else {
 		t.line("%s the card is unsigned", t.st.Warning.Render("!"))

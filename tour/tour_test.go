@@ -21,13 +21,16 @@ func TestTour_PlaysTheWholeProtocol(t *testing.T) {
 	}
 	text := out.String()
 	want := []string{
-		"1 Identity", "2 Registration", "3 Discovery", "signed by 127.0.0.1:", "✓", "First contact", "4 A signed conversation",
+		"1 Identity", "2 Registration", "3 Discovery", "✓ signed by 127.0.0.1:", "First contact", "4 A signed conversation",
 		"What is your order number?", "has shipped",
 		"5 Log in with the Brand", "granted orders:read",
 		"6 Acting for the User", "✓ verified",
 		"7 Step-up", "TASK_STATE_AUTH_REQUIRED", "missing orders:cancel", "is cancelled",
 		"8 Receipts", "3 of 3 receipts verified",
 		"9 If the Brand's card changes", "pact stopped before sending anything (signed by another key)", "signed by", "--trust",
+	}
+	if strings.Contains(text, "✓:") || strings.Contains(text, "✓ ✓") {
+		t.Fatalf("a doubled check mark in the tour:\n%s", text)
 	}
 	pos := 0
 	for _, w := range want {

@@ -18,6 +18,10 @@ import (
 )
 
 type cardFindings struct {
+	// Brand and BrandName follow the naming rule of docs/json.md; CardURL
+	// (the same URL as Brand) came first and stays.
+	Brand        string                `json:"brand"`
+	BrandName    string                `json:"brandName"`
 	CardURL      string                `json:"cardUrl"`
 	InterfaceURL string                `json:"interfaceUrl"`
 	Provider     *profile.Registration `json:"provider"`
@@ -70,7 +74,7 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 				if err := a.printJSON(struct {
 					Card json.RawMessage `json:"card"`
 					Pact cardFindings    `json:"pact"`
-				}{bad.Raw, cardFindings{CardURL: bad.URL, Problems: []string{bad.Reason}, Signature: bad.Signature}}); err != nil {
+				}{bad.Raw, cardFindings{Brand: bad.URL, CardURL: bad.URL, Problems: []string{bad.Reason}, Signature: bad.Signature}}); err != nil {
 					return err
 				}
 				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
@@ -83,7 +87,7 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			if err != nil {
 				return err
 			}
-			f := cardFindings{CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems, Signature: card.Signature}
+			f := cardFindings{Brand: card.URL, BrandName: card.Name(), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems, Signature: card.Signature}
 			if f.Problems == nil {
 				f.Problems = []string{}
 			}

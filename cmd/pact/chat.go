@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/iostreams"
 )
 
 func newChatCmd(a *app) *cobra.Command {
@@ -229,7 +231,14 @@ func (a *app) reportLine(err error) int {
 	}
 	msg := a.humanError(err)
 	var stale *conversation.StaleContextError
-	if errors.As(err, &stale) {
+	var lr *delegation.LoginRequiredError
+	if errors.As(err, &lr) {
+		// In the chat, the command is /login, with the same scopes.
+		msg = safe(lr.What()) + "; type " + safe(strings.TrimSpace("/login "+iostreams.CommandHint(lr.Scopes...))) + " to delegate again"
+		if d := errDetail(err); a.debug && d != "" {
+			msg += "\n  detail: " + safe(d)
+		}
+	} else if errors.As(err, &stale) {
 		msg = safe(stale.What()) + " type /new to start a new conversation"
 		if d := errDetail(err); a.debug && d != "" {
 			msg += "\n  detail: " + safe(d)

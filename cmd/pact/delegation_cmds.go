@@ -313,6 +313,7 @@ func newLogoutCmd(a *app) *cobra.Command {
 			// URL (the brand may have been named another way at login).
 			arg := strings.TrimRight(args[0], "/")
 			cardURL, cerr := discovery.CardURL(args[0])
+			ref, _ := a.brandIndex(opts).lookup(cardURL) // before the grant is forgotten
 			n, err := conversation.ForgetBrand(opts, cardURL, arg)
 			if err != nil {
 				return err
@@ -328,7 +329,7 @@ func newLogoutCmd(a *app) *cobra.Command {
 				return explained{fmt.Sprintf("no delegation is stored for %s (see `pact grants`)", args[0]), delegation.ErrNoGrant}
 			}
 			if a.json {
-				return a.printJSON(map[string]any{"brand": cardURL, "removed": n})
+				return a.printJSON(map[string]any{"brand": cardURL, "brandName": ref.Name, "removed": n})
 			}
 			a.io.Eprintf("%s forgot the delegation token for %s\n", a.io.ErrStyles().Success.Render("✓"), args[0])
 			return nil
@@ -459,7 +460,17 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.json {
-				return a.printJSON(e)
+				// The receipts rule of docs/json.md: brand is the signed
+				// claim, the Brand as pact knows it cardUrl and brandName.
+				var c receipts.Claims
+				json.Unmarshal(e.Claims, &c)
+				ref, _ := a.brandIndex(opts).lookup(c.Brand)
+				return a.printJSON(struct {
+					*receipts.Entry
+					Brand     string `json:"brand"`
+					CardURL   string `json:"cardUrl"`
+					BrandName string `json:"brandName"`
+				}{e, c.Brand, ref.CardURL, ref.Name})
 			}
 			st := a.io.OutStyles()
 			status := st.Success.Render("verified")
@@ -554,7 +565,26 @@ receipt fails.`,
 				}
 			}
 			if a.json {
-				if err := a.printJSON(map[string]any{"verified": ok, "failed": failed, "unchecked": unchecked, "results": checks}); err != nil {
+				// Each result names its Brand by the receipts rule of
+				// docs/json.md (brand: the signed claim; cardUrl, brandName).
+				type checkJSON struct {
+					receipts.Check
+					Brand     string `json:"brand"`
+					CardURL   string `json:"cardUrl"`
+					BrandName string `json:"brandName"`
+				}
+				ix := a.brandIndex(opts)
+				results := make([]checkJSON, len(checks))
+				for i, ch := range checks {
+					results[i].Check = ch
+					if e, err := opts.Receipts.Get(ch.ID); err == nil {
+						var c receipts.Claims
+						json.Unmarshal(e.Claims, &c)
+						ref, _ := ix.lookup(c.Brand)
+						results[i].Brand, results[i].CardURL, results[i].BrandName = c.Brand, ref.CardURL, ref.Name
+					}
+				}
+				if err := a.printJSON(map[string]any{"verified": ok, "failed": failed, "unchecked": unchecked, "results": results}); err != nil {
 					return err
 				}
 			} else {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,7 +72,12 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 			srv, err := demoprovider.Start(cmd.Context(), cfg)
 			var le *demoprovider.ListenError
 			if errors.As(err, &le) {
-				return fmt.Errorf("%s cannot listen on %s: %w (another `pact demo serve`? use --addr HOST:PORT, or --site-addr for the Brand sites)", le.What, le.Addr, le.Err)
+				if errors.Is(le.Err, syscall.EADDRINUSE) {
+					// Plainly, as jwks serve says it; the listener's own
+					// words ("bind: address already in use") add nothing.
+					return fmt.Errorf("%s cannot listen on %s: the port is taken (another `pact demo serve`? use --addr HOST:PORT, or --site-addr for the Brand sites)", le.What, le.Addr)
+				}
+				return fmt.Errorf("%s cannot listen on %s: %w (use --addr HOST:PORT, or --site-addr for the Brand sites)", le.What, le.Addr, le.Err)
 			}
 			if err != nil {
 				return fmt.Errorf("starting the demo Provider: %w", err)
@@ -83,7 +89,8 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 				// the Brand: the one pact pins and the walkthrough uses;
 				// providerCardUrl the Provider's unsigned copy (§2.1).
 				type brandJSON struct {
-					Name            string `json:"name"`
+					Name            string `json:"name"`      // the Brand's (the company's) name
+					BrandName       string `json:"brandName"` // its card's name, as everywhere else
 					URL             string `json:"url"`
 					CardURL         string `json:"cardUrl"`
 					ProviderCardURL string `json:"providerCardUrl"`
@@ -99,7 +106,7 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 					if err != nil {
 						return err
 					}
-					out.Brands = append(out.Brands, brandJSON{b.Name, b.SiteURL, site, b.CardURL, b.InterfaceURL})
+					out.Brands = append(out.Brands, brandJSON{b.Name, b.CardName, b.SiteURL, site, b.CardURL, b.InterfaceURL})
 				}
 				if err := a.printJSON(out); err != nil {
 					return err

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
+	"time"
+
 	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/secrets"
 )
 
 // demoServeHints are the commands `pact demo serve` suggests, for the
@@ -11,17 +15,37 @@ func (a *app) demoServeHints(providerURL, audience, site string) []string {
 	name := a.profile
 	cmd := func(args string) string { return profile.Command(name, args) }
 	issuer := "http://127.0.0.1:8787"
+	var first []string
 	if c, err := (&profile.Profile{Name: name, Dirs: a.dirs()}).Load(); err == nil && c.Issuer != "" {
 		issuer = c.Issuer
+	} else if a.osKeyringUnavailable() {
+		// Without it, the init below would fail: the secrets go to a file.
+		first = append(first, "export PACT_KEYRING=file   # no OS keyring answers here: keep the secrets in a 0600 file")
 	}
 	publish := cmd("jwks serve") + " &"
 	if loopbackHostPort(issuer) == "" {
 		publish = cmd("jwks export DIR") + "   # and upload DIR to " + issuer
 	}
-	return []string{
-		cmd("init --issuer " + issuer),
+	return append(first,
+		cmd("init --issuer "+issuer),
 		publish,
-		cmd("provider add " + providerURL + " --audience " + audience),
-		cmd("chat " + site),
+		cmd("provider add "+providerURL+" --audience "+audience),
+		cmd("chat "+site),
+	)
+}
+
+// osKeyringUnavailable reports whether the selected profile would keep its
+// secrets in the OS keyring and that keyring does not answer (a read of an
+// absent entry, as doctor makes, within 2 s).
+func (a *app) osKeyringUnavailable() bool {
+	kind, err := a.keyringKind()
+	if err != nil || (kind != "" && kind != "os") {
+		return false
 	}
+	sec, err := secrets.Open(kind, a.dirs().Data, 2*time.Second)
+	if err != nil {
+		return false
+	}
+	_, err = sec.Get(a.profile + "/doctor-probe")
+	return errors.Is(err, secrets.ErrUnavailable)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -28,5 +29,27 @@ func TestDemoServeHints_UseThisProfilesIssuerAndName(t *testing.T) {
 	if !strings.Contains(hints, "pact --profile work init --issuer https://pa.example.com") || !strings.Contains(hints, "pact --profile work jwks export DIR") ||
 		!strings.Contains(hints, "pact --profile work provider add http://127.0.0.1:1 --audience pact-demo") {
 		t.Fatalf("hints for an initialised profile:\n%s", hints)
+	}
+}
+
+// TestDemoServeHints_NoOSKeyringSaysExportPACT_KEYRING: with no OS keyring
+// answering and no profile yet, the hints start with export
+// PACT_KEYRING=file (init would fail without it); with the file keyring
+// chosen, they do not.
+func TestDemoServeHints_NoOSKeyringSaysExportPACT_KEYRING(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the OS keyring is made unreachable through D-Bus (Linux only)")
+	}
+	t.Setenv("PACT_HOME", t.TempDir())
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+	a := &app{profile: "default"}
+	hints := a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2")
+	if len(hints) == 0 || !strings.HasPrefix(hints[0], "export PACT_KEYRING=file") {
+		t.Fatalf("hints without an OS keyring:\n%s", strings.Join(hints, "\n"))
+	}
+	a.set.keyringEnv, a.set.keyring = "file", "file"
+	hints = a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2")
+	if strings.Contains(strings.Join(hints, "\n"), "PACT_KEYRING") {
+		t.Fatalf("hints with PACT_KEYRING=file:\n%s", strings.Join(hints, "\n"))
 	}
 }

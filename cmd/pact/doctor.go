@@ -24,8 +24,10 @@ func newDoctorCmd(a *app) *cobra.Command {
   (loopback excepted); the discovery document and the jwks_uri on the
   internet carry the key that signs, with public members only; staged keys
   that are live and can be activated; for each Brand you talk to and each
-  registered Provider: reachable, Agent Card valid, your PA JWT accepted,
-  clocks in step; delegation grants that are dead or expired.
+  registered Provider: reachable, Agent Card valid and still the card you
+  accepted, your PA JWT accepted, clocks in step; delegation grants that
+  are dead or expired (a stored grant is not tested against the Provider:
+  PACT has no request for that short of sending a message).
 
 Each check says ok, warn or fail, and how to fix it. Exit 0 when nothing
 fails, 1 otherwise. --json prints the report (see docs/json.md).`,
@@ -43,6 +45,7 @@ fails, 1 otherwise. --json prints the report (see docs/json.md).`,
 				opts := conversation.NewOptions(p, a.httpClient())
 				o.Conversations = opts.Store.List
 				o.Grants = func() ([]delegation.Grant, error) { return conversation.ListGrants(opts) }
+				o.Pins = opts.Pins
 			}
 			sp := a.spinner("Checking profile " + p.Name + " as a Provider sees it")
 			rep := doctor.Run(cmd.Context(), o)

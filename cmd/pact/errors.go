@@ -12,6 +12,7 @@ import (
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/doctor"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
@@ -172,6 +173,27 @@ type explained struct {
 func (e explained) Error() string { return e.msg }
 func (e explained) Unwrap() error { return e.err }
 
+// keyringError is an OS keyring that does not answer, in the plain words
+// and with the fix doctor gives; the backend's own error is its detail
+// (shown under --debug, and in brackets under --json).
+type keyringError struct {
+	msg   string
+	cause error
+}
+
+func (e keyringError) Error() string  { return e.msg }
+func (e keyringError) Unwrap() error  { return e.cause }
+func (e keyringError) Detail() string { return e.cause.Error() }
+
+func (a *app) keyringError(err error) error {
+	var ke keyringError
+	if errors.As(err, &ke) {
+		return err
+	}
+	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()})
+	return keyringError{msg: summary + "; " + fix, cause: err}
+}
+
 // silentError has already been reported (e.g. a --json document on stdout)
 // and only carries the exit code.
 type silentError struct{ code int }
@@ -186,6 +208,9 @@ func (a *app) report(err error) int {
 		return se.code
 	}
 	code, reason, status := classify(err)
+	if reason == "KEYRING_UNAVAILABLE" {
+		err = a.keyringError(err)
+	}
 	if reason == "CANCELLED" {
 		err = errors.New("cancelled (interrupted); nothing more was done")
 	}

@@ -17,7 +17,9 @@ import (
 // expression would only fail again.
 type jqError struct{ err error }
 
-func (e jqError) Error() string { return "--jq: " + e.err.Error() }
+// Error is one prefix: gojq's error("x") says "error: x", which the
+// "error:" of the line already says.
+func (e jqError) Error() string { return "--jq: " + strings.TrimPrefix(e.err.Error(), "error: ") }
 func (e jqError) Unwrap() error { return e.err }
 
 // resolveJQ compiles --jq (which implies --json). A bad expression is a
@@ -49,7 +51,7 @@ func (a *app) resolveJQ(flags *pflag.FlagSet) error {
 // first (it is remote text: escape sequences and controls are shown, never
 // executed); piped into a file or another program it stays exact.
 func (a *app) writeJQ(w io.Writer, v any, indent bool) error {
-	raw, err := json.Marshal(v)
+	raw, err := marshalCompact(v)
 	if err != nil {
 		return err
 	}

@@ -200,7 +200,7 @@ the key that is already active changes nothing.`,
 					profile.Command(p.Name, "jwks export DIR"), profile.Command(p.Name, "jwks serve"), profile.Command(p.Name, "doctor"))
 			}
 			if a.json {
-				return a.printJSON(keyOut(info, nil))
+				return a.printJSON(keyOut(info, live)) // live: false when the jwks_uri answered without it
 			}
 			if liveErr == nil {
 				a.io.Eprintf("%s key %s signs from now on\n", st.Success.Render("✓"), kid)

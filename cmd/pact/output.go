@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -13,10 +15,29 @@ func (a *app) printJSON(v any) error {
 	if a.jq != nil {
 		return a.writeJQ(a.io.Out, v, a.io.IsStdoutTTY())
 	}
-	enc := json.NewEncoder(a.io.Out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	b, err := marshalCompact(v)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = a.io.Out.Write(out.Bytes())
+	return err
+}
+
+// fractionalTime matches a member holding a time (at, created, …At,
+// …Since) whose RFC 3339 value has fractional seconds, in compact JSON.
+// Only real members match: inside a JSON string every quote is escaped,
+// so `"at":"` cannot occur there.
+var fractionalTime = regexp.MustCompile(`([{,]"(?:at|created|[A-Za-z]+At|[A-Za-z]+Since)":")(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d+(Z|[+-]\d\d:\d\d)"`)
+
+// wholeSeconds writes every time of compact JSON b to the second (RFC 3339
+// without fraction), as every --json output gives times.
+func wholeSeconds(b []byte) []byte {
+	return fractionalTime.ReplaceAll(b, []byte(`$1$2$3"`))
 }
 
 // printJSONLine writes v as one line of JSON (the JSON Lines of chat and
@@ -50,7 +71,7 @@ func marshalCompact(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return []byte(strings.TrimRight(b.String(), "\n")), nil
+	return wholeSeconds([]byte(strings.TrimRight(b.String(), "\n"))), nil
 }
 
 // humanTime is how every table shows a time: local, to the minute, with the

@@ -105,9 +105,9 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				return a.printJSON(map[string]any{"file": out, "exported": len(recs), "skipped": skipped})
 			}
 			st := a.io.ErrStyles()
-			a.io.Eprintf("%s exported %d receipt(s) to %s\n", st.Success.Render("✓"), len(recs), out)
+			a.io.Eprintf("%s exported %s to %s\n", st.Success.Render("✓"), plural(len(recs), "receipt", "receipts"), out)
 			if skipped > 0 {
-				a.io.Eprintf("%s left out %d receipt(s) that failed verification when they arrived\n", st.Warning.Render("!"), skipped)
+				a.io.Eprintf("%s left out %s that failed verification when they arrived\n", st.Warning.Render("!"), plural(skipped, "receipt", "receipts"))
 			}
 			return nil
 		},
@@ -160,15 +160,22 @@ archive. Lines that do not verify are refused and reported; exit 6 if any is.`,
 			}
 			// One transaction per thousand receipts, not one per receipt.
 			b := opts.Receipts.NewBatch(1000)
-			return a.bundleRun(args[0], b.Add, b.Flush)
+			put := func(res *receipts.Result) (bool, error) {
+				if _, err := opts.Receipts.Get(res.ID); err == nil {
+					return false, nil // already in the archive
+				}
+				return true, b.Add(res)
+			}
+			return a.bundleRun(args[0], put, b.Flush)
 		},
 	}
 }
 
 // bundleRun verifies the bundle at path line by line and, with put, adds
-// each verified receipt (import; flush, when set, after the last line); it
-// reports every line (--json: one document) and exits 6 when any line fails.
-func (a *app) bundleRun(path string, put func(*receipts.Result) error, flush func() error) error {
+// each verified receipt (import; put says false for a receipt already in
+// the archive; flush, when set, after the last line); it reports every
+// line (--json: one document) and exits 6 when any line fails.
+func (a *app) bundleRun(path string, put func(*receipts.Result) (bool, error), flush func() error) error {
 	var r io.Reader = a.io.In
 	if path != "-" {
 		f, err := os.Open(path)
@@ -179,13 +186,17 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) error, flush fun
 		r = f
 	}
 	st := a.io.ErrStyles()
-	ok, failed := 0, 0
+	ok, failed, already := 0, 0, 0
 	results := []receipts.BundleCheck{}
 	sp := a.spinner("Verifying receipts")
 	err := receipts.VerifyBundle(r, func(c receipts.BundleCheck, res *receipts.Result) error {
 		if res != nil && put != nil {
-			if err := put(res); err != nil {
+			added, err := put(res)
+			if err != nil {
 				return err
+			}
+			if !added {
+				already++
 			}
 		}
 		if c.Verified {
@@ -220,11 +231,19 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) error, flush fun
 		if put != nil {
 			key = "imported"
 		}
-		if err := a.printJSON(map[string]any{key: ok, "failed": failed, "results": results}); err != nil {
+		doc := map[string]any{key: ok, "failed": failed, "results": results}
+		if put != nil {
+			doc["alreadyInArchive"] = already
+		}
+		if err := a.printJSON(doc); err != nil {
 			return err
 		}
 	} else if put != nil {
-		a.io.Eprintf("%d imported, %d refused\n", ok, failed)
+		words := []string{fmt.Sprintf("%d imported", ok-already)}
+		if already > 0 {
+			words = append(words, fmt.Sprintf("%d already in the archive", already))
+		}
+		a.io.Eprintf("%s, %d refused\n", strings.Join(words, ", "), failed)
 	} else {
 		a.io.Eprintf("%d verified, %d failed\n", ok, failed)
 	}

@@ -17,6 +17,9 @@ func checkCommandPath(root *cobra.Command, args []string) error {
 	if len(args) > 0 && strings.HasPrefix(args[0], "__") {
 		return nil // cobra's hidden completion commands, added at Execute
 	}
+	if err := leadingUnknownFlag(root, args); err != nil {
+		return err
+	}
 	c, rest, err := root.Find(args)
 	if err == nil && c == helpCommand(root) {
 		// `pact help COMMAND…`: the path after help must exist too.
@@ -43,6 +46,66 @@ func checkCommandPath(root *cobra.Command, args []string) error {
 		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
 	}
 	return usageError{fmt.Errorf("%s\nRun '%s --help' for its commands", msg, c.CommandPath())}
+}
+
+// leadingUnknownFlag reports a flag unknown to the command reached so far,
+// met while args still walk down the command tree (`pact --jsno key list`,
+// `pact --all receipts verify`, `pact receipts --frob verify`). Cobra would
+// take the word after such a flag for its value and report the next word as
+// an unknown command; the mistyped flag is what to report. The walk stops at
+// the first word that is not a subcommand and at a command without
+// subcommands (its own arguments, which may begin with "-", are left to it
+// and to cobra).
+func leadingUnknownFlag(root *cobra.Command, args []string) error {
+	c := root
+	for i := 0; i < len(args) && c.HasSubCommands(); i++ {
+		a := args[i]
+		c.InitDefaultHelpFlag() // -h and --help are flags of every command
+		switch {
+		case a == "--":
+			return nil
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			f := lookupFlag(c, name)
+			if f == nil {
+				return usageError{fmt.Errorf("unknown flag: --%s", name)}
+			}
+			if !hasValue && f.NoOptDefVal == "" {
+				i++ // the flag's value
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			body, _, hasValue := strings.Cut(a[1:], "=")
+			for j, r := range body {
+				f := lookupShort(c, string(r))
+				if f == nil {
+					return usageError{fmt.Errorf("unknown shorthand flag: %q in %s", r, a)}
+				}
+				if f.NoOptDefVal == "" {
+					if j == len(body)-1 && !hasValue {
+						i++ // -x VALUE
+					}
+					break // the rest of the word is the value
+				}
+			}
+		default:
+			sub := subcommand(c, a)
+			if sub == nil {
+				return nil // an unknown command or c's arguments: root.Find's to say
+			}
+			c = sub
+		}
+	}
+	return nil
+}
+
+// subcommand is c's subcommand named (or aliased) name, or nil.
+func subcommand(c *cobra.Command, name string) *cobra.Command {
+	for _, sub := range c.Commands() {
+		if sub.Name() == name || sub.HasAlias(name) {
+			return sub
+		}
+	}
+	return nil
 }
 
 // positionals returns the arguments of args that are not flags or flag
