@@ -249,7 +249,7 @@ func KeyringUnavailable(p *profile.Profile) (summary, fix string) {
 			profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
 	}
 	return summary, "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
-		profile.Command(p.Name, "keyring move --to file") + " once it answers"
+		profile.Command(p.Name, "keyring move --to file") + " once it answers (PACT_KEYRING=file alone cannot reach secrets already in the OS keyring)"
 }
 
 // profile: initialised, with its signing key and sub secret readable.

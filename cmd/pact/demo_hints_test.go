@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -40,8 +42,17 @@ func TestDemoServeHints_NoOSKeyringSaysExportPACT_KEYRING(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the OS keyring is made unreachable through D-Bus (Linux only)")
 	}
-	t.Setenv("PACT_HOME", t.TempDir())
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+	// The D-Bus session connection is cached per process: once another
+	// test reached a real Secret Service (CI runs one), this process would
+	// keep using it. The check runs in a fresh process of this test binary.
+	if os.Getenv("PACT_TEST_HINTS_CHILD") != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDemoServeHints_NoOSKeyringSaysExportPACT_KEYRING$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "PACT_TEST_HINTS_CHILD=1", "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus", "PACT_HOME="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestDemoServeHints_NoOSKeyringSaysExportPACT_KEYRING") {
+			t.Fatalf("in a fresh process: %v\n%s", err, out)
+		}
+		return
+	}
 	a := &app{profile: "default"}
 	hints := a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2")
 	if len(hints) == 0 || !strings.HasPrefix(hints[0], "export PACT_KEYRING=file") {
