@@ -377,15 +377,45 @@ type Check struct {
 // receipt's jwks_uri through a.Keys, and a rejected receipt that now
 // verifies is archived as verified. Receipts are checked in parallel.
 func (a *Archive) VerifyAll(ctx context.Context, online bool) ([]Check, error) {
-	var ids []string
-	err := a.DB.EachReceipt(ctx, store.ReceiptFilter{}, func(r store.Receipt) error {
-		ids = append(ids, r.ID)
+	// One pass over the archive: each row is read once, whole, and handed to
+	// the verifying workers while the next rows are read.
+	rows := make(chan *Entry, 256)
+	results := make(chan Check, 256)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range rows {
+				if err := ctx.Err(); err != nil {
+					results <- Check{ID: e.ID, Problems: []string{"not checked: " + err.Error()}}
+					continue
+				}
+				results <- a.check(ctx, e, online)
+			}
+		}()
+	}
+	var out []Check
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for c := range results {
+			out = append(out, c)
+		}
+	}()
+	err := a.DB.EachReceipt(ctx, store.ReceiptFilter{Full: true}, func(r store.Receipt) error {
+		rows <- entry(r)
 		return nil
 	})
+	close(rows)
+	wg.Wait()
+	close(results)
+	<-collected
 	if err != nil {
 		return nil, err
 	}
-	return a.verifyIDs(ctx, ids, online), nil
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
 }
 
 // VerifyIDs verifies the receipts with these ids (or unique prefixes)
@@ -400,38 +430,6 @@ func (a *Archive) VerifyIDs(ctx context.Context, ids []string, online bool) []Ch
 		}
 		out[i] = a.check(ctx, e, online)
 	}
-	return out
-}
-
-func (a *Archive) verifyIDs(ctx context.Context, ids []string, online bool) []Check {
-	sort.Strings(ids)
-	out := make([]Check, len(ids))
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := ctx.Err(); err != nil {
-					out[i] = Check{ID: ids[i], Problems: []string{"not checked: " + err.Error()}}
-					continue
-				}
-				rs, err := a.DB.ReceiptsByPrefix(ctx, ids[i], 1)
-				if err != nil || len(rs) == 0 {
-					out[i] = Check{ID: ids[i], Problems: []string{fmt.Sprintf("not readable from the archive: %v", err)}}
-					continue
-				}
-				out[i] = a.check(ctx, entry(rs[0]), online)
-			}
-		}()
-	}
-	for i := range ids {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	return out
 }
 
