@@ -107,14 +107,7 @@ func TestIssue10_9_EscEmptyInputResendsSameText(t *testing.T) {
 // Issue 10 (9): typing while "start a new conversation? (y/n)" is asked is kept in the
 // input; y and n answer only while the input is empty.
 func TestIssue10_9_TypingDuringQuestionIsKept(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	f, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 80, "hi", "(y/n)")
 	h.typeText("hey you")
 	if got := h.m.c.in.value(); got != "hey you" {
 		t.Fatalf("typing during the question gave input %q", got)
@@ -134,19 +127,7 @@ func TestIssue10_9_TypingDuringQuestionIsKept(t *testing.T) {
 // Issue 10 (8): an unknown context asks before a new conversation, like a closed one; the
 // new conversation is started by a command and the message sent again in it.
 func TestIssue10_8_UnknownContextOffersNew(t *testing.T) {
-	f := newFake()
-	calls := 0
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		calls++
-		if calls == 1 {
-			return Reply{}, fmt.Errorf("wrapped: %w", ErrContextUnknown)
-		}
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Hello again", At: t0}}}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("where is my order?")
-	h.key("enter")
-	h.until("question", h.screenHas("no longer knows this conversation"))
+	f, h := questionAsked(t, fmt.Errorf("wrapped: %w", ErrContextUnknown), func(string) string { return "Hello again" }, 80, "where is my order?", "no longer knows this conversation")
 	h.typeText("y")
 	h.until("reply", h.screenHas("Hello again"))
 	if f.newConvs != 1 || !slices.Equal(f.sentTexts(), []string{"where is my order?", "where is my order?"}) {

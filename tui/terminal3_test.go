@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,14 +26,7 @@ func TestCopyNoticeKeepsTheCountdown(t *testing.T) {
 // line; with text in the input, the help line says that Enter queues it and that y and n
 // answer only once the input is empty.
 func TestQuestionShowsQueueAndWhatKeysDo(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-	}
-	h := newHarness(t, f, testOptions(), 100, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	_, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 100, "hi", "(y/n)")
 	if !strings.Contains(plain(h.view()), "y new conversation") {
 		t.Errorf("help line without the answers:\n%s", plain(h.view()))
 	}
