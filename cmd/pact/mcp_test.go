@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,25 +17,6 @@ import (
 
 	"github.com/pact-cli/pact/demoprovider"
 )
-
-// syncBuffer is a bytes.Buffer safe for a subprocess's writes and the
-// test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // pactCmd is the real pact binary (this test binary as "pact", see
 // TestMain) with an isolated PACT_HOME and a file keyring.
@@ -59,7 +38,7 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 		"NO_COLOR=1", "PACT_PROFILE=", "PACT_DEBUG=", "PACT_NO_BROWSER=1", "PACT_BROWSER=", "BROWSER=")
 	waitHTTP(t, e.issuer+"/.well-known/jwks.json")
 
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	// --debug: the HTTP and MCP traces go to stderr, never stdout, and
 	// carry no secret (checked at the end).
 	cmd := e.command(context.Background(), "--debug", "mcp")
@@ -220,7 +199,7 @@ func TestMCP_StdoutCarriesOnlyProtocolMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
