@@ -262,3 +262,16 @@ func questionAsked(t *testing.T, err error, then func(text string) string, width
 	h.until("question", h.screenHas(asked))
 	return f, h
 }
+
+// loginAsked is a chat of width×height (stepUpFake) where "refund please" needed more
+// permission and the login panel shows its code; the login ends with what is sent on release.
+func loginAsked(t *testing.T, width, height int) (f *fake, h *harness, release chan []string) {
+	t.Helper()
+	release = make(chan []string, 1)
+	f = stepUpFake(release)
+	h = newHarness(t, f, testOptions(), width, height)
+	h.typeText("refund please")
+	h.key("enter")
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	return f, h, release
+}

@@ -180,12 +180,7 @@ func TestIssue10_9_ReceiptBelongsToThisConversation(t *testing.T) {
 // whole link, cut short with "…"; the panel says how to get the whole link, l copies it,
 // and the countdown stays in view.
 func TestIssue10_9_LoginPanelNarrow(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 40, 20)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	_, h, _ := loginAsked(t, 40, 20)
 	v := h.view()
 	const link = "https://brand.example/login?return_to=%2Fconsent%3Fuser_code%3DWDJB-MJHT"
 	var rows []string
@@ -359,12 +354,7 @@ func TestNoBackendCallInsideUpdate(t *testing.T) {
 // Issue 10 (9): typing while the login panel is open is kept; Enter queues the message,
 // which is sent once the login is over.
 func TestIssue10_9_TypingDuringLoginIsKept(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	f, h, release := loginAsked(t, 80, 24)
 	h.typeText("hello, come on") // "o" and "c" inside words are letters
 	if got := h.m.c.in.value(); got != "hello, come on" {
 		t.Fatalf("input = %q", got)

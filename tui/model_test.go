@@ -177,12 +177,7 @@ func TestContextClosedNoKeepsConversation(t *testing.T) {
 
 // §5.5: after the step-up is approved the chat resends by itself, in the same context.
 func TestStepUpApprovedResends(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	f, h, release := loginAsked(t, 80, 24)
 	if got := f.loginAsks; len(got) != 1 || !slices.Equal(got[0], []string{"refunds:issue"}) {
 		t.Fatalf("Login asked for %q", got)
 	}
@@ -198,12 +193,7 @@ func TestStepUpApprovedResends(t *testing.T) {
 }
 
 func TestStepUpPartialGrantDoesNotResend(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	f, h, release := loginAsked(t, 80, 24)
 	release <- nil
 	h.until("notice", h.screenHas("Not granted: refunds:issue"))
 	if f.resends != 0 {

@@ -88,12 +88,8 @@ func TestStatusLineWrapsInsteadOfCutting(t *testing.T) {
 		t.Errorf("the notice is cut:\n%s", plain(h.view()))
 	}
 
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h = newHarness(t, f, testOptions(), 40, 20)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	var release chan []string
+	_, h, release = loginAsked(t, 40, 20)
 	h.key("c")
 	rows := strings.Split(plain(h.view()), "\n")
 	status := strings.Join(rows[len(rows)-5:], " ")

@@ -9,12 +9,7 @@ import (
 // A copy notice in the login panel does not hide the countdown: both are in the status line
 // until the next key.
 func TestCopyNoticeKeepsTheCountdown(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 40, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	_, h, _ := loginAsked(t, 40, 24)
 	h.key("c")
 	v := strings.Join(strings.Fields(plain(h.view())), " ")
 	if !strings.Contains(v, "asked your terminal to copy it") || !strings.Contains(v, "Code expires in") {
