@@ -33,13 +33,7 @@ type pactEnv struct {
 // extraEnv comes after (and so overrides) the base environment.
 func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pactEnv {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv, err := demoprovider.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := startDemo(t, cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -122,12 +116,18 @@ func (e *pactEnv) restartProvider() {
 	e.t.Helper()
 	addr := strings.TrimPrefix(e.srv.URL(), "http://")
 	e.srv.Close()
+	e.srv = startDemo(e.t, demoprovider.Config{Addr: addr, PollInterval: time.Second})
+}
+
+// startDemo starts a demo Provider with cfg for the rest of the test.
+func startDemo(t *testing.T, cfg demoprovider.Config) *demoprovider.Server {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{Addr: addr, PollInterval: time.Second})
+	srv, err := demoprovider.Start(ctx, cfg)
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	e.t.Cleanup(func() { srv.Close() })
-	e.srv = srv
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
