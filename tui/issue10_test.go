@@ -30,6 +30,18 @@ func blockingFake() (*fake, chan struct{}) {
 	return f, release
 }
 
+// waitingForReply is a chat of width×height (blockingFake) that has sent "hello" and waits
+// for the reply; a send on release lets one reply come.
+func waitingForReply(t *testing.T, width, height int) (f *fake, h *harness, release chan struct{}) {
+	t.Helper()
+	f, release = blockingFake()
+	h = newHarness(t, f, testOptions(), width, height)
+	h.typeText("hello")
+	h.key("enter")
+	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	return f, h, release
+}
+
 // Issue 10 (4): Enter while a reply is pending queues the message (nothing is thrown
 // away); queued messages are sent one after the other, in order, each after the previous
 // reply.
@@ -64,11 +76,7 @@ func TestIssue10_4_QueueWhilePending(t *testing.T) {
 // Issue 10 (9): after Esc with a draft in the input, nothing is promised that Enter would
 // not do: the unanswered and queued messages come back above the draft.
 func TestIssue10_9_EscWithDraftKeepsEverything(t *testing.T) {
-	f, _ := blockingFake()
-	h := newHarness(t, f, testOptions(), 80, 30)
-	h.typeText("hello")
-	h.key("enter")
-	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	_, h, _ := waitingForReply(t, 80, 30)
 	h.typeText("queued")
 	h.key("enter")
 	h.typeText("draft")
@@ -87,11 +95,7 @@ func TestIssue10_9_EscWithDraftKeepsEverything(t *testing.T) {
 
 // Esc with an empty input offers the same message again, and Enter sends exactly it.
 func TestIssue10_9_EscEmptyInputResendsSameText(t *testing.T) {
-	f, release := blockingFake()
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hello")
-	h.key("enter")
-	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	f, h, release := waitingForReply(t, 80, 24)
 	h.key("esc")
 	if !strings.Contains(plain(h.view()), "press Enter to send it again") || h.m.c.in.value() != "hello" {
 		t.Fatalf("input %q; screen:\n%s", h.m.c.in.value(), plain(h.view()))

@@ -139,11 +139,7 @@ func TestTinyWindowKeepsTheInput(t *testing.T) {
 
 // "/new" during a send says to wait for as long as the wait lasts, not until the next key.
 func TestNewDuringSendNoticeStaysUntilTheReply(t *testing.T) {
-	f, release := blockingFake()
-	h := newHarness(t, f, testOptions(), 100, 24)
-	h.typeText("hello")
-	h.key("enter")
-	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	_, h, release := waitingForReply(t, 100, 24)
 	h.typeText("/new")
 	h.key("enter")
 	h.typeText("x")
