@@ -3,7 +3,6 @@ package delegation
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -16,11 +15,7 @@ import (
 // it live again.
 func TestSection5_5_RefusedUnrefreshableGrantIsMarkedDead(t *testing.T) {
 	f := newFixture(t)
-	f.ts.respond = func(w http.ResponseWriter, _ url.Values) bool {
-		w.WriteHeader(400)
-		fmt.Fprint(w, `{"error":"invalid_grant"}`)
-		return true
-	}
+	f.ts.respond = refuseInvalidGrant
 	f.accept(t, f.k.sign(t, claimsAt(t0, nil), nil), "rt_1")
 	err := f.m.Send(context.Background(), iface, func(string, *Grant) error { return ErrInvalidToken })
 	var lr *LoginRequiredError
@@ -62,11 +57,7 @@ func TestSection5_5_TransientRefreshFailureDoesNotKillTheGrant(t *testing.T) {
 // finds it.
 func TestSection5_5_DeadGrantIsNotRefreshable(t *testing.T) {
 	f := newFixture(t)
-	f.ts.respond = func(w http.ResponseWriter, _ url.Values) bool {
-		w.WriteHeader(400)
-		fmt.Fprint(w, `{"error":"invalid_grant"}`)
-		return true
-	}
+	f.ts.respond = refuseInvalidGrant
 	if g := f.accept(t, f.k.sign(t, claimsAt(t0, nil), nil), "rt_1"); !g.Refreshable {
 		t.Fatalf("a grant with a refresh token is not refreshable: %+v", g)
 	}

@@ -393,13 +393,17 @@ func TestSection5_5_InvalidTokenRefreshesOnceThenAsksForLogin(t *testing.T) {
 	}
 }
 
+// refuseInvalidGrant is a token endpoint that refuses every request with invalid_grant
+// (a revoked or expired refresh token).
+func refuseInvalidGrant(w http.ResponseWriter, _ url.Values) bool {
+	w.WriteHeader(400)
+	fmt.Fprint(w, `{"error":"invalid_grant"}`)
+	return true
+}
+
 func TestSection5_5_RevokedGrantNeedsLogin(t *testing.T) {
 	f := newFixture(t)
-	f.ts.respond = func(w http.ResponseWriter, _ url.Values) bool {
-		w.WriteHeader(400)
-		fmt.Fprint(w, `{"error":"invalid_grant"}`)
-		return true
-	}
+	f.ts.respond = refuseInvalidGrant
 	f.accept(t, f.k.sign(t, claimsAt(t0, nil), nil), "rt_1")
 	_, _, err := f.m.Refresh(context.Background(), iface)
 	if !errors.Is(err, ErrLoginRequired) || strings.Contains(err.Error(), "rt_1") {

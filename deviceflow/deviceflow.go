@@ -665,21 +665,12 @@ func (e *OAuthError) Reason() string {
 func sanitize(s string, max int, secrets []Secret) string {
 	// Control characters go first: removing them after the secrets would
 	// join "a\x00b" into a secret "ab" that was never replaced.
-	s = strings.Map(func(r rune) rune {
+	return scrub(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, s)
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec.Reveal(), "[REDACTED]")
-		}
-	}
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return s
+	}, s), max, secrets)
 }
 
 func parseToken(body []byte, requested []string, oldRefresh Secret) (*Token, error) {

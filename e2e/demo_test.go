@@ -47,13 +47,7 @@ func newDemoEnv(t *testing.T, cfg demoprovider.Config, providerURL func(*demopro
 	issuer = js.URL
 	e := newEnv(t, issuer)
 	jwks.Store([]byte(e.must("jwks").stdout))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	prov, err := demoprovider.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { prov.Close() })
+	prov := startDemo(t, cfg)
 	url := prov.URL()
 	if providerURL != nil {
 		url = providerURL(prov)
@@ -206,4 +200,17 @@ func TestSection4_3_ResetAfterProcessingRetriesSameMessageIDAgentRunsOnce(t *tes
 	if err := json.Unmarshal([]byte(r.stdout), &convs); err != nil || len(convs) != 1 {
 		t.Fatalf("conversations: %v %s", err, r.stdout)
 	}
+}
+
+// startDemo starts a demo Provider with cfg for the rest of the test.
+func startDemo(t *testing.T, cfg demoprovider.Config) *demoprovider.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	prov, err := demoprovider.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prov.Close() })
+	return prov
 }

@@ -62,13 +62,7 @@ func newPublishedEnv(t *testing.T, cfg demoprovider.Config) *publishedEnv {
 func (p *publishedEnv) startProvider(t *testing.T, cfg demoprovider.Config) {
 	t.Helper()
 	cfg.Addr = p.addr
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	prov, err := demoprovider.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { prov.Close() })
+	prov := startDemo(t, cfg)
 	p.prov = prov
 	p.addr = strings.TrimPrefix(prov.URL(), "http://")
 	p.card = prov.Brands()[0].CardURL

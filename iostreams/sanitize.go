@@ -34,27 +34,7 @@ func Sanitize(s string) string {
 	if clean(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b.WriteRune(utf8.RuneError)
-		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
-			// CR LF: the LF is written on the next turn.
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, isBidi(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return escape(s, false)
 }
 
 // SanitizeAll applies Sanitize to each string (table cells, lists).
@@ -107,6 +87,12 @@ func SanitizeLine(s string) string {
 	if clean(s) && !strings.ContainsAny(s, "\n\t\u2028\u2029") {
 		return s
 	}
+	return escape(s, true)
+}
+
+// escape is the loop of Sanitize (line false) and SanitizeLine (line true):
+// for a line, line breaks and tabs are shown visibly too.
+func escape(s string, line bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {
@@ -114,15 +100,19 @@ func SanitizeLine(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b.WriteRune(utf8.RuneError)
-		case r == '\n':
+		case line && r == '\n':
 			b.WriteString(`\n`)
-		case r == '\r':
+		case line && r == '\r':
 			b.WriteString(`\r`)
-		case r == '\t':
+		case line && r == '\t':
 			b.WriteString(`\t`)
+		case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			// CR LF: the LF is written on the next turn.
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, isBidi(r), r == 0x2028, r == 0x2029:
+		case r >= 0x80 && r <= 0x9f, isBidi(r), line && (r == 0x2028 || r == 0x2029):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])

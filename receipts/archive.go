@@ -85,6 +85,11 @@ func (e *Entry) Item() Item {
 	}
 	_ = json.Unmarshal(claims, &c)
 	it := Item{ID: e.ID, Brand: c.Brand, GrantID: c.GrantID, User: c.User, ScopesUsed: c.ScopesUsed, Actions: c.Actions, TS: c.TS, Verified: e.Verified}
+	return it.withEmptyLists()
+}
+
+// withEmptyLists is it with empty lists, never null, for ScopesUsed, Actions and Problems.
+func (it Item) withEmptyLists() Item {
 	if it.ScopesUsed == nil {
 		it.ScopesUsed = []string{}
 	}
@@ -296,16 +301,7 @@ func item(r store.Receipt) Item {
 	if len(it.Problems) > 0 {
 		it.Verified = false
 	}
-	if it.ScopesUsed == nil {
-		it.ScopesUsed = []string{}
-	}
-	if it.Actions == nil {
-		it.Actions = []json.RawMessage{}
-	}
-	if it.Problems == nil {
-		it.Problems = []string{}
-	}
-	return it
+	return it.withEmptyLists()
 }
 
 // List returns every archived receipt, verified and rejected, oldest first

@@ -143,7 +143,7 @@ func Save(parts []*a2a.Part, dir string) ([]Saved, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return saved, fmt.Errorf("creating %s: %w", dir, err)
 		}
-		path, err := writeNew(dir, safeName(p.Filename, i), raw)
+		path, err := WriteNew(dir, SafeName(p.Filename, i), raw, 2)
 		if err != nil {
 			return saved, err
 		}
@@ -152,16 +152,16 @@ func Save(parts []*a2a.Part, dir string) ([]Saved, error) {
 	return saved, nil
 }
 
-// writeNew writes data to a new file dir/name, or dir/"name (n).ext" for
-// the first n whose file does not exist yet (created exclusively, so an
-// existing file is never replaced), and returns its path. A failed write
-// leaves no partial file.
-func writeNew(dir, name string, data []byte) (string, error) {
+// WriteNew writes data to a new file dir/name, or dir/"name (n).ext" for
+// the first n from firstCopy on whose file does not exist yet (created
+// exclusively, so an existing file is never replaced), and returns its
+// path. A failed write leaves no partial file.
+func WriteNew(dir, name string, data []byte, firstCopy int) (string, error) {
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
-	for n := 1; n < 1000; n++ {
+	for n := firstCopy - 1; n < 1000; n++ {
 		candidate := name
-		if n > 1 {
+		if n >= firstCopy {
 			candidate = fmt.Sprintf("%s (%d)%s", stem, n, ext)
 		}
 		path := filepath.Join(dir, candidate)
@@ -188,10 +188,10 @@ func writeNew(dir, name string, data []byte) (string, error) {
 	return "", fmt.Errorf("no free file name for %s in %s", name, dir)
 }
 
-// safeName reduces a remote file name to a base name made of printable
+// SafeName reduces a remote file name to a base name made of printable
 // characters, without path separators or a leading dot; "" or nothing left
 // gives "file-N".
-func safeName(name string, i int) string {
+func SafeName(name string, i int) string {
 	name = strings.ReplaceAll(name, "\\", "/")
 	if j := strings.LastIndex(name, "/"); j >= 0 {
 		name = name[j+1:]

@@ -40,7 +40,10 @@ func parseTime(s string) time.Time {
 const convColumns = `c.brand, c.brand_name, c.interface_url, c.context_id, c.last_message_at, c.state,
 	EXISTS (SELECT 1 FROM current_conversations cc WHERE cc.conversation_id = c.id AND cc.brand = c.brand)`
 
-func scanConversation(sc interface{ Scan(...any) error }) (Conversation, error) {
+// scanner is a row to scan (*sql.Row, *sql.Rows).
+type scanner interface{ Scan(...any) error }
+
+func scanConversation(sc scanner) (Conversation, error) {
 	var c Conversation
 	var at string
 	err := sc.Scan(&c.Brand, &c.BrandName, &c.InterfaceURL, &c.ContextID, &at, &c.State, &c.Current)
@@ -51,27 +54,23 @@ func scanConversation(sc interface{ Scan(...any) error }) (Conversation, error) 
 // CurrentConversation returns the conversation that send/chat continue
 // with the Brand at cardURL; ok is false when there is none.
 func (db *DB) CurrentConversation(ctx context.Context, cardURL string) (Conversation, bool, error) {
-	c, err := db.conn(ctx)
-	if err != nil {
-		return Conversation{}, false, err
-	}
-	row := c.QueryRowContext(ctx, `SELECT `+convColumns+` FROM current_conversations cur
+	return db.findConversation(ctx, `SELECT `+convColumns+` FROM current_conversations cur
 		JOIN conversations c ON c.id = cur.conversation_id WHERE cur.brand = ?`, cardURL)
-	conv, err := scanConversation(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Conversation{}, false, nil
-	}
-	return conv, err == nil, err
 }
 
 // FindConversation returns the stored conversation (interfaceURL, contextID).
 func (db *DB) FindConversation(ctx context.Context, interfaceURL, contextID string) (Conversation, bool, error) {
+	return db.findConversation(ctx, `SELECT `+convColumns+` FROM conversations c WHERE c.interface_url = ? AND c.context_id = ?`, interfaceURL, contextID)
+}
+
+// findConversation returns the conversation query selects (convColumns);
+// ok is false when there is none.
+func (db *DB) findConversation(ctx context.Context, query string, args ...any) (Conversation, bool, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return Conversation{}, false, err
 	}
-	row := c.QueryRowContext(ctx, `SELECT `+convColumns+` FROM conversations c WHERE c.interface_url = ? AND c.context_id = ?`, interfaceURL, contextID)
-	conv, err := scanConversation(row)
+	conv, err := scanConversation(c.QueryRowContext(ctx, query, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Conversation{}, false, nil
 	}
@@ -85,22 +84,9 @@ func (db *DB) FindContext(ctx context.Context, contextID string) ([]Conversation
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.QueryContext(ctx, `SELECT `+convColumns+` FROM conversations c
+	return queryAll(ctx, c, scanConversation, `SELECT `+convColumns+` FROM conversations c
 		WHERE c.context_id = ?1 OR substr(c.context_id, 1, length(?1)) = ?1
 		ORDER BY c.context_id = ?1 DESC, c.last_message_ns DESC`, contextID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Conversation
-	for rows.Next() {
-		conv, err := scanConversation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, conv)
-	}
-	return out, rows.Err()
 }
 
 // Conversations returns every stored conversation, most recent first
@@ -110,21 +96,11 @@ func (db *DB) Conversations(ctx context.Context) ([]Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.QueryContext(ctx, `SELECT `+convColumns+` FROM conversations c ORDER BY c.last_message_ns DESC, c.context_id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Conversation
-	for rows.Next() {
-		conv, err := scanConversation(rows)
-		if err != nil {
-			return nil, err
-		}
+	return queryAll(ctx, c, func(sc scanner) (Conversation, error) {
+		conv, err := scanConversation(sc)
 		conv.Current = conv.Current && conv.State == "open"
-		out = append(out, conv)
-	}
-	return out, rows.Err()
+		return conv, err
+	}, `SELECT `+convColumns+` FROM conversations c ORDER BY c.last_message_ns DESC, c.context_id`)
 }
 
 // Turns returns the stored turns of a conversation, oldest first (in the
@@ -134,25 +110,31 @@ func (db *DB) Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.QueryContext(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified
+	return queryAll(ctx, c, func(sc scanner) (Turn, error) { return scanTurn(sc) },
+		`SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified
 		FROM turns t JOIN conversations c ON c.id = t.conversation_id
 		WHERE c.interface_url = ? AND c.context_id = ? ORDER BY t.id`, interfaceURL, contextID)
+}
+
+// queryAll runs query on c and returns every row as scan reads it.
+func queryAll[T any](ctx context.Context, c *sql.DB, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Turn
+	var out []T
 	for rows.Next() {
-		t, err := scanTurn(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
 
-func scanTurn(sc interface{ Scan(...any) error }, extra ...any) (Turn, error) {
+func scanTurn(sc scanner, extra ...any) (Turn, error) {
 	var t Turn
 	var at string
 	var rv sql.NullBool
@@ -254,26 +236,17 @@ func (db *DB) SearchTurns(ctx context.Context, text string, limit int) ([]Hit, e
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := c.QueryContext(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
-		FROM turns_fts f JOIN turns t ON t.id = f.rowid JOIN conversations c ON c.id = t.conversation_id
-		WHERE turns_fts MATCH ? ORDER BY f.rank, t.id LIMIT ?`, q, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Hit
-	for rows.Next() {
+	return queryAll(ctx, c, func(sc scanner) (Hit, error) {
 		var h Hit
 		var at string
-		h.Turn, err = scanTurn(rows, &h.Conversation.Brand, &h.Conversation.BrandName, &h.Conversation.InterfaceURL,
+		var err error
+		h.Turn, err = scanTurn(sc, &h.Conversation.Brand, &h.Conversation.BrandName, &h.Conversation.InterfaceURL,
 			&h.Conversation.ContextID, &at, &h.Conversation.State, &h.Conversation.Current)
-		if err != nil {
-			return nil, err
-		}
 		h.Conversation.LastMessageAt = parseTime(at)
-		out = append(out, h)
-	}
-	return out, rows.Err()
+		return h, err
+	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
+		FROM turns_fts f JOIN turns t ON t.id = f.rowid JOIN conversations c ON c.id = t.conversation_id
+		WHERE turns_fts MATCH ? ORDER BY f.rank, t.id LIMIT ?`, q, limit)
 }
 
 // ftsQuery turns plain words into an FTS5 query: every word a quoted

@@ -241,3 +241,37 @@ func (h *harness) view() string { return h.m.c.render() }
 func (h *harness) screenHas(s string) func() bool {
 	return func() bool { return strings.Contains(plain(h.view()), s) }
 }
+
+// questionAsked is a chat of width×24 that has sent text and got err back, so that it asks
+// whether to start a new conversation (the screen shows asked). The Brand answers later
+// messages with then(text) as an agent turn or, when then is nil, with err again.
+func questionAsked(t *testing.T, err error, then func(text string) string, width int, text, asked string) (*fake, *harness) {
+	t.Helper()
+	f := newFake()
+	calls := 0
+	f.reply = func(ctx context.Context, text string) (Reply, error) {
+		calls++
+		if calls == 1 || then == nil {
+			return Reply{}, err
+		}
+		return Reply{Turns: []Turn{{Role: RoleAgent, Text: then(text), At: t0}}}, nil
+	}
+	h := newHarness(t, f, testOptions(), width, 24)
+	h.typeText(text)
+	h.key("enter")
+	h.until("question", h.screenHas(asked))
+	return f, h
+}
+
+// loginAsked is a chat of width×height (stepUpFake) where "refund please" needed more
+// permission and the login panel shows its code; the login ends with what is sent on release.
+func loginAsked(t *testing.T, width, height int) (f *fake, h *harness, release chan []string) {
+	t.Helper()
+	release = make(chan []string, 1)
+	f = stepUpFake(release)
+	h = newHarness(t, f, testOptions(), width, height)
+	h.typeText("refund please")
+	h.key("enter")
+	h.until("code", h.screenHas("WDJB-MJHT"))
+	return f, h, release
+}

@@ -30,6 +30,18 @@ func blockingFake() (*fake, chan struct{}) {
 	return f, release
 }
 
+// waitingForReply is a chat of width×height (blockingFake) that has sent "hello" and waits
+// for the reply; a send on release lets one reply come.
+func waitingForReply(t *testing.T, width, height int) (f *fake, h *harness, release chan struct{}) {
+	t.Helper()
+	f, release = blockingFake()
+	h = newHarness(t, f, testOptions(), width, height)
+	h.typeText("hello")
+	h.key("enter")
+	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	return f, h, release
+}
+
 // Issue 10 (4): Enter while a reply is pending queues the message (nothing is thrown
 // away); queued messages are sent one after the other, in order, each after the previous
 // reply.
@@ -64,11 +76,7 @@ func TestIssue10_4_QueueWhilePending(t *testing.T) {
 // Issue 10 (9): after Esc with a draft in the input, nothing is promised that Enter would
 // not do: the unanswered and queued messages come back above the draft.
 func TestIssue10_9_EscWithDraftKeepsEverything(t *testing.T) {
-	f, _ := blockingFake()
-	h := newHarness(t, f, testOptions(), 80, 30)
-	h.typeText("hello")
-	h.key("enter")
-	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	_, h, _ := waitingForReply(t, 80, 30)
 	h.typeText("queued")
 	h.key("enter")
 	h.typeText("draft")
@@ -87,11 +95,7 @@ func TestIssue10_9_EscWithDraftKeepsEverything(t *testing.T) {
 
 // Esc with an empty input offers the same message again, and Enter sends exactly it.
 func TestIssue10_9_EscEmptyInputResendsSameText(t *testing.T) {
-	f, release := blockingFake()
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hello")
-	h.key("enter")
-	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	f, h, release := waitingForReply(t, 80, 24)
 	h.key("esc")
 	if !strings.Contains(plain(h.view()), "press Enter to send it again") || h.m.c.in.value() != "hello" {
 		t.Fatalf("input %q; screen:\n%s", h.m.c.in.value(), plain(h.view()))
@@ -107,14 +111,7 @@ func TestIssue10_9_EscEmptyInputResendsSameText(t *testing.T) {
 // Issue 10 (9): typing while "start a new conversation? (y/n)" is asked is kept in the
 // input; y and n answer only while the input is empty.
 func TestIssue10_9_TypingDuringQuestionIsKept(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	f, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 80, "hi", "(y/n)")
 	h.typeText("hey you")
 	if got := h.m.c.in.value(); got != "hey you" {
 		t.Fatalf("typing during the question gave input %q", got)
@@ -134,19 +131,7 @@ func TestIssue10_9_TypingDuringQuestionIsKept(t *testing.T) {
 // Issue 10 (8): an unknown context asks before a new conversation, like a closed one; the
 // new conversation is started by a command and the message sent again in it.
 func TestIssue10_8_UnknownContextOffersNew(t *testing.T) {
-	f := newFake()
-	calls := 0
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		calls++
-		if calls == 1 {
-			return Reply{}, fmt.Errorf("wrapped: %w", ErrContextUnknown)
-		}
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Hello again", At: t0}}}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("where is my order?")
-	h.key("enter")
-	h.until("question", h.screenHas("no longer knows this conversation"))
+	f, h := questionAsked(t, fmt.Errorf("wrapped: %w", ErrContextUnknown), func(string) string { return "Hello again" }, 80, "where is my order?", "no longer knows this conversation")
 	h.typeText("y")
 	h.until("reply", h.screenHas("Hello again"))
 	if f.newConvs != 1 || !slices.Equal(f.sentTexts(), []string{"where is my order?", "where is my order?"}) {
@@ -199,12 +184,7 @@ func TestIssue10_9_ReceiptBelongsToThisConversation(t *testing.T) {
 // whole link, cut short with "…"; the panel says how to get the whole link, l copies it,
 // and the countdown stays in view.
 func TestIssue10_9_LoginPanelNarrow(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 40, 20)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	_, h, _ := loginAsked(t, 40, 20)
 	v := h.view()
 	const link = "https://brand.example/login?return_to=%2Fconsent%3Fuser_code%3DWDJB-MJHT"
 	var rows []string
@@ -378,12 +358,7 @@ func TestNoBackendCallInsideUpdate(t *testing.T) {
 // Issue 10 (9): typing while the login panel is open is kept; Enter queues the message,
 // which is sent once the login is over.
 func TestIssue10_9_TypingDuringLoginIsKept(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	f, h, release := loginAsked(t, 80, 24)
 	h.typeText("hello, come on") // "o" and "c" inside words are letters
 	if got := h.m.c.in.value(); got != "hello, come on" {
 		t.Fatalf("input = %q", got)

@@ -133,15 +133,7 @@ func (l *loginPanel) done(c *chat, msg loginDoneMsg) tea.Cmd {
 			missing = append(missing, clean(s.ID))
 		}
 	}
-	granted := make([]string, len(msg.granted))
-	for i, g := range msg.granted {
-		granted[i] = clean(g)
-	}
-	list := strings.Join(granted, ", ")
-	if list == "" {
-		list = "none"
-	}
-	c.notice("Granted: " + list + ".")
+	c.notice("Granted: " + cleanList(msg.granted) + ".")
 	if len(missing) > 0 {
 		text := "Not granted: " + strings.Join(missing, ", ") + "."
 		if l.stepUp != nil {

@@ -148,19 +148,8 @@ func TestEscCancelsPendingSend(t *testing.T) {
 
 // §4.2: a closed context asks before starting a new conversation and sending again.
 func TestContextClosedAsksThenResends(t *testing.T) {
-	f := newFake()
-	calls := 0
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		calls++
-		if calls == 1 {
-			return Reply{}, fmt.Errorf("message:send: %w", ErrContextClosed)
-		}
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Fresh start, how can I help?", At: t0}}}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("still there?")
-	h.key("enter")
-	h.until("question", h.screenHas("Start a new conversation"))
+	f, h := questionAsked(t, fmt.Errorf("message:send: %w", ErrContextClosed), func(string) string { return "Fresh start, how can I help?" },
+		80, "still there?", "Start a new conversation")
 	if f.newConvs != 0 {
 		t.Fatal("NewConversation called before the User answered")
 	}
@@ -175,14 +164,7 @@ func TestContextClosedAsksThenResends(t *testing.T) {
 }
 
 func TestContextClosedNoKeepsConversation(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	f, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 80, "hi", "(y/n)")
 	h.typeText("n")
 	h.until("the answer", func() bool { return h.m.c.panel == nil })
 	if f.newConvs != 0 || len(f.sentTexts()) != 1 {
@@ -195,12 +177,7 @@ func TestContextClosedNoKeepsConversation(t *testing.T) {
 
 // §5.5: after the step-up is approved the chat resends by itself, in the same context.
 func TestStepUpApprovedResends(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	f, h, release := loginAsked(t, 80, 24)
 	if got := f.loginAsks; len(got) != 1 || !slices.Equal(got[0], []string{"refunds:issue"}) {
 		t.Fatalf("Login asked for %q", got)
 	}
@@ -216,12 +193,7 @@ func TestStepUpApprovedResends(t *testing.T) {
 }
 
 func TestStepUpPartialGrantDoesNotResend(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	f, h, release := loginAsked(t, 80, 24)
 	release <- nil
 	h.until("notice", h.screenHas("Not granted: refunds:issue"))
 	if f.resends != 0 {

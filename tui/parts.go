@@ -3,14 +3,12 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/pact-cli/pact/reply"
 )
 
 // Non-text parts of agent replies: data is shown as indented JSON, files as name, type and
@@ -106,40 +104,10 @@ func (c *chat) save() tea.Cmd {
 	}
 }
 
-// saveFile writes f into dir under its own base name (or file-N), never over an existing
-// file: "name (1).ext" and so on.
+// saveFile writes f into dir under its own safe base name (or file-N), never over an
+// existing file: "name (1).ext" and so on.
 func saveFile(dir string, f Part, i int) (string, error) {
-	name := filepath.Base(strings.ReplaceAll(clean(f.Name), "\\", "/"))
-	if name == "." || name == "/" || name == ".." || strings.HasPrefix(name, ".") || name == "" {
-		name = fmt.Sprintf("file-%d", i+1)
-	}
-	ext := filepath.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	for n := 0; n < 1000; n++ {
-		cand := name
-		if n > 0 {
-			cand = fmt.Sprintf("%s (%d)%s", stem, n, ext)
-		}
-		p := filepath.Join(dir, cand)
-		fh, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		if _, err := fh.Write(f.Data); err != nil {
-			fh.Close()
-			os.Remove(p)
-			return "", err
-		}
-		if err := fh.Close(); err != nil {
-			os.Remove(p)
-			return "", err
-		}
-		return p, nil
-	}
-	return "", fmt.Errorf("too many files named %s", name)
+	return reply.WriteNew(dir, reply.SafeName(f.Name, i), f.Data, 1)
 }
 
 func (c *chat) onSaved(msg savedMsg) {

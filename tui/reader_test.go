@@ -35,12 +35,7 @@ func TestIncompleteTail(t *testing.T) {
 // A character whose bytes arrive in two reads far apart (longer than the decoder's 50 ms
 // escape timeout) reaches the decoder whole.
 func TestPendingReaderKeepsSplitCharacter(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := inputPipe(t)
 	r := wrapInput(pr)
 	go func() {
 		pw.Write([]byte("a\xe6\x97"))
@@ -86,6 +81,17 @@ func TestSettleHoldsAnswersAndReleasesWhatCannotBeOne(t *testing.T) {
 	}
 }
 
+// inputPipe is a pipe for the test: the chat reads pr, the test writes pw.
+func inputPipe(t *testing.T) (pr, pw *os.File) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pr.Close(); pw.Close() })
+	return pr, pw
+}
+
 // readFor reads r until it has at least want bytes.
 func readFor(t *testing.T, r interface{ Read([]byte) (int, error) }, want int) string {
 	t.Helper()
@@ -104,12 +110,7 @@ func readFor(t *testing.T, r interface{ Read([]byte) (int, error) }, want int) s
 // A CSI answer split across reads 80 ms apart reaches the decoder whole (it leaked ";2$y"
 // into the input).
 func TestPendingReaderKeepsSplitCSIAnswer(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := inputPipe(t)
 	r := wrapInput(pr)
 	go func() {
 		pw.Write([]byte("\x1b[?2026"))
@@ -132,12 +133,7 @@ func TestPendingReaderKeepsSplitCSIAnswer(t *testing.T) {
 // A held sequence that does not complete is released, as typed keys, after the hold limit,
 // even when no more input comes; and at once when a byte that cannot continue it comes.
 func TestPendingReaderReleasesHeldBytes(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw := inputPipe(t)
 	r := &pendingReader{File: pr, limit: 150 * time.Millisecond, wait: waitInput}
 	pw.Write([]byte("\x1b]12"))
 	start := time.Now()

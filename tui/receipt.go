@@ -38,15 +38,7 @@ func (p *receiptPanel) view(c *chat, w int, _ time.Time) []string {
 	if !r.TS.IsZero() {
 		body = append(body, "Time: "+r.TS.Format(time.RFC3339))
 	}
-	sc := make([]string, len(r.ScopesUsed))
-	for i, s := range r.ScopesUsed {
-		sc[i] = clean(s)
-	}
-	used := strings.Join(sc, ", ")
-	if used == "" {
-		used = "none"
-	}
-	body = append(body, "Scopes used: "+used, "Actions:")
+	body = append(body, "Scopes used: "+cleanList(r.ScopesUsed), "Actions:")
 	if len(r.Actions) == 0 {
 		body = append(body, "  none")
 	}

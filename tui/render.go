@@ -76,6 +76,18 @@ func cleanLine(s string) string {
 	return iostreams.SanitizeLine(strings.TrimRight(s, "\n "))
 }
 
+// cleanList is remote items (scopes) through clean, joined by ", "; "none" when there are none.
+func cleanList(ss []string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = clean(s)
+	}
+	if list := strings.Join(out, ", "); list != "" {
+		return list
+	}
+	return "none"
+}
+
 // wrap wraps plain text to width cells (wide characters and emoji count as two) and
 // returns its lines. Words longer than the width are broken.
 func wrap(s string, width int) []string {

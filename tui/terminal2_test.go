@@ -15,19 +15,7 @@ import (
 // A message submitted while "start a new conversation? (y/n)" is open is sent after the
 // one that failed, in the new conversation: "y" does not throw it away.
 func TestQuestionYesKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
-	f := newFake()
-	calls := 0
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		calls++
-		if calls == 1 {
-			return Reply{}, fmt.Errorf("wrapped: %w", ErrContextUnknown)
-		}
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "got " + text, At: t0}}}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("where is my order?")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	f, h := questionAsked(t, fmt.Errorf("wrapped: %w", ErrContextUnknown), func(text string) string { return "got " + text }, 80, "where is my order?", "(y/n)")
 	h.typeText("hello sunny")
 	h.key("enter")
 	h.typeText("y")
@@ -40,14 +28,7 @@ func TestQuestionYesKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
 // "n" also keeps it: the failed message and what was submitted meanwhile are back in the
 // input, in order.
 func TestQuestionNoKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	_, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 80, "hi", "(y/n)")
 	h.typeText("hello sunny")
 	h.key("enter")
 	h.typeText("n")
@@ -60,19 +41,7 @@ func TestQuestionNoKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
 // Only a discrete key press answers the question: "yes please" arriving in one burst with
 // an empty input is text, and the question stays open; a y alone then answers.
 func TestQuestionBurstIsText(t *testing.T) {
-	f := newFake()
-	calls := 0
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		calls++
-		if calls == 1 {
-			return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-		}
-		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "got " + text, At: t0}}}, nil
-	}
-	h := newHarness(t, f, testOptions(), 80, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	f, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), func(text string) string { return "got " + text }, 80, "hi", "(y/n)")
 	h.typeText("yes please") // one burst: every key before the y's settle time ends
 	if got := h.m.c.in.value(); got != "yes please" {
 		t.Fatalf("input after the burst = %q, want \"yes please\"", got)
@@ -119,12 +88,8 @@ func TestStatusLineWrapsInsteadOfCutting(t *testing.T) {
 		t.Errorf("the notice is cut:\n%s", plain(h.view()))
 	}
 
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h = newHarness(t, f, testOptions(), 40, 20)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	var release chan []string
+	_, h, release = loginAsked(t, 40, 20)
 	h.key("c")
 	rows := strings.Split(plain(h.view()), "\n")
 	status := strings.Join(rows[len(rows)-5:], " ")
@@ -174,11 +139,7 @@ func TestTinyWindowKeepsTheInput(t *testing.T) {
 
 // "/new" during a send says to wait for as long as the wait lasts, not until the next key.
 func TestNewDuringSendNoticeStaysUntilTheReply(t *testing.T) {
-	f, release := blockingFake()
-	h := newHarness(t, f, testOptions(), 100, 24)
-	h.typeText("hello")
-	h.key("enter")
-	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	_, h, release := waitingForReply(t, 100, 24)
 	h.typeText("/new")
 	h.key("enter")
 	h.typeText("x")

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,12 +9,7 @@ import (
 // A copy notice in the login panel does not hide the countdown: both are in the status line
 // until the next key.
 func TestCopyNoticeKeepsTheCountdown(t *testing.T) {
-	release := make(chan []string, 1)
-	f := stepUpFake(release)
-	h := newHarness(t, f, testOptions(), 40, 24)
-	h.typeText("refund please")
-	h.key("enter")
-	h.until("code", h.screenHas("WDJB-MJHT"))
+	_, h, _ := loginAsked(t, 40, 24)
 	h.key("c")
 	v := strings.Join(strings.Fields(plain(h.view())), " ")
 	if !strings.Contains(v, "asked your terminal to copy it") || !strings.Contains(v, "Code expires in") {
@@ -27,14 +21,7 @@ func TestCopyNoticeKeepsTheCountdown(t *testing.T) {
 // line; with text in the input, the help line says that Enter queues it and that y and n
 // answer only once the input is empty.
 func TestQuestionShowsQueueAndWhatKeysDo(t *testing.T) {
-	f := newFake()
-	f.reply = func(ctx context.Context, text string) (Reply, error) {
-		return Reply{}, fmt.Errorf("x: %w", ErrContextClosed)
-	}
-	h := newHarness(t, f, testOptions(), 100, 24)
-	h.typeText("hi")
-	h.key("enter")
-	h.until("question", h.screenHas("(y/n)"))
+	_, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 100, "hi", "(y/n)")
 	if !strings.Contains(plain(h.view()), "y new conversation") {
 		t.Errorf("help line without the answers:\n%s", plain(h.view()))
 	}

@@ -3,48 +3,10 @@
 package main
 
 import (
-	"context"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pact-cli/pact/demoprovider"
 )
-
-// newRoguePTYEnv is newPTYEnv against a demo Provider whose Brand sites
-// serve their real card once, then a card signed by another key.
-func newRoguePTYEnv(t *testing.T) (*ptyEnv, *demoprovider.Server) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{PollInterval: time.Second, RogueCard: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	home := t.TempDir()
-	e := &ptyEnv{t: t, brand: srv.Brands()[0].SiteURL, env: []string{
-		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
-	}}
-	e.run("init", "--issuer", "http://"+addr)
-	jw := e.command(context.Background(), "jwks", "serve", "--addr", addr)
-	if err := jw.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
-	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
-	return e, srv
-}
 
 // A2A §8.4 and pinning: when the Brand's card changed since first contact,
 // the chat opens on the y/n panel with old and new side by side. n quits

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,71 +22,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
-
-	"github.com/pact-cli/pact/demoprovider"
 )
 
 // The CLI (not the full-screen chat) in a real pseudo-terminal: the real
 // pact binary (this test binary re-executed as "pact", see TestMain)
 // against its own demo Provider on 127.0.0.1.
-
-// cliEnv is an isolated, registered profile.
-type cliEnv struct {
-	t     *testing.T
-	env   []string
-	brand string
-	dir   string
-}
-
-func newCLIEnv(t *testing.T, extraEnv ...string) *cliEnv {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{PollInterval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	home := t.TempDir()
-	e := &cliEnv{t: t, brand: srv.Brands()[0].SiteURL, dir: home, env: append([]string{
-		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8", "NO_COLOR=1",
-	}, extraEnv...)}
-	e.run("init", "--issuer", "http://"+addr)
-	jw := e.command(context.Background(), "jwks", "serve", "--addr", addr)
-	if err := jw.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
-	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
-	return e
-}
-
-func (e *cliEnv) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Args[0] = "pact"
-	cmd.Env = e.env
-	return cmd
-}
-
-func (e *cliEnv) run(args ...string) string {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cmd := e.command(ctx, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		e.t.Fatalf("pact %s: %v\n%s", strings.Join(args, " "), err, out.String())
-	}
-	return out.String()
-}
 
 // cliTerm is pact running in a pseudo-terminal (stdin, stdout and stderr
 // all the terminal unless the caller set them).
@@ -102,7 +41,7 @@ type cliTerm struct {
 	drained chan struct{}
 }
 
-func (e *cliEnv) startTerm(setup func(cmd *exec.Cmd, tty *os.File), args ...string) *cliTerm {
+func (e *pactEnv) startTerm(setup func(cmd *exec.Cmd, tty *os.File), args ...string) *cliTerm {
 	e.t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -387,7 +326,7 @@ func TestSendRendersMarkdownOnATerminalInPTY(t *testing.T) {
 	home := t.TempDir()
 	base := []string{"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PATH=" + os.Getenv("PATH"),
 		"HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8"}
-	e := &cliEnv{t: t, env: append(base, "NO_COLOR=1")}
+	e := &pactEnv{t: t, env: append(base, "NO_COLOR=1")}
 	e.run("init", "--issuer", "http://127.0.0.1:1")
 	e.run("provider", "add", url, "--audience", "md")
 

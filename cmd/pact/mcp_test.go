@@ -2,17 +2,14 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,25 +17,6 @@ import (
 
 	"github.com/pact-cli/pact/demoprovider"
 )
-
-// syncBuffer is a bytes.Buffer safe for a subprocess's writes and the
-// test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // pactCmd is the real pact binary (this test binary as "pact", see
 // TestMain) with an isolated PACT_HOME and a file keyring.
@@ -56,37 +34,14 @@ func pactCmd(home string, args ...string) *exec.Cmd {
 // login and sees it granted after the User approves, and lists the
 // resulting verified receipts.
 func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
-	home := t.TempDir()
-	srv, err := demoprovider.Start(context.Background(), demoprovider.Config{PollInterval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := pactCmd(home, args...).CombinedOutput(); err != nil {
-			t.Fatalf("pact %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("init", "--issuer", "http://"+addr)
-	run("provider", "add", srv.URL(), "--audience", srv.Audience())
-	jw := pactCmd(home, "jwks", "serve", "--addr", addr)
-	if err := jw.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { jw.Process.Kill(); jw.Wait() }()
-	waitHTTP(t, "http://"+addr+"/.well-known/jwks.json")
+	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second},
+		"NO_COLOR=1", "PACT_PROFILE=", "PACT_DEBUG=", "PACT_NO_BROWSER=1", "PACT_BROWSER=", "BROWSER=")
+	waitHTTP(t, e.issuer+"/.well-known/jwks.json")
 
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	// --debug: the HTTP and MCP traces go to stderr, never stdout, and
 	// carry no secret (checked at the end).
-	cmd := pactCmd(home, "--debug", "mcp")
+	cmd := e.command(context.Background(), "--debug", "mcp")
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -122,7 +77,7 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 	if err != nil || len(tools.Tools) != 8 {
 		t.Fatalf("tools: %+v %v", tools, err)
 	}
-	brand := srv.Brands()[0].SiteURL
+	brand := e.brand
 	var card struct {
 		Pact struct {
 			Name       string
@@ -189,7 +144,7 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 		t.Fatalf("no --debug trace on stderr:\n%s", stderr.String())
 	}
 	// No secret of the profile reached the log either.
-	data, err := os.ReadFile(filepath.Join(home, "data", "secrets.json"))
+	data, err := os.ReadFile(filepath.Join(e.dir, "pact", "data", "secrets.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +199,7 @@ func TestMCP_StdoutCarriesOnlyProtocolMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/pact-cli/pact/demoprovider"
 )
 
 // The faults of issue 10 that live in the full-screen chat, each rebuilt in a real
@@ -32,6 +29,18 @@ func traceFile(t *testing.T) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// tracedChat is `pact --debug chat BRAND` on a fresh profile (newPTYEnv) in a pty whose
+// terminal answers queries or not (answer), its trace in tr, once it has opened: at is where
+// the screen showed "identity only".
+func tracedChat(t *testing.T, answer bool) (e *pactEnv, s *screen, tr *os.File, at int) {
+	t.Helper()
+	e = newPTYEnv(t)
+	tr = traceFile(t)
+	s = e.startPTY(answer, tr, "--debug", "chat", e.brand)
+	at = s.waitFor("identity only", 0)
+	return e, s, tr, at
 }
 
 var sentTextRE = regexp.MustCompile(`"text":\s*("(?:[^"\\]|\\.)*")`)
@@ -119,10 +128,7 @@ func TestIssue10_1_OnlyTheChatTouchesTheTerminal(t *testing.T) {
 // Issue 10 (2): text arriving in one burst (typed fast, pasted without bracketed paste, an
 // auto-typer) is text, never keys: "end", "home", "up", "ctrl+k", … are words.
 func TestIssue10_2_BurstsAreText(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, true)
 	want := []string{
 		"the end is near",
 		"go home now",
@@ -140,10 +146,7 @@ func TestIssue10_2_BurstsAreText(t *testing.T) {
 
 // Issue 10 (3): a character split across two reads of the terminal is kept whole.
 func TestIssue10_3_MultibyteSplitAcrossReads(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, true)
 	text := strings.Repeat("a", 254) + "日本"
 	s.typeKeys(text[:256]) // ends inside 日 (E6 97 A5)
 	time.Sleep(100 * time.Millisecond)
@@ -158,10 +161,7 @@ func TestIssue10_3_MultibyteSplitAcrossReads(t *testing.T) {
 // Issue 10 (4): Enter while a reply is on its way queues the message; a multi-line paste
 // without bracketed paste becomes one message per line, sent in order, none lost or glued.
 func TestIssue10_4_EnterWhilePendingQueues(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, true)
 	want := []string{"first line", "where is my order A-10001?", "third line", "fourth"}
 	s.typeKeys(strings.Join(want, "\r") + "\r")
 	got := waitSent(t, s, tr, len(want))
@@ -175,10 +175,7 @@ func TestIssue10_4_EnterWhilePendingQueues(t *testing.T) {
 // Issue 10 (5): after a 20-line bracketed paste the input shows the cursor's line (the
 // last), and Enter sends the 20 lines as one message.
 func TestIssue10_5_PasteKeepsCursorInView(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	at := s.waitFor("identity only", 0)
+	_, s, tr, at := tracedChat(t, true)
 	var lines []string
 	for i := 1; i <= 20; i++ {
 		lines = append(lines, "pasted line "+strings.Repeat("x", i%3)+string(rune('A'+i)))
@@ -216,22 +213,11 @@ func TestIssue10_7_SignalsRestoreTheTerminal(t *testing.T) {
 // error answer ends the wait at once (one request, no retries), the chat offers a new
 // conversation, and "y" sends the message again in it.
 func TestIssue10_8_UnknownContextAfterRestartOffersNew(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	at := s.waitFor("identity only", 0)
+	e, s, tr, at := tracedChat(t, true)
 	s.typeKeys("hello\r")
 	at = s.waitFor("What is your order number?", at)
 
-	addr := strings.TrimPrefix(e.srv.URL(), "http://")
-	e.srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{Addr: addr, PollInterval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	e.restartProvider()
 
 	s.typeKeys("where is my order A-10001?\r")
 	at = s.waitFor("no longer knows this conversation", at)
@@ -255,10 +241,7 @@ func TestIssue10_8_UnknownContextAfterRestartOffersNew(t *testing.T) {
 // Issue 10 (9), (10): an unknown /command says so in plain words and leaves nothing in
 // the input: the next message is exactly what is typed next.
 func TestIssue10_9_UnknownCommandClearsInput(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	at := s.waitFor("identity only", 0)
+	_, s, tr, at := tracedChat(t, true)
 	s.typeKeys("/bogus\r")
 	s.waitFor("Unknown command /bogus", at)
 	s.typeKeys("hello\r")
@@ -266,18 +249,6 @@ func TestIssue10_9_UnknownCommandClearsInput(t *testing.T) {
 		t.Fatalf("the Brand received %q, want \"hello\"", got[0])
 	}
 	s.quit(t)
-}
-
-// output is pact ARGS... run without a terminal; it fails the test unless pact exits 0.
-func (e *ptyEnv) output(args ...string) []byte {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	out, err := e.command(ctx, args...).Output()
-	if err != nil {
-		e.t.Fatalf("pact %s: %v", strings.Join(args, " "), err)
-	}
-	return out
 }
 
 // Issue 10 (8), §5.5: the Provider revoked the delegation. The header stops claiming it,

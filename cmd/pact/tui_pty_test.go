@@ -7,10 +7,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,74 +19,12 @@ import (
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
-
-	"github.com/pact-cli/pact/demoprovider"
 )
 
 // The full-screen chat, end to end: the real pact binary (this test binary
 // re-executed as "pact", see TestMain) in a pseudo-terminal of 80x24, against
 // the demo Provider on 127.0.0.1. What the User sees is read from the pty and
-// stripped of escape sequences.
-
-// ptyEnv is an isolated profile registered with its own demo Provider, its
-// JWKS served by `pact jwks serve`.
-type ptyEnv struct {
-	t     *testing.T
-	env   []string
-	brand string
-	srv   *demoprovider.Server
-}
-
-func newPTYEnv(t *testing.T) *ptyEnv {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{PollInterval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	home := t.TempDir()
-	e := &ptyEnv{t: t, srv: srv, brand: srv.Brands()[0].SiteURL, env: []string{
-		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8",
-	}}
-	e.run("init", "--issuer", "http://"+addr)
-	jw := e.command(context.Background(), "jwks", "serve", "--addr", addr)
-	if err := jw.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
-	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
-	return e
-}
-
-// command is pact ARGS... in the environment, not yet started.
-func (e *ptyEnv) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Args[0] = "pact" // testscript.Main runs the pact entry point
-	cmd.Env = e.env
-	return cmd
-}
-
-// run runs pact ARGS... without a terminal and fails the test unless it exits 0.
-func (e *ptyEnv) run(args ...string) {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cmd := e.command(ctx, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		e.t.Fatalf("pact %s: %v\n%s", strings.Join(args, " "), err, out.String())
-	}
-}
+// stripped of escape sequences. The profile is a pactEnv (pty_harness_test.go).
 
 // screen is pact running in a pseudo-terminal.
 type screen struct {
@@ -104,32 +41,53 @@ type screen struct {
 
 // start runs pact ARGS... on a fresh 80x24 pty, or skips the test when no
 // pty can be opened.
-func (e *ptyEnv) start(args ...string) *screen {
+func (e *pactEnv) start(args ...string) *screen {
 	e.t.Helper()
 	return e.startPTY(true, nil, args...)
 }
 
 // startPTY is start with a terminal that answers queries (answer) or stays silent, and
 // stderr on the pty or, when not nil, on errFile.
-func (e *ptyEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen {
+func (e *pactEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen {
 	e.t.Helper()
+	return startOnPTY(e.t, e.command(context.Background(), args...), answer, errFile)
+}
+
+// startJobShell runs an interactive bash (job control) on a fresh 80x24 pty, with the
+// profile's environment and PACTBIN (the pact binary), BRAND and TRACE (tr's name) set.
+func startJobShell(t *testing.T, e *pactEnv, tr *os.File) *screen {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for job control")
+	}
+	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
+	cmd.Env = append(slices.Clone(e.env), "PS1=$ ", "PACTBIN="+os.Args[0], "BRAND="+e.brand, "TRACE="+tr.Name())
+	return startOnPTY(t, cmd, false, nil)
+}
+
+// startOnPTY starts cmd in its own session on a fresh 80x24 pty (its controlling terminal,
+// and its stdin, stdout and stderr unless errFile is not nil: then stderr), with a terminal
+// that answers queries (answer) or stays silent; it skips the test when no pty can be
+// opened.
+func startOnPTY(t *testing.T, cmd *exec.Cmd, answer bool, errFile *os.File) *screen {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		e.t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)
+		t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)
 	}
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	cmd := e.command(context.Background(), args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	if errFile != nil {
 		cmd.Stderr = errFile
 	}
 	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	s := &screen{t: e.t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
+	s := &screen{t: t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
 	go io.Copy(io.Discard, s.vt) // the emulator's own answers: the loop below answers
 	go func() {
 		defer close(s.done)
@@ -162,7 +120,7 @@ func (e *ptyEnv) startPTY(answer bool, errFile *os.File, args ...string) *screen
 			}
 		}
 	}()
-	e.t.Cleanup(func() {
+	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill()
 			cmd.Wait()

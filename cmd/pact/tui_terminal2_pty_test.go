@@ -3,10 +3,8 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,9 +13,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/vt"
-	"github.com/creack/pty"
-
-	"github.com/pact-cli/pact/demoprovider"
 )
 
 // Faults found by a tester in real terminals after issue 10, each replayed with the real
@@ -26,10 +21,7 @@ import (
 // A character whose two halves arrive far apart (longer than bubbletea's 50 ms escape
 // timeout) is kept whole.
 func TestChatPTY_CharacterSplitByALongGap(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, true)
 	var want []string
 	for i, gap := range []time.Duration{60 * time.Millisecond, 300 * time.Millisecond} {
 		s.typeKeys("caf\xc3")
@@ -48,10 +40,7 @@ func TestChatPTY_CharacterSplitByALongGap(t *testing.T) {
 // A late background-colour answer (the terminal answers the chat's query after it gave
 // up) split in two leaves nothing in the input.
 func TestChatPTY_LateSplitColourAnswerIsNotTyped(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(false, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, false)
 	s.typeKeys("\x1b]11;rgb:1e1e/")
 	time.Sleep(200 * time.Millisecond)
 	s.typeKeys("1e1e/1e1e\x1b\\")
@@ -67,22 +56,11 @@ func TestChatPTY_LateSplitColourAnswerIsNotTyped(t *testing.T) {
 // arrives in one burst ("yes please") is typed, not an answer; what is submitted while the
 // question is open is sent after the failed message, once a lone "y" answers.
 func TestChatPTY_QuestionKeepsTextTypedMeanwhile(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	at := s.waitFor("identity only", 0)
+	e, s, tr, at := tracedChat(t, true)
 	s.typeKeys("hello\r")
 	at = s.waitFor("What is your order number?", at)
 
-	addr := strings.TrimPrefix(e.srv.URL(), "http://")
-	e.srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	srv, err := demoprovider.Start(ctx, demoprovider.Config{Addr: addr, PollInterval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	e.restartProvider()
 
 	s.typeKeys("where is my order A-10001?\r")
 	s.waitFor("Start a new conversation", at)
@@ -125,10 +103,7 @@ func TestChatPTY_SIGINTExits130(t *testing.T) {
 // session, like a terminal window running it directly) says so and goes on: the next
 // words are the User's message, not lost to a stopped process.
 func TestChatPTY_CtrlZWithoutJobControlSaysSo(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
-	at := s.waitFor("identity only", 0)
+	_, s, tr, at := tracedChat(t, true)
 	s.typeKeys("\x1a")
 	s.waitFor("Ctrl+Z does nothing here", at)
 	s.typeKeys("hello\r")
@@ -206,46 +181,9 @@ func TestLoginBrowserOutputDoesNotCorruptTheCountdownInPTY(t *testing.T) {
 // Ctrl+Z in a chat started as a job of an interactive shell stops it with the terminal
 // restored; fg brings it back, and what is typed then is the User's message again.
 func TestChatPTY_CtrlZSuspendsAndFgResumes(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash for job control")
-	}
 	e := newPTYEnv(t)
 	tr := traceFile(t)
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80})
-	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
-	cmd.Env = append(slices.Clone(e.env), "PS1=$ ", "PACTBIN="+os.Args[0], "BRAND="+e.brand, "TRACE="+tr.Name())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &screen{t: t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
-	go io.Copy(io.Discard, s.vt)
-	go func() {
-		defer close(s.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			s.mu.Lock()
-			s.out.Write(buf[:n])
-			s.vt.Write(buf[:n])
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		ptmx.Close()
-		tty.Close()
-	})
+	s := startJobShell(t, e, tr)
 	s.waitFor("$ ", 0)
 	s.typeKeys("(exec -a pact \"$PACTBIN\" --debug chat \"$BRAND\" 2>\"$TRACE\")\r")
 	at := s.waitFor("identity only", 0)

@@ -3,16 +3,11 @@
 package main
 
 import (
-	"io"
-	"os"
-	"os/exec"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
@@ -23,10 +18,7 @@ import (
 // Late CSI answers of the terminal (to the chat's own queries) split across reads are not
 // typed: ";2$y" and "u" leaked into the input.
 func TestChatPTY_LateSplitCSIAnswersAreNotTyped(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(false, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, false)
 	s.typeKeys("\x1b[?2026")
 	time.Sleep(80 * time.Millisecond)
 	s.typeKeys(";2$y")
@@ -46,10 +38,7 @@ func TestChatPTY_LateSplitCSIAnswersAreNotTyped(t *testing.T) {
 // held for ever: it is released as typed text after a short time, and at once by a byte
 // that cannot continue an answer (Enter).
 func TestChatPTY_HeldSequenceIsReleasedAsText(t *testing.T) {
-	e := newPTYEnv(t)
-	tr := traceFile(t)
-	s := e.startPTY(false, tr, "--debug", "chat", e.brand)
-	s.waitFor("identity only", 0)
+	_, s, tr, _ := tracedChat(t, false)
 	s.typeKeys("\x1b]12")
 	time.Sleep(300 * time.Millisecond)
 	s.typeKeys("hello")
@@ -65,50 +54,6 @@ func TestChatPTY_HeldSequenceIsReleasedAsText(t *testing.T) {
 		t.Fatalf("the Brand received %q, want \"34abc\"", got[1])
 	}
 	s.quit(t)
-}
-
-// startJobShell runs an interactive bash (job control) on a fresh 80x24 pty.
-func startJobShell(t *testing.T, e *ptyEnv, tr *os.File) *screen {
-	t.Helper()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash for job control")
-	}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80})
-	cmd := exec.Command(bash, "--norc", "--noprofile", "-i")
-	cmd.Env = append(slices.Clone(e.env), "PS1=$ ", "PACTBIN="+os.Args[0], "BRAND="+e.brand, "TRACE="+tr.Name())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &screen{t: t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
-	go io.Copy(io.Discard, s.vt)
-	go func() {
-		defer close(s.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			s.mu.Lock()
-			s.out.Write(buf[:n])
-			s.vt.Write(buf[:n])
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		ptmx.Close()
-		tty.Close()
-	})
-	return s
 }
 
 // SIGTSTP from outside (kill -TSTP, not the Ctrl+Z key) stops the chat like Ctrl+Z: the
