@@ -438,7 +438,7 @@ func Run(ctx context.Context, o Options) error {
 	for _, l := range strings.Split(strings.TrimRight(changed.Table(), "\n"), "\n") {
 		t.line("%s", l)
 	}
-	t.line("Only `pact card BRAND --trust` (or y in the chat's panel) accepts such a change.")
+	t.line("Only `pact card BRAND --trust --expect FINGERPRINT` (or y and Enter in the chat's panel) accepts such a change, and only the card that was shown.")
 	t.note("The Brand now serves a card signed by another key: pact stops before sending anything. Only pact card BRAND --trust accepts the change.")
 	t.json(func(st *Step) {
 		st.CardChange = &StepCardChange{Changes: append([]string{}, changed.Changes...), Old: changed.Old, New: changed.New}
