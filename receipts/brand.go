@@ -21,3 +21,9 @@ func (a *Archive) ListBrand(brand string) ([]Item, error) {
 	}
 	return a.List(plain)
 }
+
+// SameBrand reports whether two spellings name the same interface URL
+// (trailing slashes do not count).
+func SameBrand(a, b string) bool {
+	return a != "" && strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+}
