@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,14 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(db.path), err)
 	}
+	// A database file that exists but is empty (truncated, or a failed
+	// copy) is not a new profile when this profile had history: SQLite
+	// would take it as a new database and start afresh. (A file another
+	// process has just created is empty only until its first write, and
+	// such a profile has no history yet.)
+	if fi, err := os.Stat(db.path); err == nil && fi.Size() == 0 && db.hadHistory() {
+		return nil, fmt.Errorf("store: %s is empty but this profile had history; pact will not start it afresh: restore it from a backup (pact.db together with pact.db-wal and pact.db-shm), or move it aside to start this profile's history afresh", db.path)
+	}
 	// Create the file with mode 0600 before SQLite does (it would use 0644).
 	if f, err := os.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
@@ -144,8 +153,31 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 			sdb.Close()
 			return nil, err
 		}
+		// Remember that this profile has a database with history, so an
+		// emptied file is refused rather than taken as new (hadHistory).
+		marker := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+		if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
+			os.WriteFile(marker, []byte("this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"), 0o600)
+		}
 	}
 	return sdb, nil
+}
+
+// HistoryMarker is the file, beside a profile's pact.db, that says the
+// profile has had a database: an empty pact.db next to it is refused.
+const HistoryMarker = "pact.db.history"
+
+// hadHistory reports signs that this profile had history before: the
+// marker written on a successful open, or the files of a release before the
+// database kept aside after their import.
+func (db *DB) hadHistory() bool {
+	dir := filepath.Dir(db.path)
+	for _, name := range []string{HistoryMarker, ImportedDir} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Close closes the database (a lazy DB that was never used has nothing to
