@@ -510,7 +510,8 @@ func (a *Archive) recheckRejected(ctx context.Context, e *Entry, online bool) Ch
 	res, err := Verify(ctx, a.Keys, Receipt{JWS: e.JWS, Claims: e.Claims}, e.Expect)
 	var ve *delegation.VerifyError
 	if err != nil && !errors.As(err, &ve) {
-		c.Unchecked = true
+		// Known bad until it verifies: an outage does not make a rejected
+		// receipt "not checked" (it fails, exit 6, network or not).
 		c.Problems = append(kept, "not checked again: "+err.Error())
 		return c
 	}
