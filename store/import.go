@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -45,8 +46,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 	var done string
 	err := c.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaImported).Scan(&done)
 	if err == nil {
-		moveAside(dataDir) // a crash after the commit may have left them
-		return nil
+		return db.importLate(ctx, c, dataDir)
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return db.wrap(err)
@@ -85,7 +85,88 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 	if present {
 		moveAside(dataDir)
 	}
+	if len(st.problems) > 0 {
+		addNotice(fmt.Sprintf("importing this profile's files from the previous release, %s could not be read and %s left out: %s; the files are kept in %s",
+			plural(len(st.problems), "file", "files"), map[bool]string{true: "was", false: "were"}[len(st.problems) == 1], summarize(st.problems), filepath.Join(dataDir, ImportedDir)))
+	}
 	return nil
+}
+
+// importLate imports files of the previous layout written after the
+// import (an earlier pact still running, or a downgrade and back): each
+// item is keyed by its id (conversations by interface URL and context id,
+// turns by message id, receipts by the hash of their JWS, grants by
+// interface URL), so importing again adds only what is new. Which
+// conversation is current is left as this database has it. A crash after
+// the first import's commit may also have left the files: they are moved
+// aside the same way.
+func (db *DB) importLate(ctx context.Context, c *sql.DB, dataDir string) error {
+	present := false
+	for _, name := range oldLayout {
+		if _, err := os.Lstat(filepath.Join(dataDir, name)); err == nil {
+			present = true
+		}
+	}
+	if !present {
+		return nil
+	}
+	var st oldState
+	st.read(dataDir)
+	st.current = nil
+	if len(st.convs) > 0 || len(st.receipts) > 0 || len(st.grants) > 0 {
+		if err := db.txOn(ctx, c, func(tx *sql.Tx) error { return st.write(ctx, tx) }); err != nil {
+			return fmt.Errorf("store: importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
+		}
+	}
+	moveAside(dataDir)
+	if len(st.convs) > 0 || len(st.receipts) > 0 || len(st.grants) > 0 || len(st.problems) > 0 {
+		msg := fmt.Sprintf("imported files an earlier pact wrote after this profile moved to its database: %s (%s), %s, %s",
+			plural(len(st.convs), "conversation", "conversations"), plural(st.turns, "turn", "turns"),
+			plural(len(st.receipts), "receipt", "receipts"), plural(len(st.grants), "grant", "grants"))
+		if len(st.problems) > 0 {
+			msg += fmt.Sprintf("; %s could not be read: %s", plural(len(st.problems), "file", "files"), summarize(st.problems))
+		}
+		addNotice(msg + "; the files are kept in " + filepath.Join(dataDir, ImportedDir))
+	}
+	return nil
+}
+
+var (
+	noticesMu sync.Mutex
+	notices   []string
+)
+
+func addNotice(s string) {
+	noticesMu.Lock()
+	notices = append(notices, s)
+	noticesMu.Unlock()
+}
+
+// TakeNotices returns, once, what opening databases in this process found
+// to tell the User (files imported late, files the import could not
+// read), and forgets it.
+func TakeNotices() []string {
+	noticesMu.Lock()
+	defer noticesMu.Unlock()
+	n := notices
+	notices = nil
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// summarize lists the first few problems.
+func summarize(problems []string) string {
+	const max = 3
+	if len(problems) <= max {
+		return strings.Join(problems, "; ")
+	}
+	return strings.Join(problems[:max], "; ") + fmt.Sprintf("; and %d more", len(problems)-max)
 }
 
 // ImportReport returns what the one-time import of the previous release's
@@ -102,6 +183,21 @@ func (db *DB) ImportReport(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	return s, err
+}
+
+// ImportProblems returns the files the one-time import could not read
+// (the import report's problems), none when there are none or the report
+// cannot be read.
+func (db *DB) ImportProblems(ctx context.Context) []string {
+	s, err := db.ImportReport(ctx)
+	if err != nil || s == "" {
+		return nil
+	}
+	var rep struct {
+		Problems []string `json:"problems"`
+	}
+	json.Unmarshal([]byte(s), &rep)
+	return rep.Problems
 }
 
 // moveAside moves the old layout's entries into dataDir/ImportedDir. A
@@ -354,7 +450,9 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 		}
 		var id int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (interface_url, context_id) DO UPDATE SET state = excluded.state RETURNING id`,
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (interface_url, context_id) DO UPDATE SET state = excluded.state,
+				last_message_at = CASE WHEN excluded.last_message_ns > last_message_ns THEN excluded.last_message_at ELSE last_message_at END,
+				last_message_ns = max(last_message_ns, excluded.last_message_ns) RETURNING id`,
 			s.Brand, s.BrandName, s.InterfaceURL, s.ContextID, fmtTime(s.LastMessageAt), s.LastMessageAt.UnixNano(), s.State).Scan(&id)
 		if err != nil {
 			return err
