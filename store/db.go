@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite"); CGO_ENABLED=0 builds keep working
 )
@@ -37,6 +38,9 @@ type DB struct {
 	once sync.Once
 	db   *sql.DB
 	err  error
+	// readOnly is why the database could only be opened for reading (nil
+	// when it is writable).
+	readOnly error
 }
 
 var (
@@ -133,6 +137,11 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	}
 	// Create the file with mode 0600 before SQLite does (it would use 0644).
 	if f, err := os.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		if readOnlyErr(err) {
+			if _, serr := os.Stat(db.path); serr == nil {
+				return db.openReadOnly(ctx, err)
+			}
+		}
 		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
 	} else {
 		f.Close()
@@ -161,6 +170,42 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 		}
 	}
 	return sdb, nil
+}
+
+// readOnlyErr reports an error opening for writing that reading may
+// still get past: a read-only file system, or a file or folder this user
+// may not write.
+func readOnlyErr(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
+// openReadOnly opens the database for reading only, when it cannot be
+// opened for writing (why): listing, showing and verifying work, and every
+// write fails saying why (wrap). The WAL is read when SQLite can use it
+// (its -shm file exists); else the file is opened as immutable, which
+// reads pact.db alone.
+func (db *DB) openReadOnly(ctx context.Context, why error) (*sql.DB, error) {
+	db.readOnly = why
+	var lastErr error
+	for _, q := range []string{"mode=ro", "mode=ro&immutable=1"} {
+		sdb, err := sql.Open("sqlite", "file:"+db.path+"?"+q+fmt.Sprintf("&_busy_timeout=%d&_foreign_keys=1", BusyTimeout))
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		var v int
+		if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			sdb.Close()
+			lastErr = err
+			continue
+		}
+		if v != len(Migrations) {
+			sdb.Close()
+			return nil, fmt.Errorf("store: %s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
+		}
+		return sdb, nil
+	}
+	return nil, fmt.Errorf("store: opening %s: %v; read-only: %w", db.path, why, lastErr)
 }
 
 // HistoryMarker is the file, beside a profile's pact.db, that says the
@@ -257,6 +302,9 @@ func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error
 func (db *DB) wrap(err error) error {
 	if err == nil {
 		return nil
+	}
+	if db.readOnly != nil {
+		return fmt.Errorf("store: %s can only be read here (%v): nothing can be saved; make PACT_HOME writable: %w", db.path, db.readOnly, err)
 	}
 	var se interface{ Code() int }
 	if errors.As(err, &se) {
