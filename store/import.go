@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -59,6 +60,13 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 		}
 	}
 	if present {
+		// A large state takes a while: say so after a second.
+		t := time.AfterFunc(time.Second, func() {
+			if p, _ := progress.Load().(func(string)); p != nil {
+				p("importing this profile's history from the previous release (once; it may take a while)…")
+			}
+		})
+		defer t.Stop()
 		st.read(dataDir)
 	}
 	st.readPins(pinsFile)
@@ -70,7 +78,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 			return err
 		}
 		report, _ := json.Marshal(map[string]any{
-			"conversations": len(st.convs), "turns": st.turns, "receipts": len(st.receipts),
+			"conversations": len(st.convs), "turns": st.turns, "receipts": st.receipts,
 			"grants": len(st.grants), "pins": len(st.pins), "problems": st.problems,
 		})
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?), ('import_report', ?)`,
@@ -113,16 +121,14 @@ func (db *DB) importLate(ctx context.Context, c *sql.DB, dataDir string) error {
 	var st oldState
 	st.read(dataDir)
 	st.current = nil
-	if len(st.convs) > 0 || len(st.receipts) > 0 || len(st.grants) > 0 {
-		if err := db.txOn(ctx, c, func(tx *sql.Tx) error { return st.write(ctx, tx) }); err != nil {
-			return fmt.Errorf("store: importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
-		}
+	if err := db.txOn(ctx, c, func(tx *sql.Tx) error { return st.write(ctx, tx) }); err != nil {
+		return fmt.Errorf("store: importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
 	}
 	moveAside(dataDir)
-	if len(st.convs) > 0 || len(st.receipts) > 0 || len(st.grants) > 0 || len(st.problems) > 0 {
+	if len(st.convs) > 0 || st.receipts > 0 || len(st.grants) > 0 || len(st.problems) > 0 {
 		msg := fmt.Sprintf("imported files an earlier pact wrote after this profile moved to its database: %s (%s), %s, %s",
 			plural(len(st.convs), "conversation", "conversations"), plural(st.turns, "turn", "turns"),
-			plural(len(st.receipts), "receipt", "receipts"), plural(len(st.grants), "grant", "grants"))
+			plural(st.receipts, "receipt", "receipts"), plural(len(st.grants), "grant", "grants"))
 		if len(st.problems) > 0 {
 			msg += fmt.Sprintf("; %s could not be read: %s", plural(len(st.problems), "file", "files"), summarize(st.problems))
 		}
@@ -130,6 +136,12 @@ func (db *DB) importLate(ctx context.Context, c *sql.DB, dataDir string) error {
 	}
 	return nil
 }
+
+var progress atomic.Value // func(string)
+
+// SetProgress sets what is told when opening a database takes long (a
+// large import): one line for the User, on stderr.
+func SetProgress(fn func(msg string)) { progress.Store(fn) }
 
 var (
 	noticesMu sync.Mutex
@@ -265,7 +277,8 @@ type oldState struct {
 	convs    []oldRecord
 	current  map[string]string // card URL → key (interface URL + "\x00" + contextId)
 	turns    int
-	receipts []Receipt
+	receipts int    // how many were written
+	dataDir  string // where the receipts are read from (eachReceipt)
 	grants   []struct {
 		iface, brand string
 		data         []byte
@@ -368,7 +381,38 @@ func (st *oldState) read(dataDir string) {
 		}
 	}
 
-	// Receipts: verified/ then rejected/; a receipt in both is verified.
+	// Receipts are read while they are written (writeReceipts): a large
+	// archive is never held in memory.
+	st.dataDir = dataDir
+
+	// Grants' metadata: kept as the documents they are.
+	var gf struct {
+		Grants map[string]json.RawMessage `json:"grants"`
+	}
+	if err := readJSONFile(filepath.Join(dataDir, "grants.json"), &gf); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		st.problem("grants.json: %v", err)
+	}
+	ifaces := make([]string, 0, len(gf.Grants))
+	for k := range gf.Grants {
+		ifaces = append(ifaces, k)
+	}
+	sort.Strings(ifaces)
+	for _, iface := range ifaces {
+		var g struct {
+			Brand string `json:"brand"`
+		}
+		json.Unmarshal(gf.Grants[iface], &g)
+		st.grants = append(st.grants, struct {
+			iface, brand string
+			data         []byte
+		}{iface, g.Brand, gf.Grants[iface]})
+	}
+}
+
+// eachReceipt reads the old archive, verified/ then rejected/ (a receipt
+// in both is verified), and calls fn with each receipt, one at a time.
+func (st *oldState) eachReceipt(fn func(Receipt) error) error {
+	dataDir := st.dataDir
 	kept := map[string]bool{}
 	for _, area := range []string{"verified", "rejected"} {
 		dir := filepath.Join(dataDir, "receipts", area)
@@ -413,32 +457,14 @@ func (st *oldState) read(dataDir string) {
 			var ex struct{ Brand, Card string }
 			json.Unmarshal(e.Expect, &ex)
 			r.SetListing(r.Claims, ex.Brand, ex.Card)
-			st.receipts = append(st.receipts, r)
+			st.receipts++
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
 	}
 
-	// Grants' metadata: kept as the documents they are.
-	var gf struct {
-		Grants map[string]json.RawMessage `json:"grants"`
-	}
-	if err := readJSONFile(filepath.Join(dataDir, "grants.json"), &gf); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		st.problem("grants.json: %v", err)
-	}
-	ifaces := make([]string, 0, len(gf.Grants))
-	for k := range gf.Grants {
-		ifaces = append(ifaces, k)
-	}
-	sort.Strings(ifaces)
-	for _, iface := range ifaces {
-		var g struct {
-			Brand string `json:"brand"`
-		}
-		json.Unmarshal(gf.Grants[iface], &g)
-		st.grants = append(st.grants, struct {
-			iface, brand string
-			data         []byte
-		}{iface, g.Brand, gf.Grants[iface]})
-	}
+	return nil
 }
 
 func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
@@ -474,16 +500,15 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	if len(st.receipts) > 0 {
+	if st.dataDir != "" {
 		w, err := newReceiptWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer w.close()
-		for _, r := range st.receipts {
-			if err := w.put(ctx, r); err != nil {
-				return err
-			}
+		st.receipts = 0
+		if err := st.eachReceipt(func(r Receipt) error { return w.put(ctx, r) }); err != nil {
+			return err
 		}
 	}
 	for _, p := range st.pins {

@@ -198,6 +198,7 @@ func run(args []string, streams *iostreams.IO) int {
 	root.SetErr(streams.ErrOut)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	store.SetProgress(func(msg string) { streams.Eprintf("%s\n", msg) })
 	err := root.ExecuteContext(ctx)
 	// What opening the profile's database found to say (files imported
 	// late, files the import could not read): once, on stderr.
