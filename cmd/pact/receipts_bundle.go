@@ -193,7 +193,11 @@ line is not verified.`,
 					if payload, perr := receipts.Payload(res.Receipt.JWS); perr == nil {
 						res.Receipt.Claims = payload // shown, marked not verified
 					}
-					res.Problems = []string{"not checked: the Brand's keys could not be fetched (" + err.Error() + "); kept as not verified: import the bundle again when the Brand can be reached"}
+					why := "the Brand's keys could not be fetched (" + err.Error() + ")"
+					if errors.Is(err, receipts.ErrKeysUnavailable) {
+						why = err.Error()
+					}
+					res.Problems = []string{"not checked: " + why + "; kept as not verified: import the bundle again when the Brand can be reached"}
 					c.Verified, c.Problems = false, res.Problems
 					return true, b.Add(res)
 				case len(problems) > 0:
