@@ -35,9 +35,10 @@ type DB struct {
 	path     string
 	importer func(context.Context, *sql.DB) error
 
-	once sync.Once
-	db   *sql.DB
-	err  error
+	once   sync.Once
+	db     *sql.DB
+	err    error
+	marked sync.Once // markHistory
 	// readOnly is why the database could only be opened for reading (nil
 	// when it is writable).
 	readOnly error
@@ -162,12 +163,6 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 			sdb.Close()
 			return nil, err
 		}
-		// Remember that this profile has a database with history, so an
-		// emptied file is refused rather than taken as new (hadHistory).
-		marker := filepath.Join(filepath.Dir(db.path), HistoryMarker)
-		if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
-			os.WriteFile(marker, []byte("this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"), 0o600)
-		}
 	}
 	return sdb, nil
 }
@@ -278,7 +273,26 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return db.txOn(ctx, c, fn)
+	if err := db.txOn(ctx, c, fn); err != nil {
+		return err
+	}
+	db.markHistory()
+	return nil
+}
+
+// markHistory remembers, once a profile's database holds something, that
+// it has history, so an emptied file is refused rather than taken as new
+// (hadHistory). Only for a profile's database (ProfileDB), once a process.
+func (db *DB) markHistory() {
+	if db.importer == nil {
+		return
+	}
+	db.marked.Do(func() {
+		marker := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+		if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
+			os.WriteFile(marker, []byte("this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"), 0o600)
+		}
+	})
 }
 
 func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error {

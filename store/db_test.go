@@ -378,7 +378,8 @@ func TestOpen_EmptiedDatabaseOfAProfileWithHistoryIsRefused(t *testing.T) {
 	dirs := Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data")}
 	ctx := context.Background()
 	db := ProfileDB(dirs, "p")
-	if _, err := db.ReceiptCount(ctx); err != nil {
+	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
+	if err := db.AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "hello", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
