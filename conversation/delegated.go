@@ -147,6 +147,7 @@ func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *d
 	if s.opts.Receipts != nil {
 		if _, err := s.opts.Receipts.Put(res); err != nil {
 			st.Problems = append(st.Problems, "archiving failed: "+err.Error())
+			st.JWS = rc.JWS // not kept: give it to the User
 		}
 	}
 	return st

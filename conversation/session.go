@@ -36,6 +36,37 @@ type ReceiptStatus struct {
 	ID       string   `json:"id"`
 	Verified bool     `json:"verified"`
 	Problems []string `json:"problems,omitempty"`
+	// JWS is the receipt itself, given only when it may not have been
+	// saved (archiving or saving the conversation failed), so that the
+	// proof of what the Brand did is not lost.
+	JWS string `json:"jws,omitempty"`
+}
+
+// SaveError is returned with the Result by Send when the reply arrived
+// (the Brand has acted) but saving it failed: the caller must still show
+// the reply, and the receipt (Result.Receipt.JWS), not only the error.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string {
+	return "the reply arrived but saving the conversation failed: " + e.Err.Error()
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// receiptJWS is the compact JWS of the reply's receipt ("" if none).
+func receiptJWS(resp *a2aclient.Response) string {
+	md := map[string]any(nil)
+	switch {
+	case resp.Message != nil:
+		md = resp.Message.Metadata
+	case resp.Task != nil:
+		md = resp.Task.Metadata
+	}
+	rc, ok, err := receipts.FromMetadata(md)
+	if !ok || err != nil {
+		return ""
+	}
+	return rc.JWS
 }
 
 // Options are the parts a Session is built from; NewOptions wires them for
@@ -508,7 +539,10 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	sum := Summary{Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL,
 		ContextID: res.ContextID, LastMessageAt: agent.At, State: StateOpen}
 	if err := s.opts.Store.Append(sum, user, agent); err != nil {
-		return res, fmt.Errorf("the reply arrived but saving the conversation failed: %w", err)
+		if res.Receipt != nil && res.Receipt.ID != "" && res.Receipt.JWS == "" {
+			res.Receipt.JWS = receiptJWS(resp)
+		}
+		return res, &SaveError{Err: err}
 	}
 	return res, nil
 }

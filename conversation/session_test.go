@@ -41,7 +41,11 @@ type env struct {
 
 func newEnv(t *testing.T, cfg demoprovider.Config) *env {
 	t.Helper()
-	dir := t.TempDir()
+	return newEnvIn(t, cfg, t.TempDir())
+}
+
+func newEnvIn(t *testing.T, cfg demoprovider.Config, dir string) *env {
+	t.Helper()
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
 	sec, _ := secrets.Open("file", dirs.Data, 0)
 	p := &profile.Profile{Name: "t", Dirs: dirs, Secrets: sec}

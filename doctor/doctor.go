@@ -49,6 +49,7 @@ const (
 	CheckPAJWT      = "pa-jwt"
 	CheckClock      = "clock"
 	CheckGrant      = "grant"
+	CheckHistory    = "history"
 )
 
 // Check is one finding.
@@ -101,6 +102,9 @@ type Options struct {
 	// Pins are the Brands' pins (nil: not compared). Doctor compares each
 	// card with its pin and records nothing, not even on first contact.
 	Pins discovery.Pins
+	// ImportProblems, when set, gives the files the one-time import of the
+	// previous release's files could not read, and where they are kept.
+	ImportProblems func() (problems []string, keptIn string)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Timeout bounds each network check (0: 10 s).
@@ -194,10 +198,25 @@ func Run(ctx context.Context, o Options) *Report {
 		r.identity(ctx)
 		r.brands(ctx)
 		r.grants()
+		r.history()
 	}
 	_, _, fail := r.rep.Counts()
 	r.rep.OK = fail == 0
 	return r.rep
+}
+
+// history: the import of the previous release's files left nothing out.
+func (r *runner) history() {
+	if r.o.ImportProblems == nil {
+		return
+	}
+	problems, dir := r.o.ImportProblems()
+	if len(problems) == 0 {
+		return
+	}
+	sum := fmt.Sprintf("importing the files of the previous release, %d could not be read and were left out: %s", len(problems), strings.Join(problems, "; "))
+	r.add(Check{ID: CheckHistory, Subject: dir, Status: Warn, Summary: sum,
+		Fix: "the files are kept in " + dir + ": repair them or keep them as they are; pact does not read them again"})
 }
 
 // keyring: the secret store answers (a read of an absent entry is fine).

@@ -301,3 +301,23 @@ func TestSection5_DoctorDoesNotClaimAStoredGrantWorks(t *testing.T) {
 		t.Fatalf("grant: %+v", c)
 	}
 }
+
+// TestDoctor_WarnsAboutFilesTheImportLeftOut: the files the one-time
+// import of the previous release could not read are reported (warn), with
+// the folder they are kept in.
+func TestDoctor_WarnsAboutFilesTheImportLeftOut(t *testing.T) {
+	f := newFixture(t)
+	run := func(problems []string) *Report {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return Run(ctx, Options{Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}),
+			ImportProblems: func() ([]string, string) { return problems, "/home/u/pact/imported-before-db" }})
+	}
+	c := find(run([]string{"conversations/0000.json: unexpected end of JSON input"}), CheckHistory, "")
+	if c == nil || c.Status != Warn || c.Subject != "/home/u/pact/imported-before-db" || !strings.Contains(c.Summary, "0000.json") || !strings.Contains(c.Fix, "imported-before-db") {
+		t.Fatalf("history check = %+v", c)
+	}
+	if c := find(run(nil), CheckHistory, ""); c != nil {
+		t.Fatalf("history check with nothing left out = %+v", c)
+	}
+}

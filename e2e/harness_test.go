@@ -141,7 +141,7 @@ func (e *env) snapshot() map[string][32]byte {
 				m[strings.TrimPrefix(p, e.home)] = sum
 			}
 			return nil
-		case store.DBFileName + "-wal", store.DBFileName + "-shm":
+		case store.DBFileName + "-wal", store.DBFileName + "-shm", store.HistoryMarker: // the marker says only that pact.db exists
 			return nil
 		}
 		b, err := os.ReadFile(p)

@@ -259,8 +259,9 @@ func sameJSON(a, b []byte) bool {
 
 // ListOptions select receipts for ListFunc (`pact receipts list`).
 type ListOptions struct {
-	// Brand keeps receipts whose brand (interface URL), expected brand or
-	// card URL equals it.
+	// Brand keeps that Brand's receipts, however it is spelled
+	// (BrandFilter): by brand claim (interface URL), expected brand or card
+	// URL, or by their host.
 	Brand string
 	// Scope keeps receipts whose scopesUsed contains it.
 	Scope string
@@ -278,7 +279,8 @@ type ListOptions struct {
 // row is given to fn with Verified false and the damage in Problems; it
 // never stops the listing. fn's error stops it and is returned.
 func (a *Archive) ListFunc(ctx context.Context, o ListOptions, fn func(Item) error) error {
-	f := store.ReceiptFilter{Brand: o.Brand, Scope: o.Scope, Since: o.Since, Until: o.Until, Limit: o.Limit}
+	f := BrandFilter(o.Brand)
+	f.Scope, f.Since, f.Until, f.Limit = o.Scope, o.Since, o.Until, o.Limit
 	return a.DB.EachReceipt(ctx, f, func(r store.Receipt) error {
 		return fn(item(r))
 	})
@@ -322,7 +324,8 @@ func (a *Archive) List(brand string) ([]Item, error) {
 // result and problems), oldest first. Rejected receipts have no JWK. This is
 // what a receipt bundle exports.
 func (a *Archive) Records(ctx context.Context, o ListOptions, fn func(*Entry) error) error {
-	f := store.ReceiptFilter{Brand: o.Brand, Scope: o.Scope, Since: o.Since, Until: o.Until, Limit: o.Limit, Full: true}
+	f := BrandFilter(o.Brand)
+	f.Scope, f.Since, f.Until, f.Limit, f.Full = o.Scope, o.Since, o.Until, o.Limit, true
 	return a.DB.EachReceipt(ctx, f, func(r store.Receipt) error { return fn(entry(r)) })
 }
 
@@ -504,7 +507,8 @@ func (a *Archive) recheckRejected(ctx context.Context, e *Entry, online bool) Ch
 	res, err := Verify(ctx, a.Keys, Receipt{JWS: e.JWS, Claims: e.Claims}, e.Expect)
 	var ve *delegation.VerifyError
 	if err != nil && !errors.As(err, &ve) {
-		c.Unchecked = true
+		// Known bad until it verifies: an outage does not make a rejected
+		// receipt "not checked" (it fails, exit 6, network or not).
 		c.Problems = append(kept, "not checked again: "+err.Error())
 		return c
 	}

@@ -1,23 +1,50 @@
 package receipts
 
 import (
+	"net/url"
 	"strings"
 
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/store"
 )
 
-// ListBrand is List for a Brand named as on the command line: a domain or
-// an origin (its card URL is looked up, as the receipts record it), a card
-// URL, or an interface URL. An empty brand lists every receipt.
+// ListBrand is List for a Brand named as on the command line (BrandFilter).
+// An empty brand lists every receipt.
 func (a *Archive) ListBrand(brand string) ([]Item, error) {
-	plain := strings.TrimRight(brand, "/")
-	if brand == "" {
-		return a.List("")
+	return a.List(brand)
+}
+
+// BrandFilter is the one rule `receipts list --brand`, `receipts export
+// --brand` and the MCP list_receipts tool use to find a Brand's receipts.
+// arg may be written as the table shows it or as the User knows it: a
+// domain or host:port (every receipt whose brand claim or card URL is on
+// that host), an origin (its card URL, and every URL on that host), a card
+// URL or an interface URL; trailing slashes do not count.
+func BrandFilter(arg string) store.ReceiptFilter {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return store.ReceiptFilter{}
 	}
-	if u, err := discovery.CardURL(brand); err == nil && u != plain {
-		if items, err := a.List(u); len(items) > 0 || err != nil {
-			return items, err
+	plain := strings.TrimRight(arg, "/")
+	f := store.ReceiptFilter{Brand: plain}
+	if plain != "" {
+		f.Brands = append(f.Brands, plain+"/") // a brand recorded with its slash
+	}
+	if u, err := discovery.CardURL(arg); err == nil && u != plain {
+		f.Brands = append(f.Brands, u)
+	}
+	if !strings.Contains(arg, "://") {
+		if !strings.ContainsAny(plain, "/?#@ ") {
+			f.BrandHost = strings.ToLower(plain)
 		}
+	} else if u, err := url.Parse(plain); err == nil && u.Host != "" && (u.Path == "" || u.Path == "/") {
+		f.BrandHost = strings.ToLower(u.Host) // an origin
 	}
-	return a.List(plain)
+	return f
+}
+
+// SameBrand reports whether two spellings name the same interface URL
+// (trailing slashes do not count).
+func SameBrand(a, b string) bool {
+	return a != "" && strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
 }

@@ -1,9 +1,12 @@
 package receipts
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/store"
 )
 
 func TestListBrandTakesTheBrandAsTheCommandLineNamesIt(t *testing.T) {
@@ -22,6 +25,34 @@ func TestListBrandTakesTheBrandAsTheCommandLineNamesIt(t *testing.T) {
 		iface + "/":             1, // the interface URL, trailing slash ignored
 		"other.example":         0,
 		"https://other.example": 0,
+	} {
+		items, err := a.ListBrand(brand)
+		if err != nil || len(items) != want {
+			t.Errorf("ListBrand(%q) = %d items, %v; want %d", brand, len(items), err, want)
+		}
+	}
+}
+
+// The table shows a Brand as host:port; that form, and the interface URL
+// with a trailing slash, find its receipts (list, export and MCP share
+// BrandFilter).
+func TestListBrandTakesTheFormsTheTableShows(t *testing.T) {
+	a := newArchive(t)
+	const loop = "http://127.0.0.1:37485/a2a/01JEXAMPLECO"
+	r := store.Receipt{ID: strings.Repeat("ab", 32), JWS: "x.y.z"}
+	r.SetListing([]byte(`{"brand":"`+loop+`","ts":"2026-11-30T12:00:00Z"}`), loop)
+	if err := a.DB.PutReceipt(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	for brand, want := range map[string]int{
+		"127.0.0.1:37485":             1,
+		"http://127.0.0.1:37485":      1,
+		"http://127.0.0.1:37485/":     1,
+		loop:                          1,
+		loop + "/":                    1,
+		"127.0.0.1:3748":              0,
+		"127.0.0.1:374850":            0,
+		"http://127.0.0.1:37485/a2a/": 0,
 	} {
 		items, err := a.ListBrand(brand)
 		if err != nil || len(items) != want {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/errs"
+	"github.com/pact-cli/pact/jwks"
 )
 
 // A receipt bundle is a file a third party can check without pact's state:
@@ -263,3 +265,49 @@ func (a *Archive) VerifiedEntry(id string) (*Entry, error) {
 	}
 	return entry(rs[0]), nil
 }
+
+// ErrKeysUnavailable is wrapped by CheckPublished when the Brand's published
+// keys could not be fetched (or where they are could not be found): the
+// receipt was not checked, which is not a forgery either.
+var ErrKeysUnavailable = errors.New("the Brand's keys could not be fetched")
+
+// CheckPublished checks that the key that verified res (a bundle line,
+// VerifyBundleRecord) is one the Brand publishes: the key with the JWS
+// header's kid at jwksURI (the jwks_uri of the Brand's RFC 8414 metadata,
+// found by the caller, never taken from the bundle line) must have the same
+// RFC 7638 thumbprint, and when the line's key has a kid it must be that
+// kid. It returns the problems that refuse the receipt (empty when the key
+// is published), or an error wrapping ErrKeysUnavailable when the keys
+// could not be fetched. On success res.Expect.JWKSURI is jwksURI.
+func CheckPublished(ctx context.Context, keys delegation.KeySource, res *Result, jwksURI string) ([]string, error) {
+	if res.Key == nil {
+		return []string{"not verified"}, nil
+	}
+	if keys == nil || jwksURI == "" {
+		return nil, fmt.Errorf("%w: no jwks_uri for %s", ErrKeysUnavailable, res.Expect.Brand)
+	}
+	h, problems := delegation.ParseHeader(res.Receipt.JWS)
+	if len(problems) > 0 {
+		return problems, nil
+	}
+	pub, err := keys.Key(ctx, jwksURI, h.Kid)
+	if err != nil {
+		if errors.Is(err, jwks.ErrUnknownKID) {
+			return []string{fmt.Sprintf("the key that signed it (kid %q) is not one the Brand publishes at %s", h.Kid, jwksURI)}, nil
+		}
+		return nil, fmt.Errorf("%w from %s: %v", ErrKeysUnavailable, jwksURI, err)
+	}
+	want, err1 := pub.Thumbprint(crypto.SHA256)
+	got, err2 := res.Key.Thumbprint(crypto.SHA256)
+	if err1 != nil || err2 != nil || !bytes.Equal(want, got) {
+		return []string{fmt.Sprintf("the key on the line is not the key the Brand publishes at %s under kid %q", jwksURI, h.Kid)}, nil
+	}
+	if res.Key.KeyID != "" && pub.KeyID != "" && res.Key.KeyID != pub.KeyID {
+		return []string{fmt.Sprintf("the key on the line has kid %q, the Brand publishes it as %q", res.Key.KeyID, pub.KeyID)}, nil
+	}
+	res.Expect.JWKSURI = jwksURI
+	return nil, nil
+}
+
+// Payload is the payload of a compact JWS, not verified.
+func Payload(compact string) ([]byte, error) { return jwsPayload(compact) }

@@ -237,3 +237,39 @@ func TestVerifiedEntryReadsByFullIDOnly(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 }
+
+// A bundle line signed by any key verifies with that key; import must also
+// find the key in the Brand's published set (issue: forged receipts were
+// archived as verified).
+func TestSection5_6_ImportChecksTheKeyIsPublishedByTheBrand(t *testing.T) {
+	brandKey := newKey(t, jose.ES256, "k1")
+	js := newJWKSServer(t, brandKey)
+	lineOf := func(k testKey) *Result {
+		pub, _ := json.Marshal(k.jwk.Public())
+		rc := receipt(t, k, claims(nil))
+		res, err := VerifyBundleRecord(BundleRecord{JWS: rc.JWS, JWK: pub, JWKSURI: "https://attacker.example/jwks.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	uri := js.srv.URL + "/jwks.json"
+	// The Brand's own key: accepted, and the jwks_uri kept is the Brand's.
+	res := lineOf(brandKey)
+	if p, err := CheckPublished(t.Context(), js.cache(), res, uri); err != nil || len(p) != 0 || res.Expect.JWKSURI != uri {
+		t.Fatalf("brand key: %v, %v, %q", p, err, res.Expect.JWKSURI)
+	}
+	// A fresh key under another kid: refused.
+	if p, err := CheckPublished(t.Context(), js.cache(), lineOf(newKey(t, jose.ES256, "forged")), uri); err != nil || len(p) == 0 {
+		t.Fatalf("forged kid: %v, %v", p, err)
+	}
+	// A fresh key under the Brand's kid: refused (thumbprint differs).
+	if p, err := CheckPublished(t.Context(), js.cache(), lineOf(newKey(t, jose.ES256, "k1")), uri); err != nil || len(p) == 0 {
+		t.Fatalf("forged key under the Brand's kid: %v, %v", p, err)
+	}
+	// The Brand down: not checked, never verified.
+	js.srv.Close()
+	if _, err := CheckPublished(t.Context(), newJWKSServer(t).cache(), lineOf(brandKey), "http://127.0.0.1:1/jwks.json"); !errors.Is(err, ErrKeysUnavailable) {
+		t.Fatalf("brand down: %v", err)
+	}
+}

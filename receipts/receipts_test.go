@@ -533,3 +533,24 @@ func TestArchiveBatch_TransactionsOfN(t *testing.T) {
 		t.Fatalf("after Flush: %+v", items)
 	}
 }
+
+// A receipt kept as rejected is known bad: with the Brand down, verify
+// --all counts it as failed, not as "not checked" (exit 6, not 1).
+func TestSection5_6_RejectedReceiptFailsWhenTheBrandIsDown(t *testing.T) {
+	k := newKey(t, jose.ES256, "k1")
+	js := newJWKSServer(t, k)
+	a := newArchive(t)
+	res, _ := Verify(context.Background(), js.cache(), receipt(t, k, claims(func(c map[string]any) { c["pa"] = "https://someone.else" })), expectFor(js))
+	if _, err := a.Put(res); err != nil {
+		t.Fatal(err)
+	}
+	js.srv.Close()
+	a.Keys = jwks.NewCache(http.DefaultClient)
+	checks, err := a.VerifyAll(context.Background(), true)
+	if err != nil || len(checks) != 1 {
+		t.Fatal(checks, err)
+	}
+	if c := checks[0]; c.Verified || c.Unchecked || !strings.Contains(strings.Join(c.Problems, " "), "kept as rejected") {
+		t.Fatalf("verified=%v unchecked=%v %v", c.Verified, c.Unchecked, c.Problems)
+	}
+}

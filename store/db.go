@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite"); CGO_ENABLED=0 builds keep working
 )
@@ -33,9 +35,13 @@ type DB struct {
 	path     string
 	importer func(context.Context, *sql.DB) error
 
-	once sync.Once
-	db   *sql.DB
-	err  error
+	once   sync.Once
+	db     *sql.DB
+	err    error
+	marked sync.Once // markHistory
+	// readOnly is why the database could only be opened for reading (nil
+	// when it is writable).
+	readOnly error
 }
 
 var (
@@ -122,8 +128,21 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(db.path), err)
 	}
+	// A database file that exists but is empty (truncated, or a failed
+	// copy) is not a new profile when this profile had history: SQLite
+	// would take it as a new database and start afresh. (A file another
+	// process has just created is empty only until its first write, and
+	// such a profile has no history yet.)
+	if fi, err := os.Stat(db.path); err == nil && fi.Size() == 0 && db.hadHistory() {
+		return nil, fmt.Errorf("store: %s is empty but this profile had history; pact will not start it afresh: restore it from a backup (pact.db together with pact.db-wal and pact.db-shm), or move it aside to start this profile's history afresh", db.path)
+	}
 	// Create the file with mode 0600 before SQLite does (it would use 0644).
 	if f, err := os.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		if readOnlyErr(err) {
+			if _, serr := os.Stat(db.path); serr == nil {
+				return db.openReadOnly(ctx, err)
+			}
+		}
 		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
 	} else {
 		f.Close()
@@ -146,6 +165,59 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 		}
 	}
 	return sdb, nil
+}
+
+// readOnlyErr reports an error opening for writing that reading may
+// still get past: a read-only file system, or a file or folder this user
+// may not write.
+func readOnlyErr(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
+// openReadOnly opens the database for reading only, when it cannot be
+// opened for writing (why): listing, showing and verifying work, and every
+// write fails saying why (wrap). The WAL is read when SQLite can use it
+// (its -shm file exists); else the file is opened as immutable, which
+// reads pact.db alone.
+func (db *DB) openReadOnly(ctx context.Context, why error) (*sql.DB, error) {
+	db.readOnly = why
+	var lastErr error
+	for _, q := range []string{"mode=ro", "mode=ro&immutable=1"} {
+		sdb, err := sql.Open("sqlite", "file:"+db.path+"?"+q+fmt.Sprintf("&_busy_timeout=%d&_foreign_keys=1", BusyTimeout))
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		var v int
+		if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			sdb.Close()
+			lastErr = err
+			continue
+		}
+		if v != len(Migrations) {
+			sdb.Close()
+			return nil, fmt.Errorf("store: %s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
+		}
+		return sdb, nil
+	}
+	return nil, fmt.Errorf("store: opening %s: %v; read-only: %w", db.path, why, lastErr)
+}
+
+// HistoryMarker is the file, beside a profile's pact.db, that says the
+// profile has had a database: an empty pact.db next to it is refused.
+const HistoryMarker = "pact.db.history"
+
+// hadHistory reports signs that this profile had history before: the
+// marker written on a successful open, or the files of a release before the
+// database kept aside after their import.
+func (db *DB) hadHistory() bool {
+	dir := filepath.Dir(db.path)
+	for _, name := range []string{HistoryMarker, ImportedDir} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Close closes the database (a lazy DB that was never used has nothing to
@@ -201,7 +273,26 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return db.txOn(ctx, c, fn)
+	if err := db.txOn(ctx, c, fn); err != nil {
+		return err
+	}
+	db.markHistory()
+	return nil
+}
+
+// markHistory remembers, once a profile's database holds something, that
+// it has history, so an emptied file is refused rather than taken as new
+// (hadHistory). Only for a profile's database (ProfileDB), once a process.
+func (db *DB) markHistory() {
+	if db.importer == nil {
+		return
+	}
+	db.marked.Do(func() {
+		marker := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+		if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
+			os.WriteFile(marker, []byte("this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"), 0o600)
+		}
+	})
 }
 
 func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error {
@@ -225,6 +316,9 @@ func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error
 func (db *DB) wrap(err error) error {
 	if err == nil {
 		return nil
+	}
+	if db.readOnly != nil {
+		return fmt.Errorf("store: %s can only be read here (%v): nothing can be saved; make PACT_HOME writable: %w", db.path, db.readOnly, err)
 	}
 	var se interface{ Code() int }
 	if errors.As(err, &se) {

@@ -370,3 +370,49 @@ func BenchmarkSendStoreCost(b *testing.B) {
 		// connection would checkpoint, which a send does not do).
 	}
 }
+
+// An emptied pact.db (truncate -s 0, a failed copy) of a profile that had
+// history is refused like a damaged file, not taken as a new profile.
+func TestOpen_EmptiedDatabaseOfAProfileWithHistoryIsRefused(t *testing.T) {
+	home := t.TempDir()
+	dirs := Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data")}
+	ctx := context.Background()
+	db := ProfileDB(dirs, "p")
+	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
+	if err := db.AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "hello", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	path := dirs.DBPath("p")
+	for _, f := range []string{path + "-wal", path + "-shm"} {
+		os.Remove(f)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	db = ProfileDB(dirs, "p")
+	_, err := db.ReceiptCount(ctx)
+	db.Close()
+	if err == nil || !strings.Contains(err.Error(), "is empty but this profile had history") || !strings.Contains(err.Error(), "backup") {
+		t.Fatalf("opening an emptied database: %v", err)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != 0 {
+		t.Fatal("the emptied file was written to")
+	}
+	// The old files kept aside after an import are a sign of history too.
+	os.Remove(filepath.Join(dirs.ProfileDataDir("p"), HistoryMarker))
+	os.MkdirAll(filepath.Join(dirs.ProfileDataDir("p"), ImportedDir), 0o700)
+	db = ProfileDB(dirs, "p")
+	_, err = db.ReceiptCount(ctx)
+	db.Close()
+	if err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Fatalf("opening an emptied database beside %s: %v", ImportedDir, err)
+	}
+	// A new profile's file, empty and with no history, is a new database.
+	os.RemoveAll(filepath.Join(dirs.ProfileDataDir("p"), ImportedDir))
+	db = ProfileDB(dirs, "p")
+	defer db.Close()
+	if _, err := db.ReceiptCount(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,8 +47,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 	var done string
 	err := c.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaImported).Scan(&done)
 	if err == nil {
-		moveAside(dataDir) // a crash after the commit may have left them
-		return nil
+		return db.importLate(ctx, c, dataDir)
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return db.wrap(err)
@@ -59,6 +60,13 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 		}
 	}
 	if present {
+		// A large state takes a while: say so after a second.
+		t := time.AfterFunc(time.Second, func() {
+			if p, _ := progress.Load().(func(string)); p != nil {
+				p("importing this profile's history from the previous release (once; it may take a while)…")
+			}
+		})
+		defer t.Stop()
 		st.read(dataDir)
 	}
 	st.readPins(pinsFile)
@@ -70,7 +78,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 			return err
 		}
 		report, _ := json.Marshal(map[string]any{
-			"conversations": len(st.convs), "turns": st.turns, "receipts": len(st.receipts),
+			"conversations": len(st.convs), "turns": st.turns, "receipts": st.receipts,
 			"grants": len(st.grants), "pins": len(st.pins), "problems": st.problems,
 		})
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?), ('import_report', ?)`,
@@ -84,8 +92,94 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 	}
 	if present {
 		moveAside(dataDir)
+		db.markHistory()
+	}
+	if len(st.problems) > 0 {
+		addNotice(fmt.Sprintf("importing this profile's files from the previous release, %s could not be read and %s left out: %s; the files are kept in %s",
+			plural(len(st.problems), "file", "files"), map[bool]string{true: "was", false: "were"}[len(st.problems) == 1], summarize(st.problems), filepath.Join(dataDir, ImportedDir)))
 	}
 	return nil
+}
+
+// importLate imports files of the previous layout written after the
+// import (an earlier pact still running, or a downgrade and back): each
+// item is keyed by its id (conversations by interface URL and context id,
+// turns by message id, receipts by the hash of their JWS, grants by
+// interface URL), so importing again adds only what is new. Which
+// conversation is current is left as this database has it. A crash after
+// the first import's commit may also have left the files: they are moved
+// aside the same way.
+func (db *DB) importLate(ctx context.Context, c *sql.DB, dataDir string) error {
+	present := false
+	for _, name := range oldLayout {
+		if _, err := os.Lstat(filepath.Join(dataDir, name)); err == nil {
+			present = true
+		}
+	}
+	if !present {
+		return nil
+	}
+	var st oldState
+	st.read(dataDir)
+	st.current = nil
+	if err := db.txOn(ctx, c, func(tx *sql.Tx) error { return st.write(ctx, tx) }); err != nil {
+		return fmt.Errorf("store: importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
+	}
+	moveAside(dataDir)
+	if len(st.convs) > 0 || st.receipts > 0 || len(st.grants) > 0 || len(st.problems) > 0 {
+		msg := fmt.Sprintf("imported files an earlier pact wrote after this profile moved to its database: %s (%s), %s, %s",
+			plural(len(st.convs), "conversation", "conversations"), plural(st.turns, "turn", "turns"),
+			plural(st.receipts, "receipt", "receipts"), plural(len(st.grants), "grant", "grants"))
+		if len(st.problems) > 0 {
+			msg += fmt.Sprintf("; %s could not be read: %s", plural(len(st.problems), "file", "files"), summarize(st.problems))
+		}
+		addNotice(msg + "; the files are kept in " + filepath.Join(dataDir, ImportedDir))
+	}
+	return nil
+}
+
+var progress atomic.Value // func(string)
+
+// SetProgress sets what is told when opening a database takes long (a
+// large import): one line for the User, on stderr.
+func SetProgress(fn func(msg string)) { progress.Store(fn) }
+
+var (
+	noticesMu sync.Mutex
+	notices   []string
+)
+
+func addNotice(s string) {
+	noticesMu.Lock()
+	notices = append(notices, s)
+	noticesMu.Unlock()
+}
+
+// TakeNotices returns, once, what opening databases in this process found
+// to tell the User (files imported late, files the import could not
+// read), and forgets it.
+func TakeNotices() []string {
+	noticesMu.Lock()
+	defer noticesMu.Unlock()
+	n := notices
+	notices = nil
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// summarize lists the first few problems.
+func summarize(problems []string) string {
+	const max = 3
+	if len(problems) <= max {
+		return strings.Join(problems, "; ")
+	}
+	return strings.Join(problems[:max], "; ") + fmt.Sprintf("; and %d more", len(problems)-max)
 }
 
 // ImportReport returns what the one-time import of the previous release's
@@ -102,6 +196,21 @@ func (db *DB) ImportReport(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	return s, err
+}
+
+// ImportProblems returns the files the one-time import could not read
+// (the import report's problems), none when there are none or the report
+// cannot be read.
+func (db *DB) ImportProblems(ctx context.Context) []string {
+	s, err := db.ImportReport(ctx)
+	if err != nil || s == "" {
+		return nil
+	}
+	var rep struct {
+		Problems []string `json:"problems"`
+	}
+	json.Unmarshal([]byte(s), &rep)
+	return rep.Problems
 }
 
 // moveAside moves the old layout's entries into dataDir/ImportedDir. A
@@ -169,7 +278,8 @@ type oldState struct {
 	convs    []oldRecord
 	current  map[string]string // card URL → key (interface URL + "\x00" + contextId)
 	turns    int
-	receipts []Receipt
+	receipts int    // how many were written
+	dataDir  string // where the receipts are read from (eachReceipt)
 	grants   []struct {
 		iface, brand string
 		data         []byte
@@ -272,7 +382,38 @@ func (st *oldState) read(dataDir string) {
 		}
 	}
 
-	// Receipts: verified/ then rejected/; a receipt in both is verified.
+	// Receipts are read while they are written (writeReceipts): a large
+	// archive is never held in memory.
+	st.dataDir = dataDir
+
+	// Grants' metadata: kept as the documents they are.
+	var gf struct {
+		Grants map[string]json.RawMessage `json:"grants"`
+	}
+	if err := readJSONFile(filepath.Join(dataDir, "grants.json"), &gf); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		st.problem("grants.json: %v", err)
+	}
+	ifaces := make([]string, 0, len(gf.Grants))
+	for k := range gf.Grants {
+		ifaces = append(ifaces, k)
+	}
+	sort.Strings(ifaces)
+	for _, iface := range ifaces {
+		var g struct {
+			Brand string `json:"brand"`
+		}
+		json.Unmarshal(gf.Grants[iface], &g)
+		st.grants = append(st.grants, struct {
+			iface, brand string
+			data         []byte
+		}{iface, g.Brand, gf.Grants[iface]})
+	}
+}
+
+// eachReceipt reads the old archive, verified/ then rejected/ (a receipt
+// in both is verified), and calls fn with each receipt, one at a time.
+func (st *oldState) eachReceipt(fn func(Receipt) error) error {
+	dataDir := st.dataDir
 	kept := map[string]bool{}
 	for _, area := range []string{"verified", "rejected"} {
 		dir := filepath.Join(dataDir, "receipts", area)
@@ -317,32 +458,14 @@ func (st *oldState) read(dataDir string) {
 			var ex struct{ Brand, Card string }
 			json.Unmarshal(e.Expect, &ex)
 			r.SetListing(r.Claims, ex.Brand, ex.Card)
-			st.receipts = append(st.receipts, r)
+			st.receipts++
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
 	}
 
-	// Grants' metadata: kept as the documents they are.
-	var gf struct {
-		Grants map[string]json.RawMessage `json:"grants"`
-	}
-	if err := readJSONFile(filepath.Join(dataDir, "grants.json"), &gf); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		st.problem("grants.json: %v", err)
-	}
-	ifaces := make([]string, 0, len(gf.Grants))
-	for k := range gf.Grants {
-		ifaces = append(ifaces, k)
-	}
-	sort.Strings(ifaces)
-	for _, iface := range ifaces {
-		var g struct {
-			Brand string `json:"brand"`
-		}
-		json.Unmarshal(gf.Grants[iface], &g)
-		st.grants = append(st.grants, struct {
-			iface, brand string
-			data         []byte
-		}{iface, g.Brand, gf.Grants[iface]})
-	}
+	return nil
 }
 
 func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
@@ -354,7 +477,9 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 		}
 		var id int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (interface_url, context_id) DO UPDATE SET state = excluded.state RETURNING id`,
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (interface_url, context_id) DO UPDATE SET state = excluded.state,
+				last_message_at = CASE WHEN excluded.last_message_ns > last_message_ns THEN excluded.last_message_at ELSE last_message_at END,
+				last_message_ns = max(last_message_ns, excluded.last_message_ns) RETURNING id`,
 			s.Brand, s.BrandName, s.InterfaceURL, s.ContextID, fmtTime(s.LastMessageAt), s.LastMessageAt.UnixNano(), s.State).Scan(&id)
 		if err != nil {
 			return err
@@ -376,16 +501,15 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	if len(st.receipts) > 0 {
+	if st.dataDir != "" {
 		w, err := newReceiptWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer w.close()
-		for _, r := range st.receipts {
-			if err := w.put(ctx, r); err != nil {
-				return err
-			}
+		st.receipts = 0
+		if err := st.eachReceipt(func(r Receipt) error { return w.put(ctx, r) }); err != nil {
+			return err
 		}
 	}
 	for _, p := range st.pins {

@@ -173,3 +173,53 @@ func TestImportFiles_FailureLeavesFilesInPlace(t *testing.T) {
 		t.Errorf("the damaged file is not in the import report: %s", report)
 	}
 }
+
+// TestImportFiles_LateFilesAreImportedAndSaid: files of the old layout
+// written after the import (an earlier pact still running, a downgrade)
+// are imported too (each item once, by its id) and said on stderr
+// (TakeNotices), not only moved aside; a damaged file of the first import
+// is said once too.
+func TestImportFiles_LateFilesAreImportedAndSaid(t *testing.T) {
+	home := t.TempDir()
+	copyTree(t, "testdata/v0-release", home)
+	dirs := Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data")}
+	dataDir := dirs.ProfileDataDir("demo")
+	ctx := context.Background()
+	os.WriteFile(filepath.Join(dataDir, "conversations", "0000.json"), []byte("{torn"), 0o600)
+	TakeNotices()
+	db := ProfileDB(dirs, "demo")
+	n0, err := db.ReceiptCount(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if n := TakeNotices(); len(n) != 1 || !strings.Contains(n[0], "0000.json") || !strings.Contains(n[0], ImportedDir) {
+		t.Fatalf("notices after an import with a damaged file: %q", n)
+	}
+	// An earlier pact writes the old layout again: one more conversation
+	// with two turns, and the receipts it archived (new ones and one the
+	// database has).
+	src := filepath.Join(dataDir, ImportedDir)
+	copyTree(t, filepath.Join(src, "receipts"), filepath.Join(dataDir, "receipts"))
+	os.MkdirAll(filepath.Join(dataDir, "conversations"), 0o700)
+	os.WriteFile(filepath.Join(dataDir, "conversations", "late.json"), []byte(`{"brand":"https://b.example/.well-known/agent-card.json","interfaceUrl":"https://p.example/a2a/1","contextId":"ctx-late","state":"open","lastMessageAt":"2026-12-01T10:00:00Z",
+		"turns":[{"messageId":"m1","role":"user","text":"late hello","at":"2026-12-01T10:00:00Z"},{"messageId":"m2","role":"agent","text":"late reply","at":"2026-12-01T10:00:01Z"}]}`), 0o600)
+	for range 2 { // twice: the second open finds nothing new
+		db = ProfileDB(dirs, "demo")
+		turns, err := db.Turns(ctx, "https://p.example/a2a/1", "ctx-late")
+		if err != nil || len(turns) != 2 || turns[1].Text != "late reply" {
+			t.Fatalf("late turns = %+v, %v", turns, err)
+		}
+		if n, err := db.ReceiptCount(ctx); err != nil || n != n0 {
+			t.Fatalf("receipts after the late import: %d, want %d (%v)", n, n0, err)
+		}
+		db.Close()
+	}
+	n := TakeNotices()
+	if len(n) != 1 || !strings.Contains(n[0], "1 conversation (2 turns)") || !strings.Contains(n[0], "after this profile moved to its database") {
+		t.Fatalf("notices after a late import: %q", n)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "conversations")); err == nil {
+		t.Fatal("the late files were not moved aside")
+	}
+}

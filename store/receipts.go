@@ -162,10 +162,15 @@ func (w *receiptWriter) put(ctx context.Context, r Receipt) error {
 
 // ReceiptFilter selects receipts. Zero fields select everything.
 type ReceiptFilter struct {
-	Brand string    // listed under this brand (see Receipt.Brands)
-	Scope string    // scopesUsed contains it
-	Since time.Time // ts at or after (receipts whose ts does not parse are left out when set)
-	Until time.Time // ts at or before
+	Brand string // listed under this brand (see Receipt.Brands)
+	// Brands and BrandHost widen Brand: a receipt listed under any of
+	// Brands, or under a URL whose host (host:port) is BrandHost, is
+	// selected too.
+	Brands    []string
+	BrandHost string
+	Scope     string    // scopesUsed contains it
+	Since     time.Time // ts at or after (receipts whose ts does not parse are left out when set)
+	Until     time.Time // ts at or before
 	// Limit keeps the Limit most recent receipts (still given oldest first).
 	Limit int
 	// Verified, when not nil, keeps only verified (true) or rejected (false).
@@ -192,11 +197,28 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 	var where []string
 	var args []any
 	from := `receipts r`
-	if f.Brand != "" {
+	switch {
+	case f.Brand != "" && len(f.Brands) == 0 && f.BrandHost == "":
 		// Driven by the brand index: only that Brand's rows are read.
 		from = `receipt_brands b CROSS JOIN receipts r ON r.id = b.receipt_id`
 		where = append(where, `b.brand = ?`)
 		args = append(args, f.Brand)
+	case f.Brand != "" || len(f.Brands) > 0 || f.BrandHost != "":
+		var or []string
+		for _, b := range append([]string{f.Brand}, f.Brands...) {
+			if b != "" {
+				or = append(or, `brand = ?`)
+				args = append(args, b)
+			}
+		}
+		if h := f.BrandHost; h != "" {
+			// The index answers ranges: every URL on that host.
+			for _, scheme := range []string{"http://", "https://"} {
+				or = append(or, `brand = ?`, `(brand >= ? AND brand < ?)`)
+				args = append(args, scheme+h, scheme+h+"/", scheme+h+"0")
+			}
+		}
+		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_brands WHERE `+strings.Join(or, ` OR `)+`)`)
 	}
 	if f.Scope != "" {
 		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_scopes WHERE scope = ?)`)

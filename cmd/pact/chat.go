@@ -115,7 +115,16 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			return ctx.Err()
 		}
 		var pending *stepUpPending
+		var saveErr *conversation.SaveError
 		switch {
+		case errors.As(err, &saveErr) && res != nil:
+			// The Brand acted: show the reply and its receipt anyway.
+			if a.json {
+				a.printJSONLine(res)
+			} else {
+				a.printUnsaved(res, nil, "")
+			}
+			last = silentError{code: a.reportLine(err)}
 		case errors.As(err, &pending):
 			last = silentError{code: exitConsent}
 			if a.json {

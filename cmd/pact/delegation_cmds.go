@@ -439,7 +439,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			return a.listReceipts(cmd.Context(), opts, lo, brand)
 		},
 	}
-	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts (domain, card URL or interface URL)")
+	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts (domain or host:port as the table shows it, card URL or interface URL)")
 	list.Flags().StringVar(&scope, "scope", "", "only receipts whose scopesUsed contains this scope")
 	list.Flags().StringVar(&since, "since", "", "only receipts at or after this time (RFC 3339, or a date YYYY-MM-DD)")
 	list.Flags().StringVar(&until, "until", "", "only receipts at or before this time (RFC 3339, or a date YYYY-MM-DD: to its end)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,6 +47,9 @@ fails, 1 otherwise. --json prints the report (see docs/json.md).`,
 				o.Conversations = opts.Store.List
 				o.Grants = func() ([]delegation.Grant, error) { return conversation.ListGrants(opts) }
 				o.Pins = opts.Pins
+				o.ImportProblems = func() ([]string, string) {
+					return opts.DB.ImportProblems(cmd.Context()), filepath.Join(p.Dirs.ProfileDataDir(p.Name), store.ImportedDir)
+				}
 			}
 			sp := a.spinner("Checking profile " + p.Name + " as a Provider sees it")
 			rep := doctor.Run(cmd.Context(), o)

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/store"
 )
@@ -23,7 +28,9 @@ func addReceiptBundleCommands(a *app, receiptsCmd, verify *cobra.Command) {
 
 With --bundle FILE, the receipts of a bundle (JSON Lines from ` + "`pact receipts export`" + `)
 are verified on their own, each with the key on its line, with no profile and no
-network: anyone can run it. Exits 6 if any line fails.`
+network: anyone can run it. That proves the signature matches the key in the
+bundle, not that the key is the Brand's: ` + "`pact receipts import`" + ` also checks
+the key is in the Brand's published set. Exits 6 if any line fails.`
 	verify.Flags().StringVar(&bundle, "bundle", "", "verify the receipts of a bundle file (JSON Lines from `pact receipts export`), with no profile")
 	inner := verify.RunE
 	verify.RunE = func(cmd *cobra.Command, args []string) error {
@@ -150,8 +157,13 @@ func newReceiptsImportCmd(a *app) *cobra.Command {
 		Use:   "import FILE",
 		Short: "Add the receipts of a bundle to the archive, each verified with its key",
 		Long: `Read a receipt bundle (JSON Lines from ` + "`pact receipts export`" + `), verify each line's
-signature with its jwk and add the receipts that verify to this profile's
-archive. Lines that do not verify are refused and reported; exit 6 if any is.`,
+signature with its jwk, check that key is one the Brand publishes (the jwks_uri
+of the Brand's authorization server metadata, found from this profile's grant
+or the Brand's Agent Card, never from the line), and add the receipts that
+verify to this profile's archive. Lines that do not verify, or are signed by a
+key the Brand does not publish, are refused and reported; when the Brand's
+keys cannot be fetched the receipt is kept as not verified. Exit 6 if any
+line is not verified.`,
 		Args: exactArgs(1, "import needs the bundle FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := a.sessionOptions()
@@ -160,9 +172,37 @@ archive. Lines that do not verify are refused and reported; exit 6 if any is.`,
 			}
 			// One transaction per thousand receipts, not one per receipt.
 			b := opts.Receipts.NewBatch(1000)
-			put := func(res *receipts.Result) (bool, error) {
-				if _, err := opts.Receipts.Get(res.ID); err == nil {
-					return false, nil // already in the archive
+			jwksURIOf := a.brandJWKSURIResolver(cmd.Context(), opts)
+			put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
+				if e, err := opts.Receipts.Get(res.ID); err == nil && e.Verified {
+					return false, nil // already in the archive (one kept as not verified is checked again)
+				}
+				// The signature verified with the line's key; the key must
+				// also be one the Brand publishes (as `receipts verify`
+				// checks online), or the line proves nothing.
+				uri, err := jwksURIOf(res.Expect.Brand)
+				var problems []string
+				if err == nil {
+					problems, err = receipts.CheckPublished(cmd.Context(), opts.Keys, res, uri)
+				}
+				switch {
+				case err != nil:
+					// Kept, but never as verified: nobody checked the key.
+					res.Key = nil
+					res.Expect.JWKSURI = uri
+					if payload, perr := receipts.Payload(res.Receipt.JWS); perr == nil {
+						res.Receipt.Claims = payload // shown, marked not verified
+					}
+					why := "the Brand's keys could not be fetched (" + err.Error() + ")"
+					if errors.Is(err, receipts.ErrKeysUnavailable) {
+						why = err.Error()
+					}
+					res.Problems = []string{"not checked: " + why + "; kept as not verified: import the bundle again when the Brand can be reached"}
+					c.Verified, c.Problems = false, res.Problems
+					return true, b.Add(res)
+				case len(problems) > 0:
+					c.Verified, c.Problems = false, problems
+					return false, nil
 				}
 				return true, b.Add(res)
 			}
@@ -175,7 +215,7 @@ archive. Lines that do not verify are refused and reported; exit 6 if any is.`,
 // each verified receipt (import; put says false for a receipt already in
 // the archive; flush, when set, after the last line); it reports every
 // line (--json: one document) and exits 6 when any line fails.
-func (a *app) bundleRun(path string, put func(*receipts.Result) (bool, error), flush func() error) error {
+func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.Result) (bool, error), flush func() error) error {
 	var r io.Reader = a.io.In
 	if path != "-" {
 		f, err := os.Open(path)
@@ -186,22 +226,29 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) (bool, error), f
 		r = f
 	}
 	st := a.io.ErrStyles()
-	ok, failed, already := 0, 0, 0
+	ok, failed, already, kept := 0, 0, 0, 0
 	results := []receipts.BundleCheck{}
 	sp := a.spinner("Verifying receipts")
 	err := receipts.VerifyBundle(r, func(c receipts.BundleCheck, res *receipts.Result) error {
+		keptNow := false
 		if res != nil && put != nil {
-			added, err := put(res)
+			added, err := put(&c, res)
 			if err != nil {
 				return err
 			}
-			if !added {
+			switch {
+			case !added && c.Verified:
 				already++
+			case added && !c.Verified:
+				keptNow = true
 			}
 		}
-		if c.Verified {
+		switch {
+		case c.Verified:
 			ok++
-		} else {
+		case keptNow:
+			kept++
+		default:
 			failed++
 		}
 		if a.json {
@@ -232,8 +279,13 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) (bool, error), f
 			key = "imported"
 		}
 		doc := map[string]any{key: ok, "failed": failed, "results": results}
+		if put == nil {
+			// Only the signature with the line's key: say so.
+			doc["checkedAgainstPublishedKeys"] = false
+		}
 		if put != nil {
 			doc["alreadyInArchive"] = already
+			doc["keptNotVerified"] = kept
 		}
 		if err := a.printJSON(doc); err != nil {
 			return err
@@ -243,12 +295,92 @@ func (a *app) bundleRun(path string, put func(*receipts.Result) (bool, error), f
 		if already > 0 {
 			words = append(words, fmt.Sprintf("%d already in the archive", already))
 		}
+		if kept > 0 {
+			words = append(words, fmt.Sprintf("%d kept as not verified (the Brand's keys could not be fetched)", kept))
+		}
 		a.io.Eprintf("%s, %d refused\n", strings.Join(words, ", "), failed)
 	} else {
 		a.io.Eprintf("%d verified, %d failed\n", ok, failed)
+		if ok > 0 {
+			a.io.Eprintf("%s\n", st.Faint.Render("verified: signature valid with the key in the bundle; not checked against the Brand's published keys (`pact receipts import` checks that)"))
+		}
 	}
-	if failed > 0 {
+	if failed > 0 || kept > 0 {
 		return silentError{code: exitReceipts}
 	}
 	return nil
+}
+
+// brandJWKSURIResolver finds, once per Brand, the jwks_uri of a Brand's
+// RFC 8414 metadata from its interface URL (a receipt's brand claim), the
+// way `pact receipts verify` knows it: the grant this profile holds for
+// that interface URL (its jwks_uri came from the metadata at login), else
+// the Brand's Agent Card at the interface URL's origin, which must name
+// that interface, and the metadata its delegation scheme names. A bundle
+// line's own jwks_uri is never trusted.
+func (a *app) brandJWKSURIResolver(ctx context.Context, opts conversation.Options) func(brand string) (string, error) {
+	type answer struct {
+		uri string
+		err error
+	}
+	seen := map[string]answer{}
+	return func(brand string) (string, error) {
+		if ans, ok := seen[brand]; ok {
+			return ans.uri, ans.err
+		}
+		uri, err := resolveBrandJWKSURI(ctx, opts, brand)
+		seen[brand] = answer{uri, err}
+		return uri, err
+	}
+}
+
+func resolveBrandJWKSURI(ctx context.Context, opts conversation.Options, brand string) (string, error) {
+	if opts.Grants != nil {
+		if gs, err := opts.Grants.List(); err == nil {
+			for _, g := range gs {
+				if receipts.SameBrand(g.InterfaceURL, brand) && g.JWKSURI != "" {
+					return g.JWKSURI, nil
+				}
+			}
+		}
+	}
+	u, err := url.Parse(brand)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("the receipt's brand %q is not a URL", brand)
+	}
+	// The Provider's copy of the card under the interface URL (PACT §2.1),
+	// else the card at the interface URL's origin; either must name this
+	// interface.
+	var card *discovery.Card
+	var cardURL string
+	for _, c := range []string{strings.TrimRight(brand, "/") + discovery.WellKnownPath, u.Scheme + "://" + u.Host} {
+		cu, cerr := discovery.CardURL(c)
+		if cerr != nil {
+			err = cerr
+			continue
+		}
+		got, ferr := discovery.Fetch(ctx, opts.HTTP, cu)
+		switch {
+		case ferr != nil:
+			err = ferr
+		case !receipts.SameBrand(got.InterfaceURL, brand):
+			err = fmt.Errorf("the Agent Card at %s is not the card of %s", cu, brand)
+		default:
+			card, cardURL, err = got, cu, nil
+		}
+		if card != nil {
+			break
+		}
+	}
+	if card == nil {
+		return "", err
+	}
+	if card.Delegation == nil || card.Delegation.OAuth2MetadataURL == "" {
+		return "", fmt.Errorf("the Agent Card at %s names no authorization server metadata", cardURL)
+	}
+	md, err := deviceflow.FetchMetadata(ctx, opts.HTTP, card.Delegation.OAuth2MetadataURL)
+	if err != nil {
+		return "", err
+	}
+	return md.JWKSURI, nil
 }

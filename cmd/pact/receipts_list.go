@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/conversation"
-	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -65,16 +64,8 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 		return receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name}
 	}
 	if brandArg != "" {
-		// A domain names its card URL; receipts are found under the card
-		// URL, the interface URL or the brand claim.
-		if u, err := discovery.CardURL(brandArg); err == nil {
-			lo.Brand = u
-			n := 0
-			arch.ListFunc(ctx, receipts.ListOptions{Brand: u, Limit: 1}, func(receipts.Item) error { n++; return nil })
-			if n == 0 {
-				lo.Brand = strings.TrimRight(brandArg, "/")
-			}
-		}
+		// One rule for every spelling of a Brand (receipts.BrandFilter).
+		lo.Brand = brandArg
 	}
 	damaged := 0
 	note := func(it receipts.Item) {

@@ -198,7 +198,13 @@ func run(args []string, streams *iostreams.IO) int {
 	root.SetErr(streams.ErrOut)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	store.SetProgress(func(msg string) { streams.Eprintf("%s\n", msg) })
 	err := root.ExecuteContext(ctx)
+	// What opening the profile's database found to say (files imported
+	// late, files the import could not read): once, on stderr.
+	for _, n := range store.TakeNotices() {
+		a.io.Eprintf("%s %s\n", a.io.ErrStyles().Warning.Render("note:"), safe(n))
+	}
 	if err == nil && a.lineErr != nil {
 		// Already shown on stderr by printJSONLine: only the exit code.
 		code, _, _ := classify(a.lineErr)

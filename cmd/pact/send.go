@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -138,6 +139,34 @@ func (e *stepUpPending) Error() string {
 	return strings.Join(parts, "; ")
 }
 
+// printUnsaved shows a reply that arrived but could not be saved (a full
+// disk): the Brand has acted, so the reply and its receipt are printed
+// all the same — under --json the reply document with an error member,
+// else the reply, then the receipt's JWS on stderr — and err decides the
+// exit code as before.
+func (a *app) printUnsaved(res *conversation.Result, err error, saveDir string) error {
+	if a.json {
+		code, reason, status := classify(err)
+		raw, merr := json.Marshal(res)
+		doc := map[string]any{}
+		if merr == nil {
+			json.Unmarshal(raw, &doc)
+		}
+		doc["error"] = map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}
+		if perr := a.printJSON(doc); perr != nil {
+			return perr
+		}
+		a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
+		return silentError{code: code}
+	}
+	a.printResult(res, saveDir)
+	if res.Receipt != nil && res.Receipt.JWS != "" {
+		a.io.Eprintf("%s the receipt %s may not have been saved; keep it, it is the Brand's signed proof of what it did:\n%s\n",
+			a.io.ErrStyles().Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(res.Receipt.JWS))
+	}
+	return err
+}
+
 func (a *app) printResult(res *conversation.Result, saveDir string) error {
 	err := a.printReply(res, saveDir)
 	a.printReceiptNote(res)
@@ -205,6 +234,10 @@ With --json, stdout holds one object:
 					a.io.Eprintf("%s\n", safe(pending.Error()))
 				}
 				return silentError{code: exitConsent}
+			}
+			var saveErr *conversation.SaveError
+			if errors.As(err, &saveErr) && res != nil {
+				return a.printUnsaved(res, err, saveFiles)
 			}
 			if err != nil {
 				return err

@@ -1,0 +1,43 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDB_ReadOnlyHomeStillReads: a PACT_HOME on a read-only file system
+// (the previous release could read it) opens read-only: history is listed
+// and shown, and a write fails saying why. Mounting needs root (CI runs
+// as root); elsewhere it is skipped.
+func TestDB_ReadOnlyHomeStillReads(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v); needs root", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	dirs := Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
+	ctx := context.Background()
+	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
+	db := ProfileDB(dirs, "p")
+	if err := db.AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "kept", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close() // the WAL stays, as when pact exits
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Skipf("cannot remount read-only: %v", err)
+	}
+	db = ProfileDB(dirs, "p")
+	defer db.Close()
+	turns, err := db.Turns(ctx, "iface", "c1")
+	if err != nil || len(turns) != 1 || turns[0].Text != "kept" {
+		t.Fatalf("reading a read-only home: %+v, %v", turns, err)
+	}
+	err = db.AppendTurns(ctx, conv, Turn{MessageID: "m2", Role: "user", Text: "new", At: time.Now()})
+	if err == nil || !strings.Contains(err.Error(), "can only be read here") {
+		t.Fatalf("writing to a read-only home: %v", err)
+	}
+}
