@@ -17,6 +17,11 @@ import (
 	"github.com/mattn/go-isatty"
 )
 
+// HumanTime is how every human view writes a time (tables, `receipts
+// show`, the chat's panels): local time to the minute with its zone, as
+// t.Local().Format(HumanTime).
+const HumanTime = "2006-01-02 15:04 MST"
+
 // IO holds the streams of one command run.
 type IO struct {
 	In     io.Reader

@@ -70,6 +70,12 @@ type Item struct {
 	TS         string            `json:"ts"`
 	Verified   bool              `json:"verified"`
 	Problems   []string          `json:"problems"`
+	// CardURL and BrandName are the labels archived with the receipt (a
+	// bundle's cardUrl and brandName, or the card of the grant it came
+	// under); commands print them as cardUrl and brandName when the
+	// profile knows the Brand no better.
+	CardURL   string `json:"-"`
+	BrandName string `json:"-"`
 }
 
 // Item returns the list view of e. For a verified entry the fields come
@@ -84,7 +90,8 @@ func (e *Entry) Item() Item {
 		}
 	}
 	_ = json.Unmarshal(claims, &c)
-	it := Item{ID: e.ID, Brand: c.Brand, GrantID: c.GrantID, User: c.User, ScopesUsed: c.ScopesUsed, Actions: c.Actions, TS: c.TS, Verified: e.Verified}
+	it := Item{ID: e.ID, Brand: c.Brand, GrantID: c.GrantID, User: c.User, ScopesUsed: c.ScopesUsed, Actions: c.Actions, TS: c.TS, Verified: e.Verified,
+		CardURL: e.Expect.Card, BrandName: e.Expect.BrandName}
 	return it.withEmptyLists()
 }
 
@@ -290,7 +297,8 @@ func (a *Archive) ListFunc(ctx context.Context, o ListOptions, fn func(Item) err
 // signed payload when the receipt was archived (from the claims shown, for
 // a rejected one); a column that does not decode is a problem of the item.
 func item(r store.Receipt) Item {
-	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems}
+	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems,
+		CardURL: r.CardURL, BrandName: r.BrandName}
 	if err := json.Unmarshal(r.ScopesUsed, &it.ScopesUsed); err != nil {
 		it.Problems = append(it.Problems, "damaged archive row: scopesUsed is not a JSON array of strings")
 	}

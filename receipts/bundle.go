@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -24,12 +25,15 @@ import (
 // A receipt bundle is a file a third party can check without pact's state:
 // JSON Lines, one receipt a line,
 //
-//	{"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri"?: "…", "verifiedAt"?: "<RFC 3339>"}
+//	{"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri"?: "…", "verifiedAt"?: "<RFC 3339>",
+//	 "cardUrl"?: "…", "brandName"?: "…"}
 //
 // (docs/json.md, "receipt bundles"). Anyone can verify a line with a
 // standard JOSE library: the JWS signature with the jwk (ES256 or RS256).
 // jwks_uri says where the Brand publishes its keys, so a checker can also
 // confirm the key is the Brand's; verifiedAt is when pact verified it.
+// cardUrl and brandName are labels (the Brand's Agent Card URL and name, as
+// the exporting archive knew them), never used to verify anything.
 
 // BundleRecord is one line of a receipt bundle.
 type BundleRecord struct {
@@ -37,6 +41,9 @@ type BundleRecord struct {
 	JWK        json.RawMessage `json:"jwk"`
 	JWKSURI    string          `json:"jwks_uri,omitempty"`
 	VerifiedAt *time.Time      `json:"verifiedAt,omitempty"`
+	// CardURL and BrandName name the Brand for people; labels only.
+	CardURL   string `json:"cardUrl,omitempty"`
+	BrandName string `json:"brandName,omitempty"`
 }
 
 // ErrNotVerified is wrapped by BundleRecordFromEntry for a receipt that was
@@ -49,7 +56,7 @@ func BundleRecordFromEntry(e *Entry) (BundleRecord, error) {
 	if !e.Verified || len(e.JWK) == 0 {
 		return BundleRecord{}, fmt.Errorf("receipt %s is not verified: it is kept apart and not exported (%w)", ShortID(e.ID), ErrNotVerified)
 	}
-	r := BundleRecord{JWS: e.JWS, JWK: e.JWK, JWKSURI: e.Expect.JWKSURI}
+	r := BundleRecord{JWS: e.JWS, JWK: e.JWK, JWKSURI: e.Expect.JWKSURI, CardURL: e.Expect.Card, BrandName: e.Expect.BrandName}
 	if !e.VerifiedAt.IsZero() {
 		t := e.VerifiedAt.UTC()
 		r.VerifiedAt = &t
@@ -127,6 +134,9 @@ func VerifyBundleRecord(rec BundleRecord) (*Result, error) {
 	}
 	res.Expect = Expect{PA: c.PA, Brand: c.Brand, GrantID: c.GrantID, User: c.User, Scopes: c.ScopesUsed, JWKSURI: rec.JWKSURI}
 	out, err := VerifyOffline(rc, &key, res.Expect)
+	// Labels only, after the check: the line's cardUrl and brandName name
+	// the Brand in listings and verify nothing.
+	out.Expect.Card, out.Expect.BrandName = labelURL(rec.CardURL), rec.BrandName
 	out.VerifiedAt = res.VerifiedAt
 	for name, v := range map[string]string{"pa": c.PA, "brand": c.Brand, "grantId": c.GrantID, "user": c.User} {
 		if v == "" {
@@ -248,6 +258,14 @@ func VerifyBundle(r io.Reader, each func(BundleCheck, *Result) error) error {
 }
 
 var errStopped = errors.New("stopped")
+
+// labelURL is a bundle line's cardUrl when it is an http(s) URL, else "".
+func labelURL(s string) string {
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+		return s
+	}
+	return ""
+}
 
 // VerifiedEntry reads the verified receipt with this full id (64 hex
 // characters, as List gives it) by its key, for export. ErrNotFound when

@@ -273,3 +273,41 @@ func TestSection5_6_ImportChecksTheKeyIsPublishedByTheBrand(t *testing.T) {
 		t.Fatalf("brand down: %v", err)
 	}
 }
+
+// A bundle line's cardUrl and brandName are labels: archived with the
+// receipt to name its Brand (list and show), verifying nothing.
+func TestBundleLabelsNameTheBrandAndVerifyNothing(t *testing.T) {
+	k := newKey(t, jose.ES256, "k1")
+	pub, _ := json.Marshal(k.jwk.Public())
+	rc := receipt(t, k, claims(nil))
+	plain, err := VerifyBundleRecord(BundleRecord{JWS: rc.JWS, JWK: pub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := VerifyBundleRecord(BundleRecord{JWS: rc.JWS, JWK: pub, CardURL: "https://example.com/.well-known/agent-card.json", BrandName: "Example Co. Support"})
+	if err != nil || !res.Verified() || res.Verified() != plain.Verified() {
+		t.Fatalf("labelled line: %v %v", res.Problems, err)
+	}
+	if res.Expect.Card != "https://example.com/.well-known/agent-card.json" || res.Expect.BrandName != "Example Co. Support" {
+		t.Fatalf("expect = %+v", res.Expect)
+	}
+	if bad, _ := VerifyBundleRecord(BundleRecord{JWS: rc.JWS, JWK: pub, CardURL: "javascript:alert(1)"}); bad.Expect.Card != "" {
+		t.Fatalf("a non-http cardUrl was kept: %q", bad.Expect.Card)
+	}
+	a := newArchive(t)
+	if _, err := a.Put(res); err != nil {
+		t.Fatal(err)
+	}
+	items, err := a.List("example.com")
+	if err != nil || len(items) != 1 || items[0].CardURL != res.Expect.Card || items[0].BrandName != "Example Co. Support" {
+		t.Fatalf("listed under the card's host: %+v %v", items, err)
+	}
+	e, err := a.Get(res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := BundleRecordFromEntry(e)
+	if err != nil || rec.CardURL != res.Expect.Card || rec.BrandName != "Example Co. Support" {
+		t.Fatalf("exported again: %+v %v", rec, err)
+	}
+}

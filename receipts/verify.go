@@ -98,6 +98,12 @@ type Expect struct {
 	JWKSURI string `json:"jwksUri"`
 	// Card is the card URL, kept only for listing by brand.
 	Card string `json:"card,omitempty"`
+	// BrandName is the card's name, kept only as a label (a bundle's
+	// brandName); the receipt's verification does not depend on it.
+	BrandName string `json:"brandName,omitempty"`
+	// Imported is set for a receipt added from a bundle (`pact receipts
+	// import`): its user is another User's id, not this profile's.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // ExpectFromGrant builds the expectation for a message sent under g by the

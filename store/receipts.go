@@ -34,6 +34,9 @@ type Receipt struct {
 	// --scope finds it under.
 	Brands []string
 	Scopes []string
+	// CardURL and BrandName are read (never written) from Expect's card
+	// and brandName: the labels a listing names the Brand by.
+	CardURL, BrandName string
 }
 
 // PutReceipt archives r: added, or replacing the row with the same id,
@@ -190,7 +193,10 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 	if err != nil {
 		return err
 	}
-	cols := `r.id, r.verified, r.problems, r.brand, r.grant_id, r.user, r.scopes_used, r.actions, r.ts`
+	// The labels in expect, without failing the listing on a damaged row.
+	cols := `r.id, r.verified, r.problems, r.brand, r.grant_id, r.user, r.scopes_used, r.actions, r.ts,
+		CASE WHEN json_valid(r.expect) THEN coalesce(json_extract(r.expect, '$.card'), '') ELSE '' END,
+		CASE WHEN json_valid(r.expect) THEN coalesce(json_extract(r.expect, '$.brandName'), '') ELSE '' END`
 	if f.Full {
 		cols += `, r.jws, r.claims, r.jwk, r.jwk_thumbprint, r.expect, r.verified_at`
 	}
@@ -254,7 +260,7 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 		var r Receipt
 		var problems, verifiedAt string
 		var scopes, actions, claims, jwk, expect sql.RawBytes
-		dest := []any{&r.ID, &r.Verified, &problems, &r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS}
+		dest := []any{&r.ID, &r.Verified, &problems, &r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName}
 		if f.Full {
 			dest = append(dest, &r.JWS, &claims, &jwk, &r.JWKThumbprint, &expect, &verifiedAt)
 		}

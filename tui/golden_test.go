@@ -177,13 +177,16 @@ func TestGoldenReceiptMark(t *testing.T) {
 }
 
 func TestGoldenReceiptPanel(t *testing.T) {
+	// The panel writes local time, as every table does; the golden is UTC.
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.UTC
 	tm := startProgram(t, receiptHistory(), testOptions(), 80, 24)
 	waitFor(t, tm, "on its way")
 	tm.Send(press("ctrl+r"))
 	waitFor(t, tm, "Receipt rcpt-8")
 	screen := finalScreen(t, tm)
 	p := plain(screen)
-	for _, want := range []string{"✗ verification failed", "expired by 3m2s (exp)", "Scopes used: orders:read", "• lookup_orders", "Time: 2026-09-30T11:59:00Z"} {
+	for _, want := range []string{"✗ verification failed", "expired by 3m2s (exp)", "Scopes used: orders:read", "• lookup_orders", "Time: 2026-09-30 11:59 UTC"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("receipt panel lacks %q:\n%s", want, p)
 		}

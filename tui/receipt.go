@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/pact-cli/pact/iostreams"
 )
 
 // receiptPanel shows the claims of the last receipt of the current conversation (§5.6).
@@ -36,7 +38,8 @@ func (p *receiptPanel) view(c *chat, w int, _ time.Time) []string {
 	}
 	body = append(body, "")
 	if !r.TS.IsZero() {
-		body = append(body, "Time: "+r.TS.Format(time.RFC3339))
+		// As every table writes a time.
+		body = append(body, "Time: "+r.TS.Local().Format(iostreams.HumanTime))
 	}
 	body = append(body, "Scopes used: "+cleanList(r.ScopesUsed), "Actions:")
 	if len(r.Actions) == 0 {

@@ -48,3 +48,31 @@ func hostOf(raw string) string {
 	}
 	return p.Host
 }
+
+// receipt is the Brand of a receipt whose brand claim is iface: as the
+// profile knows it (conversations, grants), else by the labels archived
+// with the receipt (card URL and name, from a bundle's cardUrl and
+// brandName for an imported receipt).
+func (ix brandIndex) receipt(iface, card, name string) brandRef {
+	ref, _ := ix.lookup(iface)
+	if ref.CardURL == "" {
+		ref.CardURL = card
+	}
+	if ref.Name == "" && ref.CardURL == card {
+		ref.Name = name
+	}
+	return ref
+}
+
+// receiptBrandLabel is brandLabel for a receipt (iface its brand claim).
+// With neither card URL nor name known it says so: the interface URL's
+// host is the Provider's, shared by all its Brands, not the Brand's.
+func receiptBrandLabel(ref brandRef, iface string) string {
+	if ref.Name != "" || ref.CardURL != "" {
+		return brandLabel(ref.Name, ref.CardURL, iface)
+	}
+	if h := hostOf(iface); h != "" {
+		return "unknown Brand (at provider " + h + ")"
+	}
+	return "unknown Brand"
+}

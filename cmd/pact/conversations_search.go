@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +50,7 @@ func newConversationsSearchCmd(a *app) *cobra.Command {
 					name = h.Brand
 				}
 				rows = append(rows, []string{h.At.Local().Format(humanTime), line(name), line(h.ContextID),
-					who(h.Role), oneLine(h.Text, 70)})
+					who(h.Role), snippet(h.Text, strings.Fields(text), 70)})
 			}
 			a.io.Table(a.io.Out, rows)
 			return nil
@@ -105,4 +106,49 @@ func oneLine(text string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// snippet shows text on one line in at most n characters, keeping the
+// first of words it holds (case-insensitively) in view: centred on it, with
+// … where text was cut on either side. Without a match, oneLine.
+func snippet(text string, words []string, n int) string {
+	r := []rune(safe(strings.Join(strings.Fields(text), " ")))
+	if len(r) <= n || n < 3 {
+		return oneLine(text, n)
+	}
+	fold := func(rs []rune) []rune {
+		out := make([]rune, len(rs))
+		for i, c := range rs {
+			out[i] = unicode.ToLower(c)
+		}
+		return out
+	}
+	low := fold(r)
+	at, size := -1, 0
+	for _, w := range words {
+		wr := fold([]rune(strings.TrimFunc(w, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })))
+		if len(wr) == 0 {
+			continue
+		}
+		for i := 0; i+len(wr) <= len(low) && (at < 0 || i < at); i++ {
+			if string(low[i:i+len(wr)]) == string(wr) {
+				at, size = i, len(wr)
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return oneLine(text, n)
+	}
+	start := max(0, at+size/2-n/2)
+	end := min(len(r), start+n)
+	start = max(0, end-n)
+	head, tail := "", ""
+	if start > 0 {
+		head, start = "…", start+1
+	}
+	if end < len(r) {
+		tail, end = "…", end-1
+	}
+	return head + string(r[start:end]) + tail
 }

@@ -464,7 +464,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				// claim, the Brand as pact knows it cardUrl and brandName.
 				var c receipts.Claims
 				json.Unmarshal(e.Claims, &c)
-				ref, _ := a.brandIndex(opts).lookup(c.Brand)
+				ref := a.brandIndex(opts).receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 				return a.printJSON(struct {
 					*receipts.Entry
 					Brand     string `json:"brand"`
@@ -483,10 +483,15 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
 			// The Brand by name and domain, as in every table; the signed
 			// claim (the interface URL) beside it.
-			ref, _ := a.brandIndex(opts).lookup(c.Brand)
-			row("brand", line(brandLabel(ref.Name, ref.CardURL, c.Brand)))
+			ref := a.brandIndex(opts).receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
+			row("brand", line(receiptBrandLabel(ref, c.Brand)))
 			row("interface", line(c.Brand))
-			row("user", line(c.User)+" (the Brand's id for you)")
+			if e.Expect.Imported {
+				// From a bundle: the user is whoever the receipt was issued to.
+				row("user", line(c.User)+" (the Brand's id for its User; imported from a bundle)")
+			} else {
+				row("user", line(c.User)+" (the Brand's id for you)")
+			}
 			row("grant", line(c.GrantID))
 			row("scopes used", line(strings.Join(c.ScopesUsed, " ")))
 			for i, raw := range c.Actions {
@@ -580,7 +585,7 @@ receipt fails.`,
 					if e, err := opts.Receipts.Get(ch.ID); err == nil {
 						var c receipts.Claims
 						json.Unmarshal(e.Claims, &c)
-						ref, _ := ix.lookup(c.Brand)
+						ref := ix.receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 						results[i].Brand, results[i].CardURL, results[i].BrandName = c.Brand, ref.CardURL, ref.Name
 					}
 				}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/pact-cli/pact/iostreams"
 )
 
 // printJSON writes v as indented JSON on stdout (the --json output). With
@@ -76,7 +78,7 @@ func marshalCompact(v any) ([]byte, error) {
 
 // humanTime is how every table shows a time: local, to the minute, with the
 // zone.
-const humanTime = "2006-01-02 15:04 MST"
+const humanTime = iostreams.HumanTime
 
 // localRFC3339 shows an RFC 3339 time (a receipt's ts) as humanTime, or as
 // given when it does not parse.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,8 @@ func newReceiptsExportCmd(a *app) *cobra.Command {
 		Use:   "export [ID...|--all] [--brand BRAND] -o FILE",
 		Short: "Write receipts to a bundle anyone can verify without pact",
 		Long: `Write archived receipts to FILE as JSON Lines, one receipt a line:
-{"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri", "verifiedAt"}.
+{"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri", "verifiedAt",
+"cardUrl", "brandName"} (the last two name the Brand for people; they verify nothing).
 A Brand, a bank or a court can check each line with a standard JOSE library
 (docs/json.md shows how) or with ` + "`pact receipts verify --bundle FILE`" + `.
 Only verified receipts are exported. -o - writes to stdout.`,
@@ -90,6 +92,7 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				}
 			}
 			var recs []receipts.BundleRecord
+			ix := a.brandIndex(opts)
 			for _, id := range ids {
 				get := arch.Get // an ID or prefix the User gave
 				if all {
@@ -103,6 +106,12 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				if err != nil {
 					return err
 				}
+				// The Brand's card URL and name as this profile knows them:
+				// labels for whoever imports the bundle.
+				var c receipts.Claims
+				json.Unmarshal(e.Claims, &c)
+				ref := ix.receipt(c.Brand, rec.CardURL, rec.BrandName)
+				rec.CardURL, rec.BrandName = ref.CardURL, ref.Name
 				recs = append(recs, rec)
 			}
 			if err := writeBundle(out, a.io.Out, recs); err != nil {
@@ -177,6 +186,7 @@ line is not verified.`,
 				if e, err := opts.Receipts.Get(res.ID); err == nil && e.Verified {
 					return false, nil // already in the archive (one kept as not verified is checked again)
 				}
+				res.Expect.Imported = true // its user is not this profile's User
 				// The signature verified with the line's key; the key must
 				// also be one the Brand publishes (as `receipts verify`
 				// checks online), or the line proves nothing.

@@ -60,7 +60,7 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 	arch := opts.Receipts
 	ix := a.brandIndex(opts)
 	withBrand := func(it receipts.Item) receiptItemJSON {
-		ref, _ := ix.lookup(it.Brand)
+		ref := ix.receipt(it.Brand, it.CardURL, it.BrandName)
 		return receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name}
 	}
 	if brandArg != "" {
@@ -118,7 +118,7 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 				v = "NO"
 			}
 			ri := withBrand(it)
-			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), brandLabel(ri.BrandName, ri.CardURL, it.Brand), strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
+			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), receiptBrandLabel(brandRef{CardURL: ri.CardURL, Name: ri.BrandName}, it.Brand), strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
 			return nil
 		})
 		if err != nil {
