@@ -1,11 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"net/http"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/httpx"
@@ -36,7 +31,7 @@ is registered either way (it may not be running yet).`,
 			// A quick look whether anything answers there: a typo in the
 			// URL shows now rather than at the first send. Only a warning:
 			// registering a Provider that is not up yet (offline) is fine.
-			unreachable := a.probe(cmd.Context(), reg.URL)
+			unreachable := httpx.Probe(cmd.Context(), a.httpClient(), reg.URL)
 			if a.json {
 				if err := a.printJSON(reg); err != nil {
 					return err
@@ -101,25 +96,4 @@ is registered either way (it may not be running yet).`,
 	}
 	cmd.AddCommand(add, list, remove)
 	return cmd
-}
-
-// probe asks url once (GET, 3 s at most) and returns the network error when
-// nothing answered; any HTTP answer, whatever its status, is an answer.
-func (a *app) probe(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil
-	}
-	resp, err := a.httpClient().Do(req)
-	if err == nil {
-		resp.Body.Close()
-		return nil
-	}
-	var ne *httpx.NetError
-	if err = httpx.Describe(err); errors.As(err, &ne) {
-		return err
-	}
-	return nil // a redirect refused, a body too large…: something answered
 }
