@@ -63,3 +63,18 @@ func (ix BrandIndex) Lookup(u string) (BrandRef, bool) {
 	r, ok := ix.byIface[u]
 	return r, ok
 }
+
+// Receipt is the Brand of a receipt whose brand claim is iface: as the
+// profile knows it (conversations, grants), else by the labels archived
+// with the receipt (card URL and name, from a bundle's cardUrl and
+// brandName for an imported receipt).
+func (ix BrandIndex) Receipt(iface, card, name string) BrandRef {
+	ref, _ := ix.Lookup(iface)
+	if ref.CardURL == "" {
+		ref.CardURL = card
+	}
+	if ref.Name == "" && ref.CardURL == card {
+		ref.Name = name
+	}
+	return ref
+}

@@ -49,19 +49,10 @@ func hostOf(raw string) string {
 	return p.Host
 }
 
-// receipt is the Brand of a receipt whose brand claim is iface: as the
-// profile knows it (conversations, grants), else by the labels archived
-// with the receipt (card URL and name, from a bundle's cardUrl and
-// brandName for an imported receipt).
+// receipt is the Brand of a receipt whose brand claim is iface; see
+// conversation.BrandIndex.Receipt.
 func (ix brandIndex) receipt(iface, card, name string) brandRef {
-	ref, _ := ix.lookup(iface)
-	if ref.CardURL == "" {
-		ref.CardURL = card
-	}
-	if ref.Name == "" && ref.CardURL == card {
-		ref.Name = name
-	}
-	return ref
+	return ix.ix.Receipt(iface, card, name)
 }
 
 // receiptBrandLabel is brandLabel for a receipt (iface its brand claim).
