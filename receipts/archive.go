@@ -78,6 +78,14 @@ type Item struct {
 	BrandName string `json:"-"`
 }
 
+// ParsedClaims is e.Claims decoded; a field that does not decode is left
+// empty (the claims of a rejected entry are for display only).
+func (e *Entry) ParsedClaims() Claims {
+	var c Claims
+	_ = json.Unmarshal(e.Claims, &c)
+	return c
+}
+
 // Item returns the list view of e. For a verified entry the fields come
 // from the signed JWS payload, never from the claims copy in the file; for
 // a rejected entry from the unverified claims shown, and Verified is false.

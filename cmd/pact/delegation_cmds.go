@@ -462,8 +462,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			if a.json {
 				// The receipts rule of docs/json.md: brand is the signed
 				// claim, the Brand as pact knows it cardUrl and brandName.
-				var c receipts.Claims
-				json.Unmarshal(e.Claims, &c)
+				c := e.ParsedClaims()
 				ref := a.brandIndex(opts).receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 				return a.printJSON(struct {
 					*receipts.Entry
@@ -478,8 +477,7 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				status = st.Error.Render("FAILED: " + safe(strings.Join(e.Problems, "; ")))
 			}
 			a.io.Printf("%s %s\n", st.Bold.Render("receipt "+receipts.ShortID(e.ID)), status)
-			var c receipts.Claims
-			json.Unmarshal(e.Claims, &c)
+			c := e.ParsedClaims()
 			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
 			// The Brand by name and domain, as in every table; the signed
 			// claim (the interface URL) beside it.
@@ -583,8 +581,7 @@ receipt fails.`,
 				for i, ch := range checks {
 					results[i].Check = ch
 					if e, err := opts.Receipts.Get(ch.ID); err == nil {
-						var c receipts.Claims
-						json.Unmarshal(e.Claims, &c)
+						c := e.ParsedClaims()
 						ref := ix.receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 						results[i].Brand, results[i].CardURL, results[i].BrandName = c.Brand, ref.CardURL, ref.Name
 					}

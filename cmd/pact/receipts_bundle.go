@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,8 +103,7 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				}
 				// The Brand's card URL and name as this profile knows them:
 				// labels for whoever imports the bundle.
-				var c receipts.Claims
-				json.Unmarshal(e.Claims, &c)
+				c := e.ParsedClaims()
 				ref := ix.receipt(c.Brand, rec.CardURL, rec.BrandName)
 				rec.CardURL, rec.BrandName = ref.CardURL, ref.Name
 				recs = append(recs, rec)
