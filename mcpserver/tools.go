@@ -570,7 +570,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		lines = append(lines, fmt.Sprintf("The newest %d of %d receipts (limit gives more):", len(kept), out.Total))
 	}
 	for _, it := range kept {
-		ref, _ := brands.Lookup(it.Brand)
+		ref := brands.Receipt(it.Brand, it.CardURL, it.BrandName) // the same rule as `pact receipts list`
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
 			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, Problems: cleanAll(it.Problems),
 			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), URI: receiptURI(it.ID)}
