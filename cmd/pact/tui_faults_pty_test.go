@@ -139,7 +139,9 @@ func TestIssue10_2_BurstsAreText(t *testing.T) {
 		waitSent(t, s, tr, i+1)
 	}
 	if got := sentTexts(t, tr); !slices.Equal(got, want) {
-		t.Fatalf("the Brand received %q, want %q", got, want)
+		// The screen says why a text came back into the input (a failed send
+		// puts it back): seen once under CI load, not reproduced since.
+		t.Fatalf("the Brand received %q, want %q; screen text:\n%s", got, want, tail(s.text(), 3000))
 	}
 	s.quit(t)
 }
