@@ -7,6 +7,7 @@ FUZZ_TARGETS := \
 	./discovery:FuzzCardURL \
 	./discovery:FuzzParse \
 	./discovery:FuzzA2A_8_4_Verify \
+	./discovery:FuzzA2A_8_4_VerifyWithKeys \
 	./a2aclient:FuzzParseReply \
 	./a2aclient:FuzzEnvelopeReasonOf \
 	./deviceflow:FuzzFetchMetadata \
