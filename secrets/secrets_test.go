@@ -84,11 +84,15 @@ func TestOSStore_FailureNamesFileBackend(t *testing.T) {
 }
 
 // TestOSStore_RealSecretService stores and reads a secret through the real
-// OS keyring. .ci/run sets PACT_TEST_REAL_KEYRING=1 after starting
-// gnome-keyring inside dbus-run-session; elsewhere the test is skipped.
+// OS keyring: the Secret Service on Linux, the keychain on macOS, the
+// Credential Manager on Windows (go-keyring picks it by platform). The
+// switch is PACT_TEST_REAL_KEYRING=1: .ci/run sets it after starting
+// gnome-keyring inside dbus-run-session, and .github/workflows/ci.yml on
+// macOS (with an unlocked keychain of its own) and Windows; elsewhere the
+// test is skipped.
 func TestOSStore_RealSecretService(t *testing.T) {
 	if os.Getenv("PACT_TEST_REAL_KEYRING") != "1" {
-		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked Secret Service to run")
+		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked OS keyring (Secret Service, keychain, Credential Manager) to run")
 	}
 	s, _ := Open("os", "", 0)
 	key := "pact-test/real-keyring"
