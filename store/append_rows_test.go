@@ -123,7 +123,7 @@ func TestAppendTurnsTouchesConstantRows(t *testing.T) {
 	for _, v := range large {
 		total += v
 	}
-	if describe(small) != describe(large) || total > 8 {
+	if describe(small) != describe(large) || total > 16 {
 		t.Fatalf("appending 2 turns wrote\n  %s to a conversation of 12 turns,\n  %s to one of 2,002;\nwant the same few rows whatever the conversation's length", describe(small), describe(large))
 	}
 	if got, err := db.Turns(ctx, "https://provider.example/a2a/b1", "large"); err != nil || len(got) != 2004 {
