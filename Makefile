@@ -7,6 +7,7 @@ FUZZ_TARGETS := \
 	./discovery:FuzzCardURL \
 	./discovery:FuzzParse \
 	./discovery:FuzzA2A_8_4_Verify \
+	./discovery:FuzzA2A_8_4_VerifyWithKeys \
 	./a2aclient:FuzzParseReply \
 	./a2aclient:FuzzEnvelopeReasonOf \
 	./deviceflow:FuzzFetchMetadata \
@@ -18,7 +19,7 @@ FUZZ_TARGETS := \
 	./profile:FuzzCheckEndpoint
 FUZZTIME ?= 3s
 
-.PHONY: fuzz-smoke fuzz e2e e2e-long bench
+.PHONY: fuzz-smoke fuzz e2e e2e-long bench mutate
 
 fuzz-smoke: FUZZTIME = 3s
 fuzz-smoke: fuzz
@@ -37,3 +38,10 @@ e2e:
 # Comparative benchmarks: prints ratios against their targets and fails when one is missed.
 bench:
 	$(GO) run ./bench/cmd/benchrun
+
+# Breaks ~20 named rules one at a time in a temporary copy of the tree and
+# requires the owning package's tests to fail for each (docs/testing.md).
+# MUTATE=card- runs the rules whose name matches.
+MUTATE ?=
+mutate:
+	$(GO) run ./internal/mutate -rule '$(MUTATE)'

@@ -79,3 +79,30 @@ func TestSection5_5_DeadGrantIsNotRefreshable(t *testing.T) {
 		t.Fatalf("List: %+v %v", list, err)
 	}
 }
+
+// TestSection5_5_RefreshedTokenAlsoRefusedMarksTheGrantDead: message:send
+// refuses the token, the refresh succeeds, and message:send refuses the
+// new token too: Send fails with a LoginRequiredError (401) and the grant
+// is marked dead, with the date, so the next turn asks for `pact login`
+// instead of refreshing again.
+func TestSection5_5_RefreshedTokenAlsoRefusedMarksTheGrantDead(t *testing.T) {
+	f := newFixture(t)
+	access := f.k.sign(t, claimsAt(t0, nil), nil)
+	f.accept(t, access, "rt_1")
+	var sent []string
+	err := f.m.Send(context.Background(), iface, func(tok string, _ *Grant) error {
+		sent = append(sent, tok)
+		return ErrInvalidToken
+	})
+	var lr *LoginRequiredError
+	if !errors.As(err, &lr) || lr.HTTPStatus != http.StatusUnauthorized {
+		t.Fatalf("err = %#v", err)
+	}
+	if len(sent) != 2 || sent[1] == access || f.ts.refresh.Load() != 1 {
+		t.Fatalf("sends %d (second token new: %v), refreshes %d; want the refreshed token sent once", len(sent), len(sent) == 2 && sent[1] != access, f.ts.refresh.Load())
+	}
+	g, err := f.m.Grant(iface)
+	if err != nil || !g.Dead || g.DeadSince == nil || !g.DeadSince.Equal(t0.UTC().Truncate(1e9)) || g.Refreshable {
+		t.Fatalf("grant after the refreshed token was refused: %+v %v", g, err)
+	}
+}

@@ -148,16 +148,34 @@ func TestMissingProgramIsAStartError(t *testing.T) {
 
 func TestRefusesNonHTTPURLs(t *testing.T) {
 	noDisplayEnv(t)
+	refused := []string{"--help", "file:///etc/passwd", "javascript:alert(1)", "/relative"}
+	// With a browser that cannot start, an attempt to run it fails in Start
+	// itself ("could not start"): a refusal naming the link proves that
+	// nothing was run, without waiting for a browser that might write later.
+	t.Setenv("PACT_BROWSER", filepath.Join(t.TempDir(), "no-such-browser"))
+	for _, u := range refused {
+		p, err := Start(u, nil)
+		if p != nil || err == nil || !strings.Contains(err.Error(), "refusing to open") {
+			t.Errorf("%q: process %v, err %v; want a refusal before anything runs", u, p, err)
+		}
+	}
+	// With a browser that runs: the refused links start nothing, and the good
+	// link after them is the only one it ever got (its exit is the event
+	// waited for).
 	b, out := script(t, "")
 	t.Setenv("PACT_BROWSER", b)
-	for _, u := range []string{"--help", "file:///etc/passwd", "javascript:alert(1)", "/relative"} {
-		if err := Open(u, nil); err == nil {
+	for _, u := range refused {
+		if p, err := Start(u, nil); p != nil || err == nil {
 			t.Errorf("%q was opened", u)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	if _, err := os.Stat(out); err == nil {
-		t.Error("the browser ran for a refused URL")
+	p, err := Start("https://brand.example/login", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, p)
+	if got, _ := os.ReadFile(out); strings.TrimSpace(string(got)) != "https://brand.example/login" {
+		t.Errorf("the browser got %q; want only the good link", got)
 	}
 }
 
@@ -234,13 +252,11 @@ func TestHeadlessSessionRunsNoSystemOpener(t *testing.T) {
 	if !Headless() {
 		t.Fatal("SSH without DISPLAY/WAYLAND_DISPLAY is not headless")
 	}
-	if err := Open("https://brand.example/login", nil); !errors.Is(err, ErrHeadless) {
-		t.Fatalf("err = %v, want ErrHeadless", err)
+	if p, err := Start("https://brand.example/login", nil); p != nil || !errors.Is(err, ErrHeadless) {
+		t.Fatalf("process %v, err = %v, want ErrHeadless and nothing started", p, err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if _, err := os.Stat(ran); err == nil {
-		t.Fatal("the system opener ran on a headless session")
-	}
+	// Whether it ran anyway shows below: the opener started with a display
+	// (and waited for) must be the only one that ever recorded the link.
 
 	// With a display forwarded (ssh -X) the system opener runs.
 	t.Setenv("DISPLAY", "localhost:10.0")

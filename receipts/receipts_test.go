@@ -305,7 +305,7 @@ func TestSection5_6_ArchiveKeepsVerifiedAndRejectedApart(t *testing.T) {
 		}
 	}
 	fi, err := os.Stat(a.DB.Path())
-	if err != nil || fi.Mode().Perm() != 0o600 {
+	if err != nil || !isPrivate(fi) {
 		t.Fatalf("archive database: %v %v", fi, err)
 	}
 	// A rejection does not replace a verification.

@@ -101,11 +101,12 @@ func TestIssue9_BigTokensInFileStore(t *testing.T) {
 }
 
 // TestOSStore_RealSecretServiceBigTokens stores 4 KB and 16 KB tokens
-// through the real Secret Service (issue 9). It runs where
-// TestOSStore_RealSecretService runs (.ci/run).
+// through the real OS keyring (issue 9): over the macOS keychain's and the
+// Windows Credential Manager's entry limits, so they are split. It runs
+// where TestOSStore_RealSecretService runs (.ci/run, the CI workflow).
 func TestOSStore_RealSecretServiceBigTokens(t *testing.T) {
 	if os.Getenv("PACT_TEST_REAL_KEYRING") != "1" {
-		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked Secret Service to run")
+		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked OS keyring (Secret Service, keychain, Credential Manager) to run")
 	}
 	s, _ := Open("os", "", 0)
 	roundTripBig(t, s, "pact-test-big")

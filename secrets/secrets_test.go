@@ -25,7 +25,7 @@ func TestFileStore_RoundTripAndMode(t *testing.T) {
 		t.Fatalf("Get = %q, %v", v, err)
 	}
 	fi, err := os.Stat(s.(*fileStore).Path())
-	if err != nil || fi.Mode().Perm() != 0o600 {
+	if err != nil || !isPrivate(fi) {
 		t.Fatalf("secrets file mode = %v (%v), want 0600", fi.Mode(), err)
 	}
 	if err := s.Set("p/y", "v2"); err != nil {
@@ -36,7 +36,7 @@ func TestFileStore_RoundTripAndMode(t *testing.T) {
 	}
 	// A delete rewrites the file: still 0600, never world-readable.
 	fi, err = os.Stat(s.(*fileStore).Path())
-	if err != nil || fi.Mode().Perm() != 0o600 {
+	if err != nil || !isPrivate(fi) {
 		t.Fatalf("secrets file mode after a delete = %v (%v), want 0600", fi.Mode(), err)
 	}
 	if v, err := s.Get("p/y"); v != "v2" || err != nil {
@@ -84,11 +84,15 @@ func TestOSStore_FailureNamesFileBackend(t *testing.T) {
 }
 
 // TestOSStore_RealSecretService stores and reads a secret through the real
-// OS keyring. .ci/run sets PACT_TEST_REAL_KEYRING=1 after starting
-// gnome-keyring inside dbus-run-session; elsewhere the test is skipped.
+// OS keyring: the Secret Service on Linux, the keychain on macOS, the
+// Credential Manager on Windows (go-keyring picks it by platform). The
+// switch is PACT_TEST_REAL_KEYRING=1: .ci/run sets it after starting
+// gnome-keyring inside dbus-run-session, and .github/workflows/ci.yml on
+// macOS (with an unlocked keychain of its own) and Windows; elsewhere the
+// test is skipped.
 func TestOSStore_RealSecretService(t *testing.T) {
 	if os.Getenv("PACT_TEST_REAL_KEYRING") != "1" {
-		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked Secret Service to run")
+		t.Skip("set PACT_TEST_REAL_KEYRING=1 with an unlocked OS keyring (Secret Service, keychain, Credential Manager) to run")
 	}
 	s, _ := Open("os", "", 0)
 	key := "pact-test/real-keyring"
@@ -122,13 +126,13 @@ func TestFileStore_DeleteFirstCreatesAPrivateFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the delete wrote no file: %v", err)
 	}
-	if fi.Mode().Perm() != 0o600 {
+	if !isPrivate(fi) {
 		t.Fatalf("secrets file created by a delete has mode %v, want 0600", fi.Mode().Perm())
 	}
 	if err := s.Set("p/x", "v"); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(s.(*fileStore).Path()); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(s.(*fileStore).Path()); err != nil || !isPrivate(fi) {
 		t.Fatalf("after a set: %v, %v", fi.Mode(), err)
 	}
 }

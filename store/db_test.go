@@ -34,7 +34,7 @@ func TestOpen_WALForeignKeysBusyTimeoutAndMode(t *testing.T) {
 	if mode != "wal" || fk != 1 || busy != BusyTimeout || version != SchemaVersion {
 		t.Fatalf("journal_mode=%s foreign_keys=%d busy_timeout=%d user_version=%d", mode, fk, busy, version)
 	}
-	if fi, err := os.Stat(db.Path()); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(db.Path()); err != nil || !isPrivate(fi) {
 		t.Fatalf("database file: %v %v", fi, err)
 	}
 	var fts int

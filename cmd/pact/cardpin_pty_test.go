@@ -5,7 +5,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // A2A §8.4 and pinning: when the Brand's card changed since first contact,
@@ -26,10 +25,10 @@ func TestChatTUIInPTY_CardChangedPanel(t *testing.T) {
 	// Text typed in a burst by someone who thought they were in the chat
 	// decides nothing: "my order" has a y, "/login" an n.
 	s.typeKeys("my order")
-	time.Sleep(300 * time.Millisecond)
+	s.waitShown("> my order█")
 	s.typeKeys("\r/login\r")
 	at = s.waitFor("Answer y or n, then press Enter.", at)
-	time.Sleep(300 * time.Millisecond)
+	s.handledSoFar("> ") // the whole burst, both Enters included, was handled
 	if !strings.Contains(s.shown(), "Trust the new card and continue?") || strings.Contains(s.text()[at:], "Message Example Co. Support") {
 		t.Fatalf("a burst of text answered the panel:\n%s", tail(s.text(), 2000))
 	}

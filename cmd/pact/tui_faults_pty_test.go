@@ -107,7 +107,7 @@ func TestIssue10_1_OnlyTheChatTouchesTheTerminal(t *testing.T) {
 			t.Fatalf("pact %s exited %d:\n%s", strings.Join(args, " "), code, s.text())
 		}
 		took := time.Since(start)
-		time.Sleep(100 * time.Millisecond) // let the last bytes through the pty
+		s.drained() // every byte pact wrote has been read
 		if raw := s.raw(); strings.Contains(raw, "\x1b") {
 			t.Errorf("pact %s wrote escape sequences on a terminal: %q", strings.Join(args, " "), raw)
 		}

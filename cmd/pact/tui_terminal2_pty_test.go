@@ -65,8 +65,8 @@ func TestChatPTY_QuestionKeepsTextTypedMeanwhile(t *testing.T) {
 	s.typeKeys("where is my order A-10001?\r")
 	s.waitFor("Start a new conversation", at)
 	s.typeKeys("yes please")
-	s.waitFor("> yes please", 0)
-	time.Sleep(200 * time.Millisecond)
+	// Echoed whole: every key of the burst was handled, the y first.
+	s.waitShown("> yes please")
 	if !strings.Contains(s.shown(), "(y/n)") {
 		t.Fatalf("a burst answered the question:\n%s", s.shown())
 	}
@@ -93,7 +93,7 @@ func TestChatPTY_SIGINTExits130(t *testing.T) {
 		t.Fatalf("pact chat exited %d after SIGINT, want %d", code, exitCancelled)
 	}
 	s.checkRestored()
-	time.Sleep(100 * time.Millisecond)
+	s.drained()
 	if !strings.Contains(s.text(), "interrupted") {
 		t.Errorf("nothing said why the chat ended:\n%s", tail(s.text(), 500))
 	}
@@ -146,10 +146,10 @@ func TestLoginBrowserOutputDoesNotCorruptTheCountdownInPTY(t *testing.T) {
 	e := newCLIEnv(t, "PACT_BROWSER="+slowBrowser(t, dir, "sleep 0.5; echo BROWSER STDOUT NOISE; printf 'BROWSER STDERR ' >&2; sleep 0.3; echo NOISE >&2; exec sleep 20"))
 	c := e.startTerm(nil, "login", e.brand, "--scope", "orders:read")
 	at := c.waitFor("Waiting for your approval", 0)
-	c.waitFor("browser: BROWSER STDERR NOISE", at)
+	at = c.waitFor("browser: BROWSER STDERR NOISE", at)
 	pid := readPid(t, dir)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	time.Sleep(300 * time.Millisecond) // a few more spinner frames
+	c.waitCount("expires in", at, 3) // three more countdown frames drawn after the noise
 	c.mu.Lock()
 	raw := c.out.String()
 	c.mu.Unlock()

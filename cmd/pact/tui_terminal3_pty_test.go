@@ -123,10 +123,16 @@ func TestChatPTY_CardChangedPanelFitsSmallWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	at = s.waitFor("more below · PgDn", at)
-	time.Sleep(200 * time.Millisecond)
-	shown := s.shown()
-	if !strings.Contains(shown, "Trust the new card") || !strings.Contains(shown, "> ") {
-		t.Fatalf("the question or the answer line is off screen at 40x12:\n%s", shown)
+	// The resized frame may reach the screen in several reads: wait (with a
+	// deadline) for the question and the answer line on it together.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		shown := s.shown()
+		if strings.Contains(shown, "Trust the new card") && strings.Contains(shown, "> ") && strings.Contains(shown, "more below · PgDn") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the question or the answer line is off screen at 40x12:\n%s", shown)
+		}
 	}
 	s.typeKeys("\x1b[6~") // PgDn
 	s.waitFor("more above · PgUp", at)
