@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
@@ -96,22 +97,20 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 	}
 }
 
-// stepUp handles a §5.5 step-up interactively: consent for the missing
-// scopes, then the caller sends the message again in the same context.
-func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *conversation.StepUp) error {
+// stepUp is the CLI's answer to the "needs these scopes" event (agent.Front.NeedsScopes):
+// the Brand's words on stdout, the scopes on stderr, then the device flow
+// (a.login) and what was granted. agent.Send then checks the grant and sends
+// the message again.
+func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *agent.StepUp) (*delegation.Grant, error) {
 	st := a.io.ErrStyles()
 	a.io.Printf("%s\n", safe(su.Text))
-	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(s.Card.Name()), line(strings.Join(su.MissingScopes, ", ")))
-	g, err := a.login(ctx, s, su.MissingScopes)
+	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(s.Card.Name()), line(strings.Join(su.IDs(), ", ")))
+	g, err := a.login(ctx, s, su.IDs())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.reportGrant(su.MissingScopes, g)
-	if !g.HasScopes(su.MissingScopes...) {
-		return explained{"the permission the Brand asked for was not granted; the message was not sent again", deviceflow.ErrAccessDenied}
-	}
-	a.io.Eprintf("Sending your message again in the same conversation…\n")
-	return nil
+	a.reportGrant(su.IDs(), g)
+	return g, nil
 }
 
 type loginJSON struct {
