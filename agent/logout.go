@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 )
 
 // LoggedOut is what Logout forgot.
@@ -19,9 +21,9 @@ type LoggedOut struct {
 // named brand, without contacting the Brand: grants are found by card URL
 // or interface URL. Only when neither matches is the card fetched, to
 // learn its interface URL (the Brand may have been named another way at
-// login). Removed 0 means nothing was stored for it. Errors: the grant
-// store's and the secret store's; a card that cannot be fetched is not an
-// error (nothing is removed).
+// login). Errors: *NoDelegationError when nothing was stored for it (a
+// card that cannot be fetched counts as that), the grant store's and the
+// secret store's.
 func Logout(ctx context.Context, opts conversation.Options, brand string) (LoggedOut, error) {
 	arg := strings.TrimRight(brand, "/")
 	cardURL, cerr := discovery.CardURL(brand)
@@ -39,5 +41,20 @@ func Logout(ctx context.Context, opts conversation.Options, brand string) (Logge
 		}
 	}
 	out.Removed = n
+	if n == 0 {
+		return out, &NoDelegationError{Brand: brand}
+	}
 	return out, nil
 }
+
+// NoDelegationError is a logout of a Brand for which no delegation is
+// stored. It unwraps to delegation.ErrNoGrant.
+type NoDelegationError struct {
+	Brand string // as the User named it (a Brand argument, or the card's name)
+}
+
+func (e *NoDelegationError) Error() string {
+	return "no delegation is stored for " + iostreams.SanitizeLine(e.Brand) + " (see `pact grants`)"
+}
+
+func (e *NoDelegationError) Unwrap() error { return delegation.ErrNoGrant }
