@@ -400,10 +400,15 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	if slices.Sort(tools); !slices.Equal(tools, []string{"cancel_order", "lookup_orders"}) {
 		t.Fatalf("actions = %v", tools)
 	}
-	newest := list.Receipts[2].ID
+	ids := []string{list.Receipts[0].ID, list.Receipts[1].ID, list.Receipts[2].ID}
+	newest := ids[2]
 	e.mustCall("list_receipts", map[string]any{"limit": 1}, &list)
 	if len(list.Receipts) != 1 || list.Receipts[0].ID != newest || list.Total != 3 {
 		t.Fatalf("limit 1 = %+v, want the newest %s", list.Receipts, newest)
+	}
+	e.mustCall("list_receipts", map[string]any{"limit": 2}, &list)
+	if len(list.Receipts) != 2 || list.Receipts[0].ID != ids[1] || list.Receipts[1].ID != ids[2] || list.Total != 3 {
+		t.Fatalf("limit 2 = %+v, want the newest two, oldest first: %v", list.Receipts, ids[1:])
 	}
 	e.mustCall("list_receipts", map[string]any{"since": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, &list)
 	if len(list.Receipts) != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
@@ -532,37 +533,40 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 	if in.Limit < 0 {
 		return nil, ReceiptList{}, errors.New("limit must be 0 (all) or more")
 	}
-	var since time.Time
+	lo := receipts.ListOptions{Brand: in.Brand} // the Brand by receipts.BrandFilter, as pact receipts list --brand
 	if in.Since != "" {
 		var err error
-		if since, err = time.Parse(time.RFC3339, in.Since); err != nil {
-			if since, err = time.Parse(time.DateOnly, in.Since); err != nil {
+		if lo.Since, err = time.Parse(time.RFC3339, in.Since); err != nil {
+			if lo.Since, err = time.Parse(time.DateOnly, in.Since); err != nil {
 				return nil, ReceiptList{}, fmt.Errorf("since %q is not a time: give RFC 3339 (2026-05-01T09:00:00Z) or a date (2026-05-01)", clean(in.Since))
 			}
 		}
-	}
-	items, damaged := arch.ListBrand(in.Brand)
-	out := ReceiptList{Receipts: []ReceiptItem{}, Problems: []string{}}
-	if damaged != nil {
-		out.Problems = append(out.Problems, clean(damaged.Error()))
-	}
-	var kept []receipts.Item
-	for _, it := range items {
-		if !since.IsZero() {
-			ts, err := time.Parse(time.RFC3339, it.TS)
-			if err != nil || ts.Before(since) {
-				continue
-			}
-		}
-		kept = append(kept, it)
 	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = defaultReceiptLimit
 	}
-	out.Total = len(kept)
-	if len(kept) > limit {
-		kept = kept[len(kept)-limit:]
+	// The archive selects (brand, since) and gives the oldest first; the
+	// newest limit are kept as they come, so memory stays bounded, and
+	// Total counts every match.
+	out := ReceiptList{Receipts: []ReceiptItem{}, Problems: []string{}}
+	var ring []receipts.Item // the newest limit; ring[Total%limit] is the oldest once full
+	err := arch.ListFunc(ctx, lo, func(it receipts.Item) error {
+		if len(ring) < limit {
+			ring = append(ring, it)
+		} else {
+			ring[out.Total%limit] = it
+		}
+		out.Total++
+		return nil
+	})
+	if err != nil {
+		out.Problems = append(out.Problems, clean(err.Error()))
+	}
+	kept := ring
+	if out.Total > limit {
+		i := out.Total % limit
+		kept = append(append([]receipts.Item{}, ring[i:]...), ring[:i]...)
 	}
 	brands := conversation.KnownBrands(s.cfg.Options)
 	lines := []string{}
@@ -631,24 +635,22 @@ func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in 
 	} else {
 		checks = arch.VerifyIDs(ctx, in.IDs, true)
 	}
-	out := VerifyOutput{Results: []receipts.Check{}}
+	tally := agent.Count(checks) // the count of pact receipts verify
+	out := VerifyOutput{Verified: tally.Verified, Failed: tally.Failed, Unchecked: tally.Unchecked, Results: []receipts.Check{}}
 	lines := []string{}
 	for _, c := range checks {
 		c.Problems = cleanAll(c.Problems)
 		switch {
 		case c.Verified:
-			out.Verified++
 			lines = append(lines, receipts.ShortID(c.ID)+"  verified")
 		case c.Unchecked:
-			out.Unchecked++
 			lines = append(lines, receipts.ShortID(c.ID)+"  not checked: "+strings.Join(c.Problems, "; "))
 		default:
-			out.Failed++
 			lines = append(lines, receipts.ShortID(c.ID)+"  FAILED: "+strings.Join(c.Problems, "; "))
 		}
 		out.Results = append(out.Results, c)
 	}
-	lines = append(lines, fmt.Sprintf("%d verified, %d failed, %d not checked", out.Verified, out.Failed, out.Unchecked))
+	lines = append(lines, tally.String())
 	return textResult(lines...), out, nil
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/deviceflow"
@@ -405,19 +406,16 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	ok := 0
+	tally := agent.Count(checks)
 	for _, c := range checks {
-		if c.Verified {
-			ok++
-		}
 		t.json(func(st *Step) {
 			st.Receipts = append(st.Receipts, StepReceipt{ID: c.ID, Verified: c.Verified, Problems: append([]string{}, c.Problems...)})
 		})
 	}
-	t.note(fmt.Sprintf("%d of %d receipts verified again against the Provider's published key.", ok, len(checks)))
-	t.line("%s %d of %d receipts verified (`pact receipts verify`).", t.st.Success.Render("✓"), ok, len(checks))
-	if ok != len(checks) {
-		return fmt.Errorf("%d receipts failed verification", len(checks)-ok)
+	t.note(fmt.Sprintf("%d of %d receipts verified again against the Provider's published key.", tally.Verified, tally.Total()))
+	t.line("%s %d of %d receipts verified (`pact receipts verify`).", t.st.Success.Render("✓"), tally.Verified, tally.Total())
+	if !tally.OK() {
+		return fmt.Errorf("the receipts were not all verified again: %s", tally)
 	}
 
 	// 9. The Brand's card changes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -155,20 +156,12 @@ receipt fails.`,
 			if err != nil {
 				return err
 			}
-			ok, failed, unchecked := 0, 0, 0
 			for i := range checks {
 				if checks[i].Problems == nil {
 					checks[i].Problems = []string{}
 				}
-				switch {
-				case checks[i].Verified:
-					ok++
-				case checks[i].Unchecked:
-					unchecked++
-				default:
-					failed++
-				}
 			}
+			tally := agent.Count(checks)
 			if a.json {
 				// Each result names its Brand by the receipts rule of
 				// docs/json.md (brand: the signed claim; cardUrl, brandName).
@@ -188,7 +181,7 @@ receipt fails.`,
 						results[i].Brand, results[i].CardURL, results[i].BrandName = c.Brand, ref.CardURL, ref.Name
 					}
 				}
-				if err := a.printJSON(map[string]any{"verified": ok, "failed": failed, "unchecked": unchecked, "results": results}); err != nil {
+				if err := a.printJSON(map[string]any{"verified": tally.Verified, "failed": tally.Failed, "unchecked": tally.Unchecked, "results": results}); err != nil {
 					return err
 				}
 			} else {
@@ -205,12 +198,12 @@ receipt fails.`,
 						a.io.Printf("%s %s  %s\n", st.Error.Render("✗"), receipts.ShortID(c.ID), safe(strings.Join(c.Problems, "; ")))
 					}
 				}
-				a.io.Eprintf("%d verified, %d failed, %d not checked\n", ok, failed, unchecked)
+				a.io.Eprintf("%s\n", tally)
 			}
 			switch {
-			case failed > 0:
+			case tally.Failed > 0:
 				return silentError{code: exitReceipts}
-			case unchecked > 0:
+			case tally.Unchecked > 0:
 				return silentError{code: exitFailure}
 			}
 			return nil
