@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
@@ -190,7 +190,10 @@ func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
 
 func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, error) {
 	b.op.Lock()
-	res, err := b.s.SendID(ctx, text, id)
+	// The turn is agent's; the chat answers its events on the screen: a
+	// closed conversation is asked about (ClosedError), a step-up is the
+	// login panel, opened by the chat itself (Reply.StepUp).
+	res, err := agent.SendID(ctx, b.s, text, id, agent.Front{})
 	b.op.Unlock()
 
 	b.mu.Lock()
@@ -230,8 +233,17 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleSystem, At: time.Now(),
 			Text: "Sent without your delegation: it stopped working. /login approves it again."})
 	}
-	if su := res.StepUp(); su != nil {
-		r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: b.describe(su.MissingScopes)}
+	var pending *agent.StepUpPending
+	if errors.As(err, &pending) {
+		err = nil
+		if su := pending.StepUp; su.Askable() {
+			r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: scopes(su.Scopes)}
+		} else {
+			// Nothing the User could approve: the Brand named no scope, or
+			// one its card does not list. Its words, then pact's, no panel.
+			r.Turns = append(r.Turns, b.agentTurn(res), tui.Turn{Role: tui.RoleError, At: time.Now(),
+				Text: su.Words(chatLogin, "type /login with the permissions you need, then send again")})
+		}
 	} else {
 		r.Turns = append(r.Turns, b.agentTurn(res))
 	}
@@ -314,15 +326,16 @@ func short(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// describe pairs scope ids with the card's descriptions (§5.2).
-func (b *Backend) describe(ids []string) []tui.Scope {
-	out := make([]tui.Scope, 0, len(ids))
-	for _, id := range ids {
-		sc := tui.Scope{ID: id}
-		if d := b.s.Card.Delegation; d != nil {
-			sc.Description = d.Scopes[id]
-		}
-		out = append(out, sc)
+// chatLogin is the chat's remedy in a step-up's words (agent.StepUp.Words).
+func chatLogin(ids []string) string {
+	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
+}
+
+// scopes are agent's scopes for the chat.
+func scopes(in []agent.Scope) []tui.Scope {
+	out := make([]tui.Scope, len(in))
+	for i, sc := range in {
+		out[i] = tui.Scope{ID: sc.ID, Description: sc.Description}
 	}
 	return out
 }
@@ -373,7 +386,7 @@ func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.Dev
 func (b *Backend) Logout() error {
 	err := b.s.Logout()
 	if errors.Is(err, delegation.ErrNoGrant) {
-		return fmt.Errorf("no delegation is stored for %s (see `pact grants`)", iostreams.SanitizeLine(b.s.Card.Name()))
+		return &agent.NoDelegationError{Brand: b.s.Card.Name()} // the words of pact logout
 	}
 	return err
 }
@@ -422,7 +435,11 @@ func (b *Backend) Scopes() []tui.Scope {
 	if d == nil || len(d.Scopes) == 0 {
 		return nil
 	}
-	return b.describe(d.ScopeIDs())
+	out := make([]tui.Scope, 0, len(d.Scopes))
+	for _, id := range d.ScopeIDs() {
+		out = append(out, tui.Scope{ID: id, Description: d.Scopes[id]})
+	}
+	return out
 }
 
 // parts converts the non-text parts of a reply for the chat: data as JSON, raw bytes as an
