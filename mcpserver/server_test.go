@@ -46,6 +46,12 @@ func (e *env) pinOf(t *testing.T, brand string) (store.Pin, bool) {
 
 func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 	t.Helper()
+	return newEnvWith(t, noBrowser, nil, cfgs...)
+}
+
+// newEnvWith is newEnv whose HTTP transport wrap wraps (nil: as is).
+func newEnvWith(t *testing.T, noBrowser bool, wrap func(http.RoundTripper) http.RoundTripper, cfgs ...demoprovider.Config) *env {
+	t.Helper()
 	dir := t.TempDir()
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
 	sec, _ := secrets.Open("file", dirs.Data, 0)
@@ -72,7 +78,11 @@ func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 	if _, err := p.AddProvider(srv.URL(), srv.Audience()); err != nil {
 		t.Fatal(err)
 	}
-	opts := conversation.NewOptions(p, httpx.NewClient(httpx.Options{Timeout: 5 * time.Second}))
+	hc := httpx.NewClient(httpx.Options{Timeout: 5 * time.Second})
+	if wrap != nil {
+		hc.Transport = wrap(hc.Transport)
+	}
+	opts := conversation.NewOptions(p, hc)
 	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4), pins: opts.Pins}
 	s := New(Config{Options: opts, NoBrowser: noBrowser, Version: "test",
 		Open: func(link string) error { e.opened <- link; return nil }})

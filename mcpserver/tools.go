@@ -114,10 +114,19 @@ type SendOutput struct {
 }
 
 // StepUp is a Brand's request for more permission (PACT §5.5) and the
-// login pact started for it.
+// login pact started for it (agent.StepUp). MissingScopes are the ids the
+// card declares; Undeclared the ids it does not list, which pact never asks
+// for: with any of those, or with no scope named, no login is started and
+// Login is null.
 type StepUp struct {
-	MissingScopes []string      `json:"missingScopes"`
-	Login         *LoginStarted `json:"login"`
+	MissingScopes []string      `json:"missingScopes" jsonschema:"the missing scope ids the card declares"`
+	Undeclared    []string      `json:"undeclared,omitempty" jsonschema:"ids the Brand asked for that its card does not list; pact never asks for these"`
+	Login         *LoginStarted `json:"login" jsonschema:"the login pact started; null when there is nothing the User could approve"`
+}
+
+// mcpLogin is the tool's remedy in a step-up's words (agent.StepUp.Words).
+func mcpLogin(ids []string) string {
+	return "call start_login with scopes " + strings.Join(ids, ", ") + ", then send_message again with the same text"
 }
 
 func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in SendInput) (*mcp.CallToolResult, SendOutput, error) {
@@ -127,24 +136,24 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 	if in.New && in.Context != "" {
 		return nil, SendOutput{}, errors.New("new and context cannot be used together")
 	}
-	sess, err := s.open(ctx, in.Brand)
+	if strings.TrimSpace(in.Brand) == "" {
+		return nil, SendOutput{}, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
+	}
+	sess, err := agent.Open(ctx, s.cfg.Options, in.Brand, agent.Start{New: in.New, Context: in.Context})
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}
-	switch {
-	case in.New:
-		if err := sess.StartNew(); err != nil {
-			return nil, SendOutput{}, toolError(err)
-		}
-	case in.Context != "":
-		sess.UseContext(in.Context)
-	}
+	// The turn is agent's; the tool answers its events in its result: a
+	// closed conversation is started anew and noted, a step-up is returned
+	// with the login pact started for it (below).
 	var notes []string
-	res, err := sess.Send(ctx, in.Text)
-	var closed *conversation.ClosedError
-	if errors.As(err, &closed) {
+	res, err := agent.Send(ctx, sess, in.Text, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
 		notes = append(notes, fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", clean(sess.Card.Name()), closed.ContextID))
-		res, err = sess.Send(ctx, in.Text)
+		return true
+	}})
+	var pending *agent.StepUpPending
+	if errors.As(err, &pending) {
+		err = nil
 	}
 	var stale *conversation.StaleContextError
 	if errors.As(err, &stale) {
@@ -170,15 +179,24 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 			lines = append(lines, fmt.Sprintf("(Receipt %s FAILED verification and was kept apart: %s)", r.ID, strings.Join(r.Problems, "; ")))
 		}
 	}
-	if su := res.StepUp(); su != nil {
-		started, err := s.beginLogin(ctx, sess, su.MissingScopes)
+	if pending != nil {
+		su := pending.StepUp
+		out.StepUp = &StepUp{MissingScopes: cleanAll(su.IDs()), Undeclared: cleanAll(su.Unknown)}
+		if !su.Askable() {
+			// Nothing the User could approve: no login is started.
+			lines = append(lines, "", fmt.Sprintf("%s needs more permission before it can do this. The message was not acted on.", clean(sess.Card.Name())),
+				clean(su.Words(mcpLogin, "ask the User which permissions to give, call start_login with them, then send_message again with the same text")))
+			return textResult(lines...), out, nil
+		}
+		started, err := s.beginLogin(ctx, sess, su.IDs())
 		if err != nil {
 			return nil, SendOutput{}, toolError(fmt.Errorf("%s needs more permission (%s), but the login could not be started: %w",
-				sess.Card.Name(), strings.Join(su.MissingScopes, ", "), err))
+				sess.Card.Name(), strings.Join(su.IDs(), ", "), err))
 		}
-		out.StepUp = &StepUp{MissingScopes: cleanAll(su.MissingScopes), Login: started}
+		out.StepUp.Login = started
 		lines = append(lines, "", fmt.Sprintf("%s needs more permission before it can do this: %s. The message was not acted on.",
-			clean(sess.Card.Name()), strings.Join(out.StepUp.MissingScopes, ", ")), started.instructions())
+			clean(sess.Card.Name()), strings.Join(out.StepUp.MissingScopes, ", ")))
+		lines = append(lines, started.instructions())
 	}
 	return textResult(lines...), out, nil
 }
