@@ -9,6 +9,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/store"
 )
 
 // Start says which conversation a turn continues: the stored one (zero
@@ -131,4 +132,45 @@ func Trust(ctx context.Context, pins discovery.Pins, arg string, card *discovery
 		t.Changed = changed
 	}
 	return t, nil
+}
+
+// Pin states reported by LookPin.
+const (
+	PinNew     = "new"     // no pin yet: the first turn records it
+	PinSame    = "same"    // matches what the User accepted
+	PinUpdated = "updated" // a key rotation the accepted key announced, or a Brand that started signing: accepted on the next turn
+	PinChanged = "changed" // turns refuse the card until the User accepts it (Trust)
+)
+
+// PinLook is how a card compares with its Brand's pin.
+type PinLook struct {
+	State       string     // PinNew, PinSame, PinUpdated or PinChanged
+	Changes     []string   // what differs, in plain words (PinChanged only)
+	Old         *store.Pin // what the User accepted; nil for PinNew
+	New         store.Pin  // what accepting this card records
+	Fingerprint string     // short fingerprint of New (Trust's expect)
+}
+
+// LookPin compares card with its Brand's pin as a turn would, recording
+// nothing (MCP get_agent_card). pins nil looks like a first contact.
+func LookPin(ctx context.Context, pins discovery.Pins, card *discovery.Card, now time.Time) (PinLook, error) {
+	l := PinLook{State: PinNew, Changes: []string{}, New: discovery.PinOf(card, now)}
+	if pins != nil {
+		old, ok, err := discovery.LookupPin(ctx, pins, card.URL)
+		if err != nil {
+			return l, err
+		}
+		if ok {
+			next, updated, changes := discovery.ComparePin(old, card, now)
+			l.Old, l.New, l.State = &old, next, PinSame
+			switch {
+			case len(changes) > 0:
+				l.State, l.Changes = PinChanged, changes
+			case updated:
+				l.State = PinUpdated
+			}
+		}
+	}
+	l.Fingerprint = discovery.PinFingerprint(l.New)
+	return l, nil
 }

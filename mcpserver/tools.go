@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -259,25 +258,11 @@ type PinState struct {
 
 // pinState compares card with its Brand's pin without recording a pin.
 func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, error) {
-	now := time.Now()
-	st := PinState{State: "new", Changes: []string{}, New: discovery.PinOf(card, now)}
-	if s.cfg.Options.Pins != nil {
-		old, ok, err := discovery.LookupPin(ctx, s.cfg.Options.Pins, card.URL)
-		if err != nil {
-			return st, err
-		}
-		if ok {
-			next, updated, changes := discovery.ComparePin(old, card, now)
-			st.Old, st.New, st.State = &old, next, "same"
-			switch {
-			case len(changes) > 0:
-				st.State, st.Changes = "changed", changes
-			case updated:
-				st.State = "updated"
-			}
-		}
+	l, err := agent.LookPin(ctx, s.cfg.Options.Pins, card, time.Now())
+	if err != nil {
+		return PinState{}, err
 	}
-	st.Fingerprint = discovery.PinFingerprint(st.New)
+	st := PinState{State: l.State, Changes: l.Changes, Old: l.Old, New: l.New, Fingerprint: l.Fingerprint}
 	st.New.PinnedAt = seconds(st.New.PinnedAt)
 	if st.Old != nil {
 		old := *st.Old
@@ -611,7 +596,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		if !ri.Verified {
 			v = "NOT verified"
 		}
-		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, brandLabel(ri),
+		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, agent.ReceiptLabel(conversation.BrandRef{Name: ri.BrandName, CardURL: ri.CardURL}, ri.Brand),
 			strings.Join(ri.ScopesUsed, " "), strings.Join(tools, ", "), v))
 	}
 	if len(lines) == 0 {
@@ -670,21 +655,4 @@ func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in 
 	}
 	lines = append(lines, tally.String())
 	return textResult(lines...), out, nil
-}
-
-// brandLabel names a receipt's Brand in text as the CLI's tables do: "Name
-// (domain)", the domain of its card URL (else of the brand claim) alone
-// when the name is unknown.
-func brandLabel(ri ReceiptItem) string {
-	domain := ri.Brand
-	for _, u := range []string{ri.CardURL, ri.Brand} {
-		if p, err := url.Parse(u); err == nil && p.Host != "" {
-			domain = p.Host
-			break
-		}
-	}
-	if ri.BrandName == "" {
-		return domain
-	}
-	return ri.BrandName + " (" + domain + ")"
 }
