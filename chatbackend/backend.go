@@ -1,6 +1,8 @@
 // Package chatbackend adapts a conversation.Session to the full-screen chat: it implements
 // tui.Backend, so that `pact chat BRAND` on a terminal talks to the Brand through the same
-// Session as `pact send` and line-mode `pact chat` (PACT §4, §5).
+// Session as `pact send` and line-mode `pact chat` (PACT §4, §5). A turn is the agent
+// package's (agent.SendID); this package answers its events on the screen and turns
+// replies into the chat's turns (reply.go) and the card into its words (card.go).
 //
 // The tui package knows nothing about A2A, keys or stores; this package is the only place
 // where the two meet. Errors reach the screen in the same words the CLI prints.
@@ -8,20 +10,16 @@ package chatbackend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
-	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/tui"
 )
@@ -255,77 +253,6 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	return r, nil
 }
 
-// agentTurn is the reply of res as a turn, with its receipt mark.
-func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
-	t := tui.Turn{Role: tui.RoleAgent, Text: res.Text(), At: time.Now()}
-	var md map[string]any
-	if res.Message != nil {
-		t.ID = res.Message.ID
-		md = res.Message.Metadata
-		t.Parts = parts(res.Message.Parts)
-	} else if res.Task != nil {
-		t.ID = string(res.Task.ID)
-		md = res.Task.Metadata
-		if m := res.Task.Status.Message; m != nil {
-			t.Parts = parts(m.Parts)
-		}
-	}
-	if rs := res.Receipt; rs != nil {
-		m := &tui.ReceiptMark{ID: rs.ID, Verified: rs.Verified, Problems: append([]string(nil), rs.Problems...)}
-		b.fillClaims(m, md)
-		t.Receipt = m
-	}
-	return t
-}
-
-// fillClaims completes m with the receipt's claims (§5.6): from the archive entry when
-// there is one, else from the reply's metadata (md, may be nil).
-func (b *Backend) fillClaims(m *tui.ReceiptMark, md map[string]any) {
-	var raw json.RawMessage
-	if b.opts.Receipts != nil && m.ID != "" {
-		if e, err := b.opts.Receipts.Get(m.ID); err == nil {
-			raw = e.Claims
-			if !e.Verified && len(m.Problems) == 0 {
-				m.Problems = append([]string(nil), e.Problems...)
-			}
-		}
-	}
-	if raw == nil && md != nil {
-		if rc, ok, err := receipts.FromMetadata(md); ok && err == nil {
-			raw = rc.Claims
-		}
-	}
-	var c receipts.Claims
-	if raw == nil || json.Unmarshal(raw, &c) != nil {
-		return
-	}
-	m.ScopesUsed = append([]string(nil), c.ScopesUsed...)
-	for _, a := range c.Actions {
-		var act struct {
-			Tool     string `json:"tool"`
-			ArgsHash string `json:"argsHash"`
-		}
-		if json.Unmarshal(a, &act) != nil || act.Tool == "" {
-			continue
-		}
-		s := act.Tool
-		if act.ArgsHash != "" {
-			s += " (argsHash " + short(act.ArgsHash, 12) + ")"
-		}
-		m.Actions = append(m.Actions, s)
-	}
-	if ts, err := time.Parse(time.RFC3339, c.TS); err == nil {
-		m.TS = ts.Local()
-	}
-}
-
-func short(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // chatLogin is the chat's remedy in a step-up's words (agent.StepUp.Words).
 func chatLogin(ids []string) string {
 	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
@@ -389,79 +316,4 @@ func (b *Backend) Logout() error {
 		return &agent.NoDelegationError{Brand: b.s.Card.Name()} // the words of pact logout
 	}
 	return err
-}
-
-// Card returns a summary of the Agent Card in the words of `pact card`: name,
-// description, card and interface URLs, Provider registration, delegation scopes (§5.1),
-// skills and problems found.
-func (b *Backend) Card() string {
-	c := b.s.Card
-	var lines []string
-	lines = append(lines, iostreams.SanitizeLine(c.Name()))
-	if c.Card != nil && strings.TrimSpace(c.Card.Description) != "" {
-		lines = append(lines, strings.TrimSpace(c.Card.Description))
-	}
-	lines = append(lines, "card: "+c.URL)
-	if c.FinalURL != "" && c.FinalURL != c.URL {
-		lines = append(lines, "served from: "+c.FinalURL)
-	}
-	lines = append(lines, "interface: "+c.InterfaceURL+" (HTTP+JSON 1.0)")
-	lines = append(lines, "provider: "+b.s.Provider.URL+" audience "+b.s.Provider.Audience)
-	if d := c.Delegation; d != nil {
-		lines = append(lines, "delegation: device code (RFC 8628); scopes:")
-		for _, id := range d.ScopeIDs() {
-			lines = append(lines, "  "+iostreams.SanitizeLine(id)+" — "+iostreams.SanitizeLine(d.Scopes[id]))
-		}
-	} else {
-		lines = append(lines, "delegation: not offered (identity only)")
-	}
-	if c.Card != nil && len(c.Card.Skills) > 0 {
-		var names []string
-		for _, s := range c.Card.Skills {
-			names = append(names, iostreams.SanitizeLine(s.Name))
-		}
-		lines = append(lines, "skills: "+strings.Join(names, ", "))
-	}
-	for _, p := range c.Problems {
-		lines = append(lines, "problem: "+iostreams.SanitizeLine(p))
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Scopes returns the card's delegation scopes sorted by id (§5.1), nil when the Brand
-// offers no delegation.
-func (b *Backend) Scopes() []tui.Scope {
-	d := b.s.Card.Delegation
-	if d == nil || len(d.Scopes) == 0 {
-		return nil
-	}
-	out := make([]tui.Scope, 0, len(d.Scopes))
-	for _, id := range d.ScopeIDs() {
-		out = append(out, tui.Scope{ID: id, Description: d.Scopes[id]})
-	}
-	return out
-}
-
-// parts converts the non-text parts of a reply for the chat: data as JSON, raw bytes as an
-// inline file, a URL as a file by reference (A2A Part). Text parts are the turn's Text.
-func parts(ps []*a2a.Part) []tui.Part {
-	var out []tui.Part
-	for _, p := range ps {
-		if p == nil {
-			continue
-		}
-		switch c := p.Content.(type) {
-		case a2a.Data:
-			js, err := json.Marshal(c.Value)
-			if err != nil {
-				continue
-			}
-			out = append(out, tui.Part{Kind: tui.PartData, JSON: js, Name: p.Filename, MediaType: p.MediaType})
-		case a2a.Raw:
-			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, Data: append([]byte{}, c...)})
-		case a2a.URL:
-			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, URL: string(c)})
-		}
-	}
-	return out
 }
