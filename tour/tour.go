@@ -23,6 +23,7 @@ import (
 
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
@@ -372,30 +373,41 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	t.note("The Provider asks for a scope the grant lacks; Jane approves it and the message is sent again.")
-	t.user("Please cancel order A-10001")
-	r, err := t.send(ctx, s, "Please cancel order A-10001")
+	// The turn is agent's, as for pact send; the tour answers its step-up
+	// event by narrating it and playing Jane in the browser.
+	const cancel = "Please cancel order A-10001"
+	t.user(cancel)
+	asked := false
+	r, err := agent.Send(ctx, s, cancel, agent.Front{
+		Waiting: t.waiting,
+		NeedsScopes: func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) {
+			asked = true
+			t.agent(su.Text)
+			t.receipt(su.Result)
+			t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.IDs(), ", "))
+			t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
+			t.json(func(st *Step) { st.StepUp = &StepStepUp{MissingScopes: su.IDs()} })
+			g, err := s.Login(ctx, su.IDs(), browser.visit(ctx, su.IDs()))
+			browser.stopWaiting()
+			if err != nil {
+				return nil, err
+			}
+			t.json(func(st *Step) { st.Grant = &StepGrant{GrantID: g.GrantID, Scopes: append([]string{}, g.Scopes...)} })
+			return g, nil
+		},
+		Resending: func() {
+			t.line("Sending the message again in the same conversation, with a new messageId:")
+			t.user(cancel)
+		},
+	})
 	if err != nil {
 		return err
 	}
-	su := r.StepUp()
-	if su == nil {
+	if !asked {
 		return errors.New("the demo Provider did not ask for a step-up")
 	}
-	t.agent(su.Text)
+	t.agent(r.Text())
 	t.receipt(r)
-	t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.MissingScopes, ", "))
-	t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
-	t.json(func(st *Step) { st.StepUp = &StepStepUp{MissingScopes: append([]string{}, su.MissingScopes...)} })
-	g, err = s.Login(ctx, su.MissingScopes, browser.visit(ctx, su.MissingScopes))
-	browser.stopWaiting()
-	if err != nil {
-		return err
-	}
-	t.json(func(st *Step) { st.Grant = &StepGrant{GrantID: g.GrantID, Scopes: append([]string{}, g.Scopes...)} })
-	t.line("Sending the message again in the same conversation, with a new messageId:")
-	if err := t.say(ctx, s, "Please cancel order A-10001"); err != nil {
-		return err
-	}
 	t.json(func(st *Step) { st.ContextID = s.ContextID() })
 
 	// 8. The receipts archive.
@@ -533,11 +545,14 @@ func (t *tour) receipt(r *conversation.Result) {
 	t.line("%s receipt %s %s", t.st.Faint.Render("└"), receipts.ShortID(r.Receipt.ID), mark)
 }
 
-// send is Session.Send with a spinner while the agent answers.
+// send is one turn (agent.Send) with a spinner while the agent answers.
 func (t *tour) send(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	sp := t.io.StartSpinner("Waiting for " + s.Card.Name())
-	defer sp.Stop()
-	return s.Send(ctx, text)
+	return agent.Send(ctx, s, text, agent.Front{Waiting: t.waiting})
+}
+
+// waiting shows a spinner while the Brand's agent answers (agent.Front.Waiting).
+func (t *tour) waiting(s *conversation.Session) func() {
+	return t.io.StartSpinner("Waiting for " + s.Card.Name()).Stop
 }
 
 // person plays Jane in the browser: the scripted User by default, or the
