@@ -6,8 +6,6 @@ package tour
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -25,7 +23,6 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/demoprovider"
-	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/iostreams"
@@ -48,117 +45,6 @@ type Options struct {
 	// the human text on stdout (`pact --json demo`: JSON Lines, see
 	// docs/json.md); an error it returns ends Run at once with that error.
 	Emit func(Step) error
-}
-
-// Step is one step of the tour as `pact --json demo` prints it: its number
-// (from 1), name and spec section ("§3.1", "" for the closing step), a
-// short plain note on what the step shows, the messages exchanged (role
-// "user" or "agent"), the receipts received or verified (§5.6), and what
-// happened as values: the members that do not apply to a step are null
-// (objects) or empty (slices, contextId). Slices are never nil.
-type Step struct {
-	Step     int           `json:"step"`
-	Name     string        `json:"name"`
-	Section  string        `json:"section"`
-	Notes    []string      `json:"notes"`
-	Messages []StepMessage `json:"messages"`
-	Receipts []StepReceipt `json:"receipts"`
-	// ContextID is the conversation's contextId (§4) in the steps that
-	// send messages.
-	ContextID    string            `json:"contextId"`
-	Identity     *StepIdentity     `json:"identity"`
-	Registration *StepRegistration `json:"registration"`
-	Card         *StepCard         `json:"card"`
-	Token        *StepToken        `json:"token"`
-	// Logins are the device-flow logins the step started (§5.3).
-	Logins     []StepLogin     `json:"logins"`
-	Grant      *StepGrant      `json:"grant"`
-	StepUp     *StepStepUp     `json:"stepUp"`
-	CardChange *StepCardChange `json:"cardChange"`
-	// Commands are the commands to try next (the closing step).
-	Commands []string `json:"commands"`
-}
-
-// StepIdentity is the throw-away profile's identity (§3.1).
-type StepIdentity struct {
-	Issuer  string `json:"issuer"`
-	KID     string `json:"kid"`
-	Alg     string `json:"alg"`
-	JWKSURI string `json:"jwksUri"`
-}
-
-// StepRegistration is the personal agent's registration with the demo
-// Provider (§3.1).
-type StepRegistration struct {
-	Provider string `json:"provider"`
-	Issuer   string `json:"issuer"`
-	Audience string `json:"audience"`
-}
-
-// StepCard is the Brand's Agent Card as discovered (§2.1): brand is the
-// card URL, site the Brand's domain.
-type StepCard struct {
-	Brand        string   `json:"brand"`
-	BrandName    string   `json:"brandName"`
-	Site         string   `json:"site"`
-	InterfaceURL string   `json:"interfaceUrl"`
-	Signed       bool     `json:"signed"`
-	KID          string   `json:"kid"`
-	Alg          string   `json:"alg"`
-	KeyURL       string   `json:"keyUrl"`
-	Scopes       []string `json:"scopes"`
-}
-
-// StepToken describes the PA JWT of the first request (§3.2): its header
-// and claims, never the token itself.
-type StepToken struct {
-	Alg             string `json:"alg"`
-	KID             string `json:"kid"`
-	Iss             string `json:"iss"`
-	Sub             string `json:"sub"`
-	Aud             string `json:"aud"`
-	LifetimeSeconds int64  `json:"lifetimeSeconds"`
-}
-
-// StepLogin is one device-flow login (§5.3): the scopes asked for, the
-// user_code and the link the User opens.
-type StepLogin struct {
-	Scopes   []string `json:"scopes"`
-	UserCode string   `json:"userCode"`
-	Link     string   `json:"link"`
-}
-
-// StepGrant is the grant after a login (§5.3).
-type StepGrant struct {
-	GrantID string   `json:"grantId"`
-	Scopes  []string `json:"scopes"`
-}
-
-// StepStepUp is a step-up answer (§5.5): the scopes the turn lacked.
-type StepStepUp struct {
-	MissingScopes []string `json:"missingScopes"`
-}
-
-// StepCardChange is the card change pact caught (A2A §8.4): what was
-// accepted (old), what the card says now (new) and the differences.
-type StepCardChange struct {
-	Changes []string  `json:"changes"`
-	Old     store.Pin `json:"old"`
-	New     store.Pin `json:"new"`
-}
-
-// StepMessage is one message of a Step.
-type StepMessage struct {
-	Role string `json:"role"`
-	Text string `json:"text"`
-}
-
-// StepReceipt is one receipt of a Step: its full id (64 hex characters),
-// whether it verified, and why not.
-type StepReceipt struct {
-	ID       string   `json:"id"`
-	Verified bool     `json:"verified"`
-	Problems []string `json:"problems"`
 }
 
 type tour struct {
@@ -553,98 +439,4 @@ func (t *tour) send(ctx context.Context, s *conversation.Session, text string) (
 // waiting shows a spinner while the Brand's agent answers (agent.Front.Waiting).
 func (t *tour) waiting(s *conversation.Session) func() {
 	return t.io.StartSpinner("Waiting for " + s.Card.Name()).Stop
-}
-
-// person plays Jane in the browser: the scripted User by default, or the
-// real browser.
-type person struct {
-	open   func(string) error
-	jar    http.CookieJar
-	t      *tour
-	visits int
-	wait   *iostreams.Spinner
-}
-
-func (p *person) stopWaiting() {
-	if p.wait != nil {
-		p.wait.Stop()
-		p.wait = nil
-	}
-}
-
-func (p *person) visit(ctx context.Context, scopes []string) func(*deviceflow.Authorization) {
-	return func(a *deviceflow.Authorization) {
-		p.t.line("user_code %s · link %s", p.t.st.Bold.Render(a.UserCode), a.VerificationURIComplete)
-		p.t.json(func(st *Step) {
-			st.Logins = append(st.Logins, StepLogin{Scopes: append([]string{}, scopes...), UserCode: a.UserCode, Link: a.VerificationURIComplete})
-		})
-		if p.open != nil {
-			// The opener is started detached and never waited for: the
-			// countdown (and Ctrl+C) starts at once.
-			if err := p.open(a.VerificationURIComplete); err != nil {
-				p.t.line("Could not open the browser (%v); open this link: %s", err, a.VerificationURIComplete)
-				p.t.line("Log in there as jane / jane-demo-pass and approve.")
-			} else {
-				p.t.line("Opening it in your browser: log in as jane / jane-demo-pass and approve.")
-			}
-			p.wait = p.t.io.StartCountdown("Waiting for your approval in the browser", a.ExpiresAt)
-			return
-		}
-		p.visits++
-		if p.visits == 1 {
-			p.t.line("Jane (played by a script) opens the link, logs in as jane and approves on the consent page.")
-		} else {
-			p.t.line("Jane opens the link; still logged in with the Brand, she only approves on the consent page.")
-		}
-		defer func() { p.wait = p.t.io.StartCountdown("Waiting for Jane's approval", a.ExpiresAt) }()
-		u := demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass",
-			HTTPClient: &http.Client{Jar: p.jar, Timeout: 10 * time.Second}}
-		go func() {
-			if err := u.Visit(ctx, a.VerificationURIComplete); err != nil {
-				if p.t.emit != nil {
-					p.t.io.Eprintf("the scripted User failed: %v\n", err)
-					return
-				}
-				p.t.line("the scripted User failed: %v", err)
-			}
-		}()
-	}
-}
-
-// describeJWT shows a token's header and claims (our own token, shown for
-// explanation; the token itself is never printed).
-func describeJWT(tok string) string {
-	c := jwtClaims(tok)
-	if c == nil {
-		return "?"
-	}
-	return fmt.Sprintf("alg %s, kid %s, iss %s, sub %s (pairwise, anonymous), aud %s, exp = iat + %ds, random jti",
-		c.Alg, short(c.KID), c.Iss, short(c.Sub), c.Aud, c.LifetimeSeconds)
-}
-
-// jwtClaims reads a token's header and claims (nil when it is no JWS).
-func jwtClaims(tok string) *StepToken {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	var h struct{ Alg, Kid string }
-	var c struct {
-		Iss, Sub, Aud string
-		Iat, Exp      int64
-	}
-	if b, err := base64.RawURLEncoding.DecodeString(parts[0]); err == nil {
-		json.Unmarshal(b, &h)
-	}
-	if b, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
-		json.Unmarshal(b, &c)
-	}
-	return &StepToken{Alg: h.Alg, KID: h.Kid, Iss: c.Iss, Sub: c.Sub, Aud: c.Aud, LifetimeSeconds: c.Exp - c.Iat}
-}
-
-func short(s string) string {
-	if len(s) > 10 {
-		return s[:10] + "…"
-	}
-	return s
 }
