@@ -87,3 +87,14 @@ func TestLabelsNameTheBrandByItsDomain(t *testing.T) {
 		t.Errorf("ReceiptLabel = %q", got)
 	}
 }
+
+// §5.3: the User may grant fewer scopes than asked; the grant may hold more.
+func TestSection5_3_CompareGrant(t *testing.T) {
+	g := CompareGrant([]string{"orders:cancel", "refunds:issue"}, []string{"orders:read", "orders:cancel"})
+	if !slices.Equal(g.Missing, []string{"refunds:issue"}) || !slices.Equal(g.Also, []string{"orders:read"}) {
+		t.Fatalf("CompareGrant = %+v", g)
+	}
+	if g := CompareGrant([]string{"a"}, []string{"a"}); g.Missing != nil || g.Also != nil {
+		t.Fatalf("all granted: %+v", g)
+	}
+}

@@ -66,34 +66,15 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 // reportGrant tells the User what was granted, and what was not.
 func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 	st := a.io.ErrStyles()
-	granted := map[string]bool{}
-	for _, sc := range g.Scopes {
-		granted[sc] = true
-	}
-	var missing []string
-	for _, sc := range asked {
-		if !granted[sc] {
-			missing = append(missing, sc)
-		}
-	}
-	askedSet := map[string]bool{}
-	for _, sc := range asked {
-		askedSet[sc] = true
-	}
-	var earlier []string
-	for _, sc := range g.Scopes {
-		if !askedSet[sc] {
-			earlier = append(earlier, sc)
-		}
-	}
+	cmp := agent.CompareGrant(asked, g.Scopes)
 	a.io.Eprintf("%s granted: %s (expires %s)\n", st.Success.Render("✓"), line(strings.Join(g.Scopes, " ")), g.ExpiresAt.Local().Format("15:04 MST"))
-	if len(missing) > 0 {
-		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), line(strings.Join(missing, " ")))
+	if len(cmp.Missing) > 0 {
+		a.io.Eprintf("%s not granted: %s\n", st.Warning.Render("!"), line(strings.Join(cmp.Missing, " ")))
 	}
-	if len(earlier) > 0 {
+	if len(cmp.Also) > 0 {
 		// Not "approved earlier": on a first login nothing was. These are
 		// the scopes the grant holds beyond what was asked this time.
-		a.io.Eprintf("%s the Brand also granted: %s\n", st.Faint.Render("·"), line(strings.Join(earlier, " ")))
+		a.io.Eprintf("%s the Brand also granted: %s\n", st.Faint.Render("·"), line(strings.Join(cmp.Also, " ")))
 	}
 }
 
