@@ -27,9 +27,11 @@
 //     and archived (verified, or kept apart with its problems) inside
 //     conversation.Session; Result.Receipt says which.
 //
-// Around the turn: Tally counts re-verified receipts (verified, failed, not
-// checked) for `pact receipts verify`, MCP verify_receipts and the tour;
-// Label and ReceiptLabel name Brands as every table does; Logout forgets a
-// Brand's delegation, fetching its card only when the name given matches no
-// stored grant.
+// Around the turn: Trust records a changed card the User accepted and
+// LookPin compares one with its pin without recording; CompareGrant says
+// what a login granted against what it asked; Tally counts re-verified
+// receipts (verified, failed, not checked) for `pact receipts verify`, MCP
+// verify_receipts and the tour; Label and ReceiptLabel name Brands as every
+// table does; Logout forgets a Brand's delegation, fetching its card only
+// when the name given matches no stored grant.
 package agent

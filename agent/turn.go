@@ -24,7 +24,7 @@ type Front struct {
 	// Brand's delegation grant is dead (conversation.DelegationStatus).
 	DeadGrant func(dead *conversation.DelegationStatus)
 	// NeedsScopes answers a step-up the User may be asked for
-	// (StepUp.Askable): it obtains the grant, e.g. with Login, presenting
+	// (StepUp.Askable): it obtains the grant, e.g. with Session.Login, presenting
 	// the request its own way, and returns it. The core then requires the
 	// grant to hold every scope asked (else *NotGrantedError) and sends the
 	// message again in the same conversation with a new messageId (§5.5).
