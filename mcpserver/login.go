@@ -83,7 +83,7 @@ func (s *Server) startLogin(ctx context.Context, _ *mcp.CallToolRequest, in Logi
 	if len(in.Scopes) == 0 {
 		return nil, nil, errors.New("name the permissions to ask for in scopes (see get_agent_card for the Brand's scope ids)")
 	}
-	sess, err := s.open(ctx, in.Brand)
+	sess, err := s.open(ctx, in.Brand, agent.Start{})
 	if err != nil {
 		return nil, nil, toolError(err)
 	}

@@ -59,10 +59,7 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 	if in.New && in.Context != "" {
 		return nil, SendOutput{}, errors.New("new and context cannot be used together")
 	}
-	if strings.TrimSpace(in.Brand) == "" {
-		return nil, SendOutput{}, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
-	}
-	sess, err := agent.Open(ctx, s.cfg.Options, in.Brand, agent.Start{New: in.New, Context: in.Context})
+	sess, err := s.open(ctx, in.Brand, agent.Start{New: in.New, Context: in.Context})
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 )
 
@@ -79,12 +80,13 @@ func (s *Server) addTools() {
 
 func ptr[T any](v T) *T { return &v }
 
-// open opens a session with brand (the card is fetched and checked).
-func (s *Server) open(ctx context.Context, brand string) (*conversation.Session, error) {
+// open opens a session with brand (agent.Open: the card is fetched and
+// checked, its signature and pin too) in the conversation st names.
+func (s *Server) open(ctx context.Context, brand string, st agent.Start) (*conversation.Session, error) {
 	if strings.TrimSpace(brand) == "" {
 		return nil, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
 	}
-	return conversation.Open(ctx, s.cfg.Options, brand)
+	return agent.Open(ctx, s.cfg.Options, brand, st)
 }
 
 func cleanAll(ss []string) []string {
