@@ -142,3 +142,36 @@ func TestSection5_5_AStepUpLeftOrRefusedIsNotSentAgain(t *testing.T) {
 		t.Fatalf("less granted: %v, sent again %v", err, resent)
 	}
 }
+
+// §4.2: a conversation the Provider closed is the Restart event; true sends
+// the message again in a new conversation under a new messageId, false ends
+// the turn with the *conversation.ClosedError.
+func TestSection4_2_AClosedConversationIsTheRestartEvent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts, brand := demo(t)
+	s, err := Open(ctx, opts, brand.SiteURL, Start{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bye, err := Send(ctx, s, "bye", Front{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Send(ctx, s, "hello again", Front{Restart: func(*conversation.ClosedError) bool { return false }})
+	var closed *conversation.ClosedError
+	if !errors.As(err, &closed) || closed.ContextID != bye.ContextID {
+		t.Fatalf("declined restart: %v, want the ClosedError of %s", err, bye.ContextID)
+	}
+	if _, err := Send(ctx, s, "bye", Front{}); err != nil { // a new conversation, closed again
+		t.Fatal(err)
+	}
+	var told *conversation.ClosedError
+	res, err := SendID(ctx, s, "hello again", "m-first", Front{Restart: func(c *conversation.ClosedError) bool { told = c; return true }})
+	if err != nil || told == nil {
+		t.Fatalf("restart: %v (told %v)", err, told)
+	}
+	if res.ContextID == "" || res.ContextID == told.ContextID || res.MessageID == "m-first" {
+		t.Fatalf("sent again as %+v after %s closed: want a new conversation and messageId", res, told.ContextID)
+	}
+}
