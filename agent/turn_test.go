@@ -172,6 +172,6 @@ func TestSection4_2_AClosedConversationIsTheRestartEvent(t *testing.T) {
 		t.Fatalf("restart: %v (told %v)", err, told)
 	}
 	if res.ContextID == "" || res.ContextID == told.ContextID || res.MessageID == "m-first" {
-		t.Fatalf("sent again as %+v after %s closed: want a new conversation and messageId", res, told.ContextID)
+		t.Fatalf("sent again in context %q as %q after %s closed: want a new conversation and messageId", res.ContextID, res.MessageID, told.ContextID)
 	}
 }
