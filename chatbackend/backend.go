@@ -11,7 +11,6 @@ package chatbackend
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -89,9 +88,10 @@ func (b *Backend) Header() tui.Header {
 	return h
 }
 
+// hostOf is the Brand's domain as every table names it (agent.Host), else raw.
 func hostOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Host
+	if h := agent.Host(raw); h != "" {
+		return h
 	}
 	return raw
 }
