@@ -1,6 +1,8 @@
 // Package chatbackend adapts a conversation.Session to the full-screen chat: it implements
 // tui.Backend, so that `pact chat BRAND` on a terminal talks to the Brand through the same
-// Session as `pact send` and line-mode `pact chat` (PACT §4, §5).
+// Session as `pact send` and line-mode `pact chat` (PACT §4, §5). A turn is the agent
+// package's (agent.SendID); this package answers its events on the screen and turns
+// replies into the chat's turns (reply.go) and the card into its words (card.go).
 //
 // The tui package knows nothing about A2A, keys or stores; this package is the only place
 // where the two meet. Errors reach the screen in the same words the CLI prints.
@@ -8,20 +10,15 @@ package chatbackend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
-	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/tui"
 )
@@ -91,9 +88,10 @@ func (b *Backend) Header() tui.Header {
 	return h
 }
 
+// hostOf is the Brand's domain as every table names it (agent.Host), else raw.
 func hostOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Host
+	if h := agent.Host(raw); h != "" {
+		return h
 	}
 	return raw
 }
@@ -190,7 +188,10 @@ func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
 
 func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, error) {
 	b.op.Lock()
-	res, err := b.s.SendID(ctx, text, id)
+	// The turn is agent's; the chat answers its events on the screen: a
+	// closed conversation is asked about (ClosedError), a step-up is the
+	// login panel, opened by the chat itself (Reply.StepUp).
+	res, err := agent.SendID(ctx, b.s, text, id, agent.Front{})
 	b.op.Unlock()
 
 	b.mu.Lock()
@@ -230,8 +231,17 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleSystem, At: time.Now(),
 			Text: "Sent without your delegation: it stopped working. /login approves it again."})
 	}
-	if su := res.StepUp(); su != nil {
-		r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: b.describe(su.MissingScopes)}
+	var pending *agent.StepUpPending
+	if errors.As(err, &pending) {
+		err = nil
+		if su := pending.StepUp; su.Askable() {
+			r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: scopes(su.Scopes)}
+		} else {
+			// Nothing the User could approve: the Brand named no scope, or
+			// one its card does not list. Its words, then pact's, no panel.
+			r.Turns = append(r.Turns, b.agentTurn(res), tui.Turn{Role: tui.RoleError, At: time.Now(),
+				Text: su.Words(chatLogin, "type /login with the permissions you need, then send again")})
+		}
 	} else {
 		r.Turns = append(r.Turns, b.agentTurn(res))
 	}
@@ -243,86 +253,16 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	return r, nil
 }
 
-// agentTurn is the reply of res as a turn, with its receipt mark.
-func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
-	t := tui.Turn{Role: tui.RoleAgent, Text: res.Text(), At: time.Now()}
-	var md map[string]any
-	if res.Message != nil {
-		t.ID = res.Message.ID
-		md = res.Message.Metadata
-		t.Parts = parts(res.Message.Parts)
-	} else if res.Task != nil {
-		t.ID = string(res.Task.ID)
-		md = res.Task.Metadata
-		if m := res.Task.Status.Message; m != nil {
-			t.Parts = parts(m.Parts)
-		}
-	}
-	if rs := res.Receipt; rs != nil {
-		m := &tui.ReceiptMark{ID: rs.ID, Verified: rs.Verified, Problems: append([]string(nil), rs.Problems...)}
-		b.fillClaims(m, md)
-		t.Receipt = m
-	}
-	return t
+// chatLogin is the chat's remedy in a step-up's words (agent.StepUp.Words).
+func chatLogin(ids []string) string {
+	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
 }
 
-// fillClaims completes m with the receipt's claims (§5.6): from the archive entry when
-// there is one, else from the reply's metadata (md, may be nil).
-func (b *Backend) fillClaims(m *tui.ReceiptMark, md map[string]any) {
-	var raw json.RawMessage
-	if b.opts.Receipts != nil && m.ID != "" {
-		if e, err := b.opts.Receipts.Get(m.ID); err == nil {
-			raw = e.Claims
-			if !e.Verified && len(m.Problems) == 0 {
-				m.Problems = append([]string(nil), e.Problems...)
-			}
-		}
-	}
-	if raw == nil && md != nil {
-		if rc, ok, err := receipts.FromMetadata(md); ok && err == nil {
-			raw = rc.Claims
-		}
-	}
-	var c receipts.Claims
-	if raw == nil || json.Unmarshal(raw, &c) != nil {
-		return
-	}
-	m.ScopesUsed = append([]string(nil), c.ScopesUsed...)
-	for _, a := range c.Actions {
-		var act struct {
-			Tool     string `json:"tool"`
-			ArgsHash string `json:"argsHash"`
-		}
-		if json.Unmarshal(a, &act) != nil || act.Tool == "" {
-			continue
-		}
-		s := act.Tool
-		if act.ArgsHash != "" {
-			s += " (argsHash " + short(act.ArgsHash, 12) + ")"
-		}
-		m.Actions = append(m.Actions, s)
-	}
-	if ts, err := time.Parse(time.RFC3339, c.TS); err == nil {
-		m.TS = ts.Local()
-	}
-}
-
-func short(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// describe pairs scope ids with the card's descriptions (§5.2).
-func (b *Backend) describe(ids []string) []tui.Scope {
-	out := make([]tui.Scope, 0, len(ids))
-	for _, id := range ids {
-		sc := tui.Scope{ID: id}
-		if d := b.s.Card.Delegation; d != nil {
-			sc.Description = d.Scopes[id]
-		}
-		out = append(out, sc)
+// scopes are agent's scopes for the chat.
+func scopes(in []agent.Scope) []tui.Scope {
+	out := make([]tui.Scope, len(in))
+	for i, sc := range in {
+		out[i] = tui.Scope{ID: sc.ID, Description: sc.Description}
 	}
 	return out
 }
@@ -373,78 +313,7 @@ func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.Dev
 func (b *Backend) Logout() error {
 	err := b.s.Logout()
 	if errors.Is(err, delegation.ErrNoGrant) {
-		return fmt.Errorf("no delegation is stored for %s (see `pact grants`)", iostreams.SanitizeLine(b.s.Card.Name()))
+		return &agent.NoDelegationError{Brand: b.s.Card.Name()} // the words of pact logout
 	}
 	return err
-}
-
-// Card returns a summary of the Agent Card in the words of `pact card`: name,
-// description, card and interface URLs, Provider registration, delegation scopes (§5.1),
-// skills and problems found.
-func (b *Backend) Card() string {
-	c := b.s.Card
-	var lines []string
-	lines = append(lines, iostreams.SanitizeLine(c.Name()))
-	if c.Card != nil && strings.TrimSpace(c.Card.Description) != "" {
-		lines = append(lines, strings.TrimSpace(c.Card.Description))
-	}
-	lines = append(lines, "card: "+c.URL)
-	if c.FinalURL != "" && c.FinalURL != c.URL {
-		lines = append(lines, "served from: "+c.FinalURL)
-	}
-	lines = append(lines, "interface: "+c.InterfaceURL+" (HTTP+JSON 1.0)")
-	lines = append(lines, "provider: "+b.s.Provider.URL+" audience "+b.s.Provider.Audience)
-	if d := c.Delegation; d != nil {
-		lines = append(lines, "delegation: device code (RFC 8628); scopes:")
-		for _, id := range d.ScopeIDs() {
-			lines = append(lines, "  "+iostreams.SanitizeLine(id)+" — "+iostreams.SanitizeLine(d.Scopes[id]))
-		}
-	} else {
-		lines = append(lines, "delegation: not offered (identity only)")
-	}
-	if c.Card != nil && len(c.Card.Skills) > 0 {
-		var names []string
-		for _, s := range c.Card.Skills {
-			names = append(names, iostreams.SanitizeLine(s.Name))
-		}
-		lines = append(lines, "skills: "+strings.Join(names, ", "))
-	}
-	for _, p := range c.Problems {
-		lines = append(lines, "problem: "+iostreams.SanitizeLine(p))
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Scopes returns the card's delegation scopes sorted by id (§5.1), nil when the Brand
-// offers no delegation.
-func (b *Backend) Scopes() []tui.Scope {
-	d := b.s.Card.Delegation
-	if d == nil || len(d.Scopes) == 0 {
-		return nil
-	}
-	return b.describe(d.ScopeIDs())
-}
-
-// parts converts the non-text parts of a reply for the chat: data as JSON, raw bytes as an
-// inline file, a URL as a file by reference (A2A Part). Text parts are the turn's Text.
-func parts(ps []*a2a.Part) []tui.Part {
-	var out []tui.Part
-	for _, p := range ps {
-		if p == nil {
-			continue
-		}
-		switch c := p.Content.(type) {
-		case a2a.Data:
-			js, err := json.Marshal(c.Value)
-			if err != nil {
-				continue
-			}
-			out = append(out, tui.Part{Kind: tui.PartData, JSON: js, Name: p.Filename, MediaType: p.MediaType})
-		case a2a.Raw:
-			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, Data: append([]byte{}, c...)})
-		case a2a.URL:
-			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, URL: string(c)})
-		}
-	}
-	return out
 }

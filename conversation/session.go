@@ -3,7 +3,10 @@
 // a PA JWT for every request, sends message:send, and keeps one contextId
 // per (profile, Brand) in the local store (PACT §4).
 //
-// `pact send`, `pact chat` (line mode) and the TUI all talk through Session.
+// A turn as the front-ends see it (`pact send`, `pact chat`, the TUI, the
+// MCP server) is the agent package's: agent.Open and agent.Send run it on a
+// Session and report its events (closed conversation, step-up) to the
+// front-end.
 package conversation
 
 import (

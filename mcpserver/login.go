@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
@@ -82,7 +83,7 @@ func (s *Server) startLogin(ctx context.Context, _ *mcp.CallToolRequest, in Logi
 	if len(in.Scopes) == 0 {
 		return nil, nil, errors.New("name the permissions to ask for in scopes (see get_agent_card for the Brand's scope ids)")
 	}
-	sess, err := s.open(ctx, in.Brand)
+	sess, err := s.open(ctx, in.Brand, agent.Start{})
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
@@ -231,16 +232,7 @@ func (o LoginStatus) describe() string {
 		return "Waiting for the User to approve in the browser (the code expires at " + o.ExpiresAt.Format(time.RFC3339) + "). Check again shortly."
 	case StatusGranted:
 		msg := "Granted: " + strings.Join(o.ScopesGranted, " ") + " (the delegation expires at " + o.ExpiresAt.Format(time.RFC3339) + "; pact refreshes it)."
-		granted := map[string]bool{}
-		for _, sc := range o.ScopesGranted {
-			granted[sc] = true
-		}
-		var missing []string
-		for _, sc := range o.ScopesRequested {
-			if !granted[sc] {
-				missing = append(missing, sc)
-			}
-		}
+		missing := agent.CompareGrant(o.ScopesRequested, o.ScopesGranted).Missing
 		sort.Strings(missing)
 		if len(missing) > 0 {
 			msg += " The User did not grant: " + strings.Join(missing, " ") + "."

@@ -46,6 +46,12 @@ func (e *env) pinOf(t *testing.T, brand string) (store.Pin, bool) {
 
 func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 	t.Helper()
+	return newEnvWith(t, noBrowser, nil, cfgs...)
+}
+
+// newEnvWith is newEnv whose HTTP transport wrap wraps (nil: as is).
+func newEnvWith(t *testing.T, noBrowser bool, wrap func(http.RoundTripper) http.RoundTripper, cfgs ...demoprovider.Config) *env {
+	t.Helper()
 	dir := t.TempDir()
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
 	sec, _ := secrets.Open("file", dirs.Data, 0)
@@ -72,7 +78,11 @@ func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 	if _, err := p.AddProvider(srv.URL(), srv.Audience()); err != nil {
 		t.Fatal(err)
 	}
-	opts := conversation.NewOptions(p, httpx.NewClient(httpx.Options{Timeout: 5 * time.Second}))
+	hc := httpx.NewClient(httpx.Options{Timeout: 5 * time.Second})
+	if wrap != nil {
+		hc.Transport = wrap(hc.Transport)
+	}
+	opts := conversation.NewOptions(p, hc)
 	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4), pins: opts.Pins}
 	s := New(Config{Options: opts, NoBrowser: noBrowser, Version: "test",
 		Open: func(link string) error { e.opened <- link; return nil }})
@@ -400,10 +410,15 @@ func TestSection5_5_MCP_StepUpCompletesBetweenTwoSends(t *testing.T) {
 	if slices.Sort(tools); !slices.Equal(tools, []string{"cancel_order", "lookup_orders"}) {
 		t.Fatalf("actions = %v", tools)
 	}
-	newest := list.Receipts[2].ID
+	ids := []string{list.Receipts[0].ID, list.Receipts[1].ID, list.Receipts[2].ID}
+	newest := ids[2]
 	e.mustCall("list_receipts", map[string]any{"limit": 1}, &list)
 	if len(list.Receipts) != 1 || list.Receipts[0].ID != newest || list.Total != 3 {
 		t.Fatalf("limit 1 = %+v, want the newest %s", list.Receipts, newest)
+	}
+	e.mustCall("list_receipts", map[string]any{"limit": 2}, &list)
+	if len(list.Receipts) != 2 || list.Receipts[0].ID != ids[1] || list.Receipts[1].ID != ids[2] || list.Total != 3 {
+		t.Fatalf("limit 2 = %+v, want the newest two, oldest first: %v", list.Receipts, ids[1:])
 	}
 	e.mustCall("list_receipts", map[string]any{"since": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, &list)
 	if len(list.Receipts) != 0 {

@@ -6,8 +6,6 @@ package tour
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -21,9 +19,10 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/demoprovider"
-	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/iostreams"
@@ -46,117 +45,6 @@ type Options struct {
 	// the human text on stdout (`pact --json demo`: JSON Lines, see
 	// docs/json.md); an error it returns ends Run at once with that error.
 	Emit func(Step) error
-}
-
-// Step is one step of the tour as `pact --json demo` prints it: its number
-// (from 1), name and spec section ("§3.1", "" for the closing step), a
-// short plain note on what the step shows, the messages exchanged (role
-// "user" or "agent"), the receipts received or verified (§5.6), and what
-// happened as values: the members that do not apply to a step are null
-// (objects) or empty (slices, contextId). Slices are never nil.
-type Step struct {
-	Step     int           `json:"step"`
-	Name     string        `json:"name"`
-	Section  string        `json:"section"`
-	Notes    []string      `json:"notes"`
-	Messages []StepMessage `json:"messages"`
-	Receipts []StepReceipt `json:"receipts"`
-	// ContextID is the conversation's contextId (§4) in the steps that
-	// send messages.
-	ContextID    string            `json:"contextId"`
-	Identity     *StepIdentity     `json:"identity"`
-	Registration *StepRegistration `json:"registration"`
-	Card         *StepCard         `json:"card"`
-	Token        *StepToken        `json:"token"`
-	// Logins are the device-flow logins the step started (§5.3).
-	Logins     []StepLogin     `json:"logins"`
-	Grant      *StepGrant      `json:"grant"`
-	StepUp     *StepStepUp     `json:"stepUp"`
-	CardChange *StepCardChange `json:"cardChange"`
-	// Commands are the commands to try next (the closing step).
-	Commands []string `json:"commands"`
-}
-
-// StepIdentity is the throw-away profile's identity (§3.1).
-type StepIdentity struct {
-	Issuer  string `json:"issuer"`
-	KID     string `json:"kid"`
-	Alg     string `json:"alg"`
-	JWKSURI string `json:"jwksUri"`
-}
-
-// StepRegistration is the personal agent's registration with the demo
-// Provider (§3.1).
-type StepRegistration struct {
-	Provider string `json:"provider"`
-	Issuer   string `json:"issuer"`
-	Audience string `json:"audience"`
-}
-
-// StepCard is the Brand's Agent Card as discovered (§2.1): brand is the
-// card URL, site the Brand's domain.
-type StepCard struct {
-	Brand        string   `json:"brand"`
-	BrandName    string   `json:"brandName"`
-	Site         string   `json:"site"`
-	InterfaceURL string   `json:"interfaceUrl"`
-	Signed       bool     `json:"signed"`
-	KID          string   `json:"kid"`
-	Alg          string   `json:"alg"`
-	KeyURL       string   `json:"keyUrl"`
-	Scopes       []string `json:"scopes"`
-}
-
-// StepToken describes the PA JWT of the first request (§3.2): its header
-// and claims, never the token itself.
-type StepToken struct {
-	Alg             string `json:"alg"`
-	KID             string `json:"kid"`
-	Iss             string `json:"iss"`
-	Sub             string `json:"sub"`
-	Aud             string `json:"aud"`
-	LifetimeSeconds int64  `json:"lifetimeSeconds"`
-}
-
-// StepLogin is one device-flow login (§5.3): the scopes asked for, the
-// user_code and the link the User opens.
-type StepLogin struct {
-	Scopes   []string `json:"scopes"`
-	UserCode string   `json:"userCode"`
-	Link     string   `json:"link"`
-}
-
-// StepGrant is the grant after a login (§5.3).
-type StepGrant struct {
-	GrantID string   `json:"grantId"`
-	Scopes  []string `json:"scopes"`
-}
-
-// StepStepUp is a step-up answer (§5.5): the scopes the turn lacked.
-type StepStepUp struct {
-	MissingScopes []string `json:"missingScopes"`
-}
-
-// StepCardChange is the card change pact caught (A2A §8.4): what was
-// accepted (old), what the card says now (new) and the differences.
-type StepCardChange struct {
-	Changes []string  `json:"changes"`
-	Old     store.Pin `json:"old"`
-	New     store.Pin `json:"new"`
-}
-
-// StepMessage is one message of a Step.
-type StepMessage struct {
-	Role string `json:"role"`
-	Text string `json:"text"`
-}
-
-// StepReceipt is one receipt of a Step: its full id (64 hex characters),
-// whether it verified, and why not.
-type StepReceipt struct {
-	ID       string   `json:"id"`
-	Verified bool     `json:"verified"`
-	Problems []string `json:"problems"`
 }
 
 type tour struct {
@@ -371,30 +259,41 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	t.note("The Provider asks for a scope the grant lacks; Jane approves it and the message is sent again.")
-	t.user("Please cancel order A-10001")
-	r, err := t.send(ctx, s, "Please cancel order A-10001")
+	// The turn is agent's, as for pact send; the tour answers its step-up
+	// event by narrating it and playing Jane in the browser.
+	const cancel = "Please cancel order A-10001"
+	t.user(cancel)
+	asked := false
+	r, err := agent.Send(ctx, s, cancel, agent.Front{
+		Waiting: t.waiting,
+		NeedsScopes: func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) {
+			asked = true
+			t.agent(su.Text)
+			t.receipt(su.Result)
+			t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.IDs(), ", "))
+			t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
+			t.json(func(st *Step) { st.StepUp = &StepStepUp{MissingScopes: su.IDs()} })
+			g, err := s.Login(ctx, su.IDs(), browser.visit(ctx, su.IDs()))
+			browser.stopWaiting()
+			if err != nil {
+				return nil, err
+			}
+			t.json(func(st *Step) { st.Grant = &StepGrant{GrantID: g.GrantID, Scopes: append([]string{}, g.Scopes...)} })
+			return g, nil
+		},
+		Resending: func() {
+			t.line("Sending the message again in the same conversation, with a new messageId:")
+			t.user(cancel)
+		},
+	})
 	if err != nil {
 		return err
 	}
-	su := r.StepUp()
-	if su == nil {
+	if !asked {
 		return errors.New("the demo Provider did not ask for a step-up")
 	}
-	t.agent(su.Text)
+	t.agent(r.Text())
 	t.receipt(r)
-	t.line("The Provider answered with a task in TASK_STATE_AUTH_REQUIRED: missing %s.", strings.Join(su.MissingScopes, ", "))
-	t.line("pact asks Jane again, for that scope only; her session with the Brand is live, so no password this time.")
-	t.json(func(st *Step) { st.StepUp = &StepStepUp{MissingScopes: append([]string{}, su.MissingScopes...)} })
-	g, err = s.Login(ctx, su.MissingScopes, browser.visit(ctx, su.MissingScopes))
-	browser.stopWaiting()
-	if err != nil {
-		return err
-	}
-	t.json(func(st *Step) { st.Grant = &StepGrant{GrantID: g.GrantID, Scopes: append([]string{}, g.Scopes...)} })
-	t.line("Sending the message again in the same conversation, with a new messageId:")
-	if err := t.say(ctx, s, "Please cancel order A-10001"); err != nil {
-		return err
-	}
 	t.json(func(st *Step) { st.ContextID = s.ContextID() })
 
 	// 8. The receipts archive.
@@ -405,19 +304,16 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	ok := 0
+	tally := agent.Count(checks)
 	for _, c := range checks {
-		if c.Verified {
-			ok++
-		}
 		t.json(func(st *Step) {
 			st.Receipts = append(st.Receipts, StepReceipt{ID: c.ID, Verified: c.Verified, Problems: append([]string{}, c.Problems...)})
 		})
 	}
-	t.note(fmt.Sprintf("%d of %d receipts verified again against the Provider's published key.", ok, len(checks)))
-	t.line("%s %d of %d receipts verified (`pact receipts verify`).", t.st.Success.Render("✓"), ok, len(checks))
-	if ok != len(checks) {
-		return fmt.Errorf("%d receipts failed verification", len(checks)-ok)
+	t.note(fmt.Sprintf("%d of %d receipts verified again against the Provider's published key.", tally.Verified, tally.Total()))
+	t.line("%s %d of %d receipts verified (`pact receipts verify`).", t.st.Success.Render("✓"), tally.Verified, tally.Total())
+	if !tally.OK() {
+		return fmt.Errorf("the receipts were not all verified again: %s", tally)
 	}
 
 	// 9. The Brand's card changes.
@@ -535,103 +431,12 @@ func (t *tour) receipt(r *conversation.Result) {
 	t.line("%s receipt %s %s", t.st.Faint.Render("└"), receipts.ShortID(r.Receipt.ID), mark)
 }
 
-// send is Session.Send with a spinner while the agent answers.
+// send is one turn (agent.Send) with a spinner while the agent answers.
 func (t *tour) send(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	sp := t.io.StartSpinner("Waiting for " + s.Card.Name())
-	defer sp.Stop()
-	return s.Send(ctx, text)
+	return agent.Send(ctx, s, text, agent.Front{Waiting: t.waiting})
 }
 
-// person plays Jane in the browser: the scripted User by default, or the
-// real browser.
-type person struct {
-	open   func(string) error
-	jar    http.CookieJar
-	t      *tour
-	visits int
-	wait   *iostreams.Spinner
-}
-
-func (p *person) stopWaiting() {
-	if p.wait != nil {
-		p.wait.Stop()
-		p.wait = nil
-	}
-}
-
-func (p *person) visit(ctx context.Context, scopes []string) func(*deviceflow.Authorization) {
-	return func(a *deviceflow.Authorization) {
-		p.t.line("user_code %s · link %s", p.t.st.Bold.Render(a.UserCode), a.VerificationURIComplete)
-		p.t.json(func(st *Step) {
-			st.Logins = append(st.Logins, StepLogin{Scopes: append([]string{}, scopes...), UserCode: a.UserCode, Link: a.VerificationURIComplete})
-		})
-		if p.open != nil {
-			// The opener is started detached and never waited for: the
-			// countdown (and Ctrl+C) starts at once.
-			if err := p.open(a.VerificationURIComplete); err != nil {
-				p.t.line("Could not open the browser (%v); open this link: %s", err, a.VerificationURIComplete)
-				p.t.line("Log in there as jane / jane-demo-pass and approve.")
-			} else {
-				p.t.line("Opening it in your browser: log in as jane / jane-demo-pass and approve.")
-			}
-			p.wait = p.t.io.StartCountdown("Waiting for your approval in the browser", a.ExpiresAt)
-			return
-		}
-		p.visits++
-		if p.visits == 1 {
-			p.t.line("Jane (played by a script) opens the link, logs in as jane and approves on the consent page.")
-		} else {
-			p.t.line("Jane opens the link; still logged in with the Brand, she only approves on the consent page.")
-		}
-		defer func() { p.wait = p.t.io.StartCountdown("Waiting for Jane's approval", a.ExpiresAt) }()
-		u := demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass",
-			HTTPClient: &http.Client{Jar: p.jar, Timeout: 10 * time.Second}}
-		go func() {
-			if err := u.Visit(ctx, a.VerificationURIComplete); err != nil {
-				if p.t.emit != nil {
-					p.t.io.Eprintf("the scripted User failed: %v\n", err)
-					return
-				}
-				p.t.line("the scripted User failed: %v", err)
-			}
-		}()
-	}
-}
-
-// describeJWT shows a token's header and claims (our own token, shown for
-// explanation; the token itself is never printed).
-func describeJWT(tok string) string {
-	c := jwtClaims(tok)
-	if c == nil {
-		return "?"
-	}
-	return fmt.Sprintf("alg %s, kid %s, iss %s, sub %s (pairwise, anonymous), aud %s, exp = iat + %ds, random jti",
-		c.Alg, short(c.KID), c.Iss, short(c.Sub), c.Aud, c.LifetimeSeconds)
-}
-
-// jwtClaims reads a token's header and claims (nil when it is no JWS).
-func jwtClaims(tok string) *StepToken {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	var h struct{ Alg, Kid string }
-	var c struct {
-		Iss, Sub, Aud string
-		Iat, Exp      int64
-	}
-	if b, err := base64.RawURLEncoding.DecodeString(parts[0]); err == nil {
-		json.Unmarshal(b, &h)
-	}
-	if b, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
-		json.Unmarshal(b, &c)
-	}
-	return &StepToken{Alg: h.Alg, KID: h.Kid, Iss: c.Iss, Sub: c.Sub, Aud: c.Aud, LifetimeSeconds: c.Exp - c.Iat}
-}
-
-func short(s string) string {
-	if len(s) > 10 {
-		return s[:10] + "…"
-	}
-	return s
+// waiting shows a spinner while the Brand's agent answers (agent.Front.Waiting).
+func (t *tour) waiting(s *conversation.Session) func() {
+	return t.io.StartSpinner("Waiting for " + s.Card.Name()).Stop
 }

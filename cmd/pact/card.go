@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
@@ -159,68 +160,33 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 	return cmd
 }
 
-// checkPin compares the card with its Brand's pin, or with --trust records
-// it, and returns a plain-words note for the table. A changed card is a
-// *discovery.CardChangedError (CARD_CHANGED).
+// checkPin compares the card with its Brand's pin (agent.PinNote), or with
+// --trust records it (agent.Trust: on a terminal the change is shown side
+// by side and the User asked), and returns a plain-words note for the
+// table. A changed card is a *discovery.CardChangedError (CARD_CHANGED).
 func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool, expect string) (string, error) {
 	pins := discovery.NewPins(a.dirs(), a.profile)
-	if trust {
-		return a.trustCard(ctx, pins, arg, card, expect)
+	if !trust {
+		return agent.PinNote(ctx, pins, arg, card, time.Now())
 	}
-	status, err := discovery.CheckPin(ctx, pins, card, arg, time.Now())
-	switch {
-	case err != nil:
-		return "", err
-	case status == discovery.PinFirst:
-		return "first contact: Provider, interface and key remembered", nil
-	case status == discovery.PinUpdated:
-		return "the Brand's key changed, announced by the key you accepted; remembered", nil
+	var confirm func(*discovery.CardChangedError, string) bool
+	if !a.json && a.io.IsStdinTTY() && a.io.IsStderrTTY() {
+		confirm = func(changed *discovery.CardChangedError, fp string) bool {
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s the Agent Card of %s changed (%s); nothing was sent.\n%s", st.Warning.Render("!"), line(arg),
+				line(strings.Join(changed.Changes, ", ")), safe(changed.Table()))
+			a.io.Eprintf("Accept this card (fingerprint %s)? [y/N] ", fp)
+			answer, _ := bufio.NewReader(a.io.In).ReadString('\n')
+			ans := strings.ToLower(strings.TrimSpace(answer))
+			return ans == "y" || ans == "yes"
+		}
 	}
-	return "matches what you accepted", nil
-}
-
-// trustCard is `pact card BRAND --trust [--expect FP]`. It records exactly
-// the card fetched in this run (never one fetched again), and only one the
-// User saw: a card that matches the pin, or changed only as CheckPin would
-// accept, is recorded as is; a changed card needs --expect with its
-// fingerprint, or, on a terminal, a yes to the side by side shown here.
-func (a *app) trustCard(ctx context.Context, pins discovery.Pins, arg string, card *discovery.Card, expect string) (string, error) {
-	now := time.Now()
-	old, had, err := discovery.LookupPin(ctx, pins, card.URL)
+	t, err := agent.Trust(ctx, pins, arg, card, expect, time.Now(), confirm)
 	if err != nil {
 		return "", err
 	}
-	next := discovery.Proposed(old, had, card, now)
-	fp := discovery.PinFingerprint(next)
-	var changes []string
-	if had {
-		_, _, changes = discovery.ComparePin(old, card, now)
+	if t.Changed != nil && !a.json && expect != "" {
+		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), line(arg), t.Fingerprint, safe(t.Changed.Table()))
 	}
-	changed := &discovery.CardChangedError{Brand: arg, Old: old, New: next, Changes: changes}
-	switch {
-	case expect != "":
-		if !discovery.SameFingerprint(expect, fp) {
-			changed.Expected = expect
-			return "", changed
-		}
-	case len(changes) == 0:
-	case a.json || !a.io.IsStdinTTY() || !a.io.IsStderrTTY():
-		return "", changed
-	default:
-		st := a.io.ErrStyles()
-		a.io.Eprintf("%s the Agent Card of %s changed (%s); nothing was sent.\n%s", st.Warning.Render("!"), line(arg),
-			line(strings.Join(changes, ", ")), safe(changed.Table()))
-		a.io.Eprintf("Accept this card (fingerprint %s)? [y/N] ", fp)
-		answer, _ := bufio.NewReader(a.io.In).ReadString('\n')
-		if ans := strings.ToLower(strings.TrimSpace(answer)); ans != "y" && ans != "yes" {
-			return "", explained{fmt.Sprintf("you did not accept the changed card of %s; nothing was changed or sent", line(arg)), discovery.ErrCardChanged}
-		}
-	}
-	if err := pins.SetPin(ctx, next); err != nil {
-		return "", err
-	}
-	if had && len(changes) > 0 && !a.json && expect != "" {
-		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), line(arg), fp, safe(changed.Table()))
-	}
-	return "accepted now (--trust, fingerprint " + fp + ")", nil
+	return t.Note, nil
 }

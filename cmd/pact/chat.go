@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/iostreams"
@@ -114,7 +115,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		var pending *stepUpPending
+		var pending *agent.StepUpPending
 		var saveErr *conversation.SaveError
 		switch {
 		case errors.As(err, &saveErr) && res != nil:
@@ -128,9 +129,9 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 		case errors.As(err, &pending):
 			last = silentError{code: exitConsent}
 			if a.json {
-				a.printJSONLine(pending.res)
+				a.printJSONLine(pending.StepUp.Result)
 			} else {
-				a.io.Printf("%s\n", safe(pending.res.Text()))
+				a.io.Printf("%s\n", safe(pending.StepUp.Result.Text()))
 				a.io.Eprintf("%s\n", safe(pending.Error()))
 			}
 		case err != nil:

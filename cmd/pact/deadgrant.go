@@ -5,11 +5,10 @@ import "github.com/pact-cli/pact/conversation"
 // noteDeadGrant tells people, in one line on stderr, that a message went
 // identity-only because the Brand's delegation grant is dead. Under --json
 // the result's "deadGrant" says it instead.
-func (a *app) noteDeadGrant(res *conversation.Result) {
-	if res == nil || res.DeadGrant == nil || a.json {
+func (a *app) noteDeadGrant(d *conversation.DelegationStatus) {
+	if d == nil || a.json {
 		return
 	}
-	d := res.DeadGrant
 	since := ""
 	if d.DeadSince != nil {
 		since = " since " + d.DeadSince.Local().Format(humanTime)

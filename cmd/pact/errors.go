@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/a2aclient"
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
@@ -62,7 +63,7 @@ var exitTable = []exitRule{
 	// Consent needed or refused (4).
 	{is(deviceflow.ErrAccessDenied), exitConsent, "ACCESS_DENIED", 0},
 	{is(deviceflow.ErrExpiredToken), exitConsent, "EXPIRED_TOKEN", 0},
-	{as(&stepUpPending{}), exitConsent, "AUTH_REQUIRED", 0},
+	{as(&agent.StepUpPending{}), exitConsent, "AUTH_REQUIRED", 0},
 	// Not found (5).
 	{a2aReason(a2aclient.ReasonNotFound), exitNotFound, "", 0},
 	{a2aReason(a2aclient.ReasonTaskNotFound), exitNotFound, "", 0},

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
-	"github.com/pact-cli/pact/discovery"
-	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -25,30 +24,20 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.context, "context", "", "continue the conversation with this contextId")
 }
 
-// openSession opens a conversation with brand, honouring --new/--context.
+// openSession opens a conversation with brand, honouring --new/--context
+// (agent.Open: card, signature and pin checked before anything is sent).
 func (a *app) openSession(ctx context.Context, brand string, f sessionFlags) (*conversation.Session, error) {
 	if f.new && f.context != "" {
-		return nil, usageError{errors.New("--new and --context cannot be used together")}
+		return nil, usageError{agent.ErrNewAndContext}
 	}
 	opts, err := a.sessionOptions()
 	if err != nil {
 		return nil, err
 	}
 	sp := a.spinner("Fetching the Agent Card")
-	s, err := conversation.Open(ctx, opts, brand)
+	s, err := agent.Open(ctx, opts, brand, agent.Start{New: f.new, Context: f.context})
 	sp.Stop()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case f.new:
-		if err := s.StartNew(); err != nil {
-			return nil, err
-		}
-	case f.context != "":
-		s.UseContext(f.context)
-	}
-	return s, nil
+	return s, err
 }
 
 type stopper interface{ Stop() }
@@ -64,79 +53,29 @@ func (a *app) spinner(label string) stopper {
 	return a.io.StartSpinner(label)
 }
 
-// deliver sends one message and handles what the CLI contract asks of a
-// client around it: a closed context (tell the User, then start anew; under
-// --json report it), and step-up (interactive: consent, then send again in
-// the same context with a new messageId; otherwise exit 4 with the task).
+// deliver sends one message as agent.Send does and answers its events as
+// the CLI contract asks: a spinner while waiting; a closed context is told
+// and a new one started (under --json it is reported instead); a dead grant
+// is noted; a step-up on a terminal asks the User (a.stepUp), otherwise it
+// stays pending (*agent.StepUpPending: exit 4 with the task).
 func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	sp := a.spinner("Waiting for " + line(s.Card.Name()))
-	res, err := s.Send(ctx, text)
-	sp.Stop()
-	var closed *conversation.ClosedError
-	if errors.As(err, &closed) && !a.json {
-		a.io.Eprintf("%s %s ended the conversation. Starting a new conversation.\n",
-			a.io.ErrStyles().Warning.Render("!"), line(s.Card.Name()))
-		sp = a.spinner("Waiting for " + line(s.Card.Name()))
-		res, err = s.Send(ctx, text)
-		sp.Stop()
+	f := agent.Front{
+		Waiting: func(s *conversation.Session) func() { return a.spinner("Waiting for " + line(s.Card.Name())).Stop },
+		Restart: func(*conversation.ClosedError) bool {
+			if a.json {
+				return false
+			}
+			a.io.Eprintf("%s %s ended the conversation. Starting a new conversation.\n",
+				a.io.ErrStyles().Warning.Render("!"), line(s.Card.Name()))
+			return true
+		},
+		DeadGrant: a.noteDeadGrant,
+		Resending: func() { a.io.Eprintf("Sending your message again in the same conversation…\n") },
 	}
-	if err != nil {
-		return res, err
+	if !a.json && a.io.Interactive() {
+		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, s, su) }
 	}
-	a.noteDeadGrant(res)
-	if su := res.StepUp(); su != nil {
-		// Never ask the User to approve what the card does not declare:
-		// a step-up naming such a scope ends here, flagged.
-		_, unknown := su.Check(s.Card.Delegation)
-		if a.json || !a.io.Interactive() || len(unknown) > 0 || len(su.MissingScopes) == 0 {
-			return res, &stepUpPending{res: res, su: su, brand: s.Card.URL, card: s.Card.Delegation}
-		}
-		if err := a.stepUp(ctx, s, su); err != nil {
-			return res, err
-		}
-		sp = a.spinner("Waiting for " + line(s.Card.Name()))
-		res, err = s.Send(ctx, text)
-		sp.Stop()
-		if err == nil && res.StepUp() != nil {
-			return res, &stepUpPending{res: res, su: res.StepUp(), brand: s.Card.URL, card: s.Card.Delegation}
-		}
-	}
-	return res, err
-}
-
-// stepUpPending is a §5.5 step-up that could not be completed here (exit 4).
-type stepUpPending struct {
-	res   *conversation.Result
-	su    *conversation.StepUp
-	brand string                // as the User named it
-	card  *discovery.Delegation // the card's scopes: only those are asked for
-}
-
-// Error says which permission the Brand needs and the command that asks
-// for it. Only scope ids the card declares go into the command (each
-// shell-quoted, iostreams.CommandHint); ids the card does not list are
-// flagged, never offered to be pasted into a shell.
-func (e *stepUpPending) Error() string {
-	known, unknown := e.su.Check(e.card)
-	var parts []string
-	if len(known) > 0 {
-		words := []string{"pact", "login", e.brand}
-		for _, sc := range known {
-			words = append(words, "--scope", sc)
-		}
-		parts = append(parts, "the Brand needs more permission ("+strings.Join(known, ", ")+"): run `"+iostreams.CommandHint(words...)+"` and send again")
-	}
-	if len(unknown) > 0 {
-		q := make([]string, len(unknown))
-		for i, sc := range unknown {
-			q[i] = strconv.Quote(sc)
-		}
-		parts = append(parts, "the Brand asked for permissions its card does not list ("+strings.Join(q, ", ")+"); pact does not ask for those, tell the Brand")
-	}
-	if len(parts) == 0 {
-		return "the Brand needs more permission but did not say which; try `pact login` with the permissions you need, then send again"
-	}
-	return strings.Join(parts, "; ")
+	return agent.Send(ctx, s, text, f)
 }
 
 // printUnsaved shows a reply that arrived but could not be saved (a full
@@ -223,14 +162,14 @@ With --json, stdout holds one object:
 				return err
 			}
 			res, err := a.deliver(cmd.Context(), s, text)
-			var pending *stepUpPending
+			var pending *agent.StepUpPending
 			if errors.As(err, &pending) {
 				if a.json {
-					if err := a.printJSON(pending.res); err != nil {
+					if err := a.printJSON(pending.StepUp.Result); err != nil {
 						return err
 					}
 				} else {
-					a.io.Printf("%s\n", safe(pending.res.Text()))
+					a.io.Printf("%s\n", safe(pending.StepUp.Result.Text()))
 					a.io.Eprintf("%s\n", safe(pending.Error()))
 				}
 				return silentError{code: exitConsent}

@@ -168,4 +168,11 @@ var rules = []rule{
 		New:  "parts = append(parts, w)",
 		Pkg:  "./store", Run: "TestSearchTurns",
 	},
+	{
+		Name: "stepup-scopes", What: "a step-up's ids are split by the card: an id the card does not list is never asked for (PACT §5.2, §5.5)",
+		File: "agent/stepup.go",
+		Old:  "known, unknown := su.Check(s.Card.Delegation)",
+		New:  "known, unknown := su.MissingScopes, []string(nil)",
+		Pkg:  "./agent", Run: "Section5_5_StepUpSplits",
+	},
 }

@@ -1,0 +1,176 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/store"
+)
+
+// Start says which conversation a turn continues: the stored one (zero
+// value), a new one (New, `--new`) or the one with contextId Context
+// (`--context`).
+type Start struct {
+	New     bool
+	Context string
+}
+
+// ErrNewAndContext is a Start with both New and Context.
+var ErrNewAndContext = errors.New("--new and --context cannot be used together")
+
+// Open opens the Brand named brand (a domain, an origin or a card URL,
+// discovery.CardURL) for a turn: the card is fetched or taken from the
+// cache, checked, its signature verified and compared with the Brand's pin
+// before anything reaches the Provider (conversation.Open); then the
+// conversation st names is chosen. Errors: ErrNewAndContext (before any
+// request), conversation.Open's (*discovery.CardChangedError for a changed
+// card), the store's.
+func Open(ctx context.Context, opts conversation.Options, brand string, st Start) (*conversation.Session, error) {
+	if st.New && st.Context != "" {
+		return nil, ErrNewAndContext
+	}
+	s, err := conversation.Open(ctx, opts, brand)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case st.New:
+		if err := s.StartNew(); err != nil {
+			return nil, err
+		}
+	case st.Context != "":
+		s.UseContext(st.Context)
+	}
+	return s, nil
+}
+
+// PinNote compares card with its Brand's pin as a turn would (recording
+// the pin on first contact, and a key rotation the accepted key announced)
+// and says in plain words what it found. A changed card is a
+// *discovery.CardChangedError (CARD_CHANGED) naming the Brand as arg.
+func PinNote(ctx context.Context, pins discovery.Pins, arg string, card *discovery.Card, now time.Time) (string, error) {
+	status, err := discovery.CheckPin(ctx, pins, card, arg, now)
+	switch {
+	case err != nil:
+		return "", err
+	case status == discovery.PinFirst:
+		return "first contact: Provider, interface and key remembered", nil
+	case status == discovery.PinUpdated:
+		return "the Brand's key changed, announced by the key you accepted; remembered", nil
+	}
+	return "matches what you accepted", nil
+}
+
+// Trusted is what Trust recorded.
+type Trusted struct {
+	// Note says it in plain words, for the card's table.
+	Note string
+	// Fingerprint is the short fingerprint of the pin recorded.
+	Fingerprint string
+	// Changed is set when the card differed from the pin it replaced
+	// (old and new side by side: Changed.Table()).
+	Changed *discovery.CardChangedError
+}
+
+// NotAcceptedError is a changed card the User was shown and did not
+// accept: nothing was recorded or sent. It unwraps to
+// discovery.ErrCardChanged.
+type NotAcceptedError struct{ Brand string }
+
+func (e *NotAcceptedError) Error() string {
+	return fmt.Sprintf("you did not accept the changed card of %s; nothing was changed or sent", iostreams.SanitizeLine(e.Brand))
+}
+func (e *NotAcceptedError) Unwrap() error { return discovery.ErrCardChanged }
+
+// Trust is `pact card BRAND --trust [--expect FP]`: it records card (the
+// one fetched in this run, never one fetched again) as the pin of its
+// Brand, and only a card the User saw. A card that matches the pin, or
+// changed only as CheckPin would accept, is recorded as is. A changed card
+// needs expect, the fingerprint the CARD_CHANGED error gave (another card
+// is refused with that error, Expected set), or confirm: asked with the
+// change and the new fingerprint, it shows old and new side by side and
+// returns the User's answer (false: *NotAcceptedError). With neither the
+// changed card is refused (*discovery.CardChangedError). arg is the Brand
+// as the User named it.
+func Trust(ctx context.Context, pins discovery.Pins, arg string, card *discovery.Card, expect string, now time.Time,
+	confirm func(changed *discovery.CardChangedError, fingerprint string) bool) (*Trusted, error) {
+	old, had, err := discovery.LookupPin(ctx, pins, card.URL)
+	if err != nil {
+		return nil, err
+	}
+	next := discovery.Proposed(old, had, card, now)
+	fp := discovery.PinFingerprint(next)
+	var changes []string
+	if had {
+		_, _, changes = discovery.ComparePin(old, card, now)
+	}
+	changed := &discovery.CardChangedError{Brand: arg, Old: old, New: next, Changes: changes}
+	switch {
+	case expect != "":
+		if !discovery.SameFingerprint(expect, fp) {
+			changed.Expected = expect
+			return nil, changed
+		}
+	case len(changes) == 0:
+	case confirm == nil:
+		return nil, changed
+	default:
+		if !confirm(changed, fp) {
+			return nil, &NotAcceptedError{Brand: arg}
+		}
+	}
+	if err := pins.SetPin(ctx, next); err != nil {
+		return nil, err
+	}
+	t := &Trusted{Note: "accepted now (--trust, fingerprint " + fp + ")", Fingerprint: fp}
+	if had && len(changes) > 0 {
+		t.Changed = changed
+	}
+	return t, nil
+}
+
+// Pin states reported by LookPin.
+const (
+	PinNew     = "new"     // no pin yet: the first turn records it
+	PinSame    = "same"    // matches what the User accepted
+	PinUpdated = "updated" // a key rotation the accepted key announced, or a Brand that started signing: accepted on the next turn
+	PinChanged = "changed" // turns refuse the card until the User accepts it (Trust)
+)
+
+// PinLook is how a card compares with its Brand's pin.
+type PinLook struct {
+	State       string     // PinNew, PinSame, PinUpdated or PinChanged
+	Changes     []string   // what differs, in plain words (PinChanged only)
+	Old         *store.Pin // what the User accepted; nil for PinNew
+	New         store.Pin  // what accepting this card records
+	Fingerprint string     // short fingerprint of New (Trust's expect)
+}
+
+// LookPin compares card with its Brand's pin as a turn would, recording
+// nothing (MCP get_agent_card). pins nil looks like a first contact.
+func LookPin(ctx context.Context, pins discovery.Pins, card *discovery.Card, now time.Time) (PinLook, error) {
+	l := PinLook{State: PinNew, Changes: []string{}, New: discovery.PinOf(card, now)}
+	if pins != nil {
+		old, ok, err := discovery.LookupPin(ctx, pins, card.URL)
+		if err != nil {
+			return l, err
+		}
+		if ok {
+			next, updated, changes := discovery.ComparePin(old, card, now)
+			l.Old, l.New, l.State = &old, next, PinSame
+			switch {
+			case len(changes) > 0:
+				l.State, l.Changes = PinChanged, changes
+			case updated:
+				l.State = PinUpdated
+			}
+		}
+	}
+	l.Fingerprint = discovery.PinFingerprint(l.New)
+	return l, nil
+}

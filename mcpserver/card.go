@@ -1,0 +1,175 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pact-cli/pact/agent"
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/store"
+)
+
+// ---- get_agent_card
+
+// BrandInput names a Brand.
+type BrandInput struct {
+	Brand string `json:"brand" jsonschema:"the Brand: a domain (shop.example.com), an origin (https://shop.example.com) or an Agent Card URL"`
+}
+
+// CardOutput is get_agent_card's structured result: the `pact card --json`
+// shape ({card, pact}) with the signature state in pact.signature.
+type CardOutput struct {
+	Card any          `json:"card" jsonschema:"the Agent Card as served (A2A AgentCard JSON)"`
+	Pact CardFindings `json:"pact"`
+}
+
+// CardFindings is what pact found about a card.
+type CardFindings struct {
+	Brand        string                `json:"brand" jsonschema:"the card URL (the same as cardUrl)"`
+	BrandName    string                `json:"brandName" jsonschema:"the card's name (the same as name)"`
+	CardURL      string                `json:"cardUrl"`
+	InterfaceURL string                `json:"interfaceUrl"`
+	Name         string                `json:"name"`
+	Description  string                `json:"description"`
+	Skills       []Skill               `json:"skills"`
+	Provider     *profile.Registration `json:"provider" jsonschema:"the Provider registration (URL, audience) that serves this Brand; null when not registered"`
+	Delegation   *Delegation           `json:"delegation" jsonschema:"the delegation the Brand offers; null when identity only"`
+	Problems     []string              `json:"problems"`
+	Signature    Signature             `json:"signature" jsonschema:"whether the card's signature was verified"`
+	Pin          PinState              `json:"pin" jsonschema:"how the card compares with what the User accepted for this Brand (read only: looking records nothing)"`
+}
+
+// PinState is how a card compares with its Brand's pin, as `pact card`
+// would judge it, without recording anything.
+type PinState struct {
+	State       string     `json:"state" jsonschema:"new: no pin yet (the first send records it); same: matches what the User accepted; updated: a key rotation announced by the accepted key, or a Brand that started signing, accepted on the next send; changed: send_message and start_login refuse until the User runs pact card BRAND --trust"`
+	Changes     []string   `json:"changes" jsonschema:"what differs, in plain words (changed only)"`
+	Old         *store.Pin `json:"old" jsonschema:"what the User accepted; null when new"`
+	New         store.Pin  `json:"new" jsonschema:"what accepting this card records"`
+	Fingerprint string     `json:"fingerprint" jsonschema:"short fingerprint of the new values (pact card BRAND --trust --expect FINGERPRINT)"`
+}
+
+// pinState compares card with its Brand's pin without recording a pin.
+func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, error) {
+	l, err := agent.LookPin(ctx, s.cfg.Options.Pins, card, time.Now())
+	if err != nil {
+		return PinState{}, err
+	}
+	st := PinState{State: l.State, Changes: l.Changes, Old: l.Old, New: l.New, Fingerprint: l.Fingerprint}
+	st.New.PinnedAt = seconds(st.New.PinnedAt)
+	if st.Old != nil {
+		old := *st.Old
+		old.PinnedAt = seconds(old.PinnedAt)
+		st.Old = &old
+	}
+	return st, nil
+}
+
+// Skill is one skill of the card.
+type Skill struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// Delegation mirrors discovery.Delegation: scope id → description.
+type Delegation struct {
+	Scopes                 map[string]string `json:"scopes"`
+	DeviceAuthorizationURL string            `json:"deviceAuthorizationUrl"`
+	TokenURL               string            `json:"tokenUrl"`
+	OAuth2MetadataURL      string            `json:"oauth2MetadataUrl"`
+}
+
+func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in BrandInput) (*mcp.CallToolResult, CardOutput, error) {
+	if strings.TrimSpace(in.Brand) == "" {
+		return nil, CardOutput{}, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
+	}
+	cardURL, err := discovery.CardURL(in.Brand)
+	if err != nil {
+		return nil, CardOutput{}, toolError(err)
+	}
+	card, err := discovery.Fetch(ctx, s.cfg.Options.HTTP, cardURL)
+	if err != nil {
+		return nil, CardOutput{}, toolError(err)
+	}
+	f := CardFindings{Brand: card.URL, BrandName: clean(card.Name()), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Name: clean(card.Name()), Skills: []Skill{},
+		Problems: cleanAll(card.Problems), Signature: cardSignature(card)}
+	f.Signature.Problems = cleanAll(f.Signature.Problems)
+	if card.Card != nil {
+		f.Description = clean(card.Card.Description)
+		for _, sk := range card.Card.Skills {
+			f.Skills = append(f.Skills, Skill{ID: clean(sk.ID), Name: clean(sk.Name), Description: clean(sk.Description)})
+		}
+	}
+	if d := card.Delegation; d != nil {
+		f.Delegation = &Delegation{Scopes: map[string]string{}, DeviceAuthorizationURL: d.DeviceAuthorizationURL, TokenURL: d.TokenURL, OAuth2MetadataURL: d.OAuth2MetadataURL}
+		for id, desc := range d.Scopes {
+			f.Delegation.Scopes[clean(id)] = clean(desc)
+		}
+	}
+	if cfg, err := s.cfg.Options.Profile.Load(); err == nil {
+		if reg, ok := cfg.Match(card.InterfaceURL); ok {
+			f.Provider = reg
+		}
+	}
+	if f.Pin, err = s.pinState(ctx, card); err != nil {
+		return nil, CardOutput{}, toolError(err)
+	}
+	if f.Pin.State == "changed" {
+		f.Problems = append(f.Problems, fmt.Sprintf("CARD_CHANGED: the card changed since the User accepted it (%s); send_message and start_login refuse it until the User checks and accepts it with: %s",
+			strings.Join(f.Pin.Changes, ", "), clean(iostreams.CommandHint("pact", "card", in.Brand, "--trust", "--expect", f.Pin.Fingerprint))))
+	}
+	lines := []string{f.Name}
+	if f.Description != "" {
+		lines = append(lines, f.Description)
+	}
+	lines = append(lines, "card: "+f.CardURL, "interface: "+f.InterfaceURL)
+	if f.Provider != nil {
+		lines = append(lines, "provider: "+f.Provider.URL+" (registered)")
+	} else {
+		lines = append(lines, "provider: not registered in this profile (the User runs: pact provider add "+conversation.SuggestProviderURL(card)+" --audience AUD)")
+	}
+	if f.Delegation != nil {
+		lines = append(lines, "delegation scopes (for start_login):")
+		ids := make([]string, 0, len(f.Delegation.Scopes))
+		for id := range f.Delegation.Scopes {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			lines = append(lines, "  "+id+": "+f.Delegation.Scopes[id])
+		}
+	} else {
+		lines = append(lines, "delegation: not offered (identity only)")
+	}
+	for _, sk := range f.Skills {
+		lines = append(lines, "skill: "+sk.Name+": "+sk.Description)
+	}
+	lines = append(lines, "signature: "+f.Signature.Label)
+	switch f.Pin.State {
+	case "new":
+		lines = append(lines, "pinned: not yet (the first message records its Provider, interface and key)")
+	case "same":
+		lines = append(lines, "pinned: matches what the User accepted")
+	case "updated":
+		lines = append(lines, "pinned: the Brand's key changed, announced by the key the User accepted (accepted on the next message)")
+	case "changed":
+		lines = append(lines, "pinned: CHANGED since the User accepted it ("+strings.Join(f.Pin.Changes, ", ")+")")
+	}
+	if len(f.Signature.Problems) > 0 {
+		lines = append(lines, "signature problems: "+strings.Join(f.Signature.Problems, "; "))
+	}
+	for _, p := range f.Problems {
+		lines = append(lines, "problem: "+p)
+	}
+	return textResult(lines...), CardOutput{Card: rawJSON(card.Raw), Pact: f}, nil
+}

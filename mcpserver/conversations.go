@@ -1,0 +1,127 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
+)
+
+// ---- conversations
+
+// Conversations is list_conversations' result: `pact conversations --json`
+// under "conversations".
+type Conversations struct {
+	Conversations []conversation.Summary `json:"conversations"`
+}
+
+func (s *Server) listConversations(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, Conversations, error) {
+	list, err := s.cfg.Options.Store.List()
+	if err != nil {
+		return nil, Conversations{}, toolError(err)
+	}
+	out := Conversations{Conversations: []conversation.Summary{}}
+	lines := []string{}
+	for _, c := range list {
+		c.BrandName = clean(c.BrandName)
+		out.Conversations = append(out.Conversations, c)
+		name := c.BrandName
+		if name == "" {
+			name = c.Brand
+		}
+		cur := ""
+		if c.Current {
+			cur = ", continued by send_message"
+		}
+		lines = append(lines, fmt.Sprintf("%s  context %s  last message %s  %s%s", name, c.ContextID, c.LastMessageAt.UTC().Format(time.RFC3339), c.State, cur))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "No conversations yet.")
+	}
+	return textResult(lines...), out, nil
+}
+
+// defaultTurnLimit is how many turns get_conversation returns when the
+// call sets no limit.
+const defaultTurnLimit = 100
+
+// ConversationInput is get_conversation's input.
+type ConversationInput struct {
+	Brand   string `json:"brand,omitempty" jsonschema:"the Brand whose current conversation to read"`
+	Context string `json:"context,omitempty" jsonschema:"the contextId of the conversation to read"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"keep only the last N turns (default 100)"`
+}
+
+// ConversationOutput is one stored conversation with its turns.
+type ConversationOutput struct {
+	conversation.Summary
+	Turns []conversation.Turn `json:"turns"`
+}
+
+func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in ConversationInput) (*mcp.CallToolResult, ConversationOutput, error) {
+	if (in.Brand == "") == (in.Context == "") {
+		if in.Brand == "" {
+			return nil, ConversationOutput{}, errors.New("give brand (its current conversation) or context (a contextId)")
+		}
+		return nil, ConversationOutput{}, errors.New("give brand (its current conversation) or context (a contextId), not both")
+	}
+	if in.Limit < 0 {
+		return nil, ConversationOutput{}, errors.New("limit must be 0 (all) or more")
+	}
+	st := s.cfg.Options.Store
+	var sum *conversation.Summary
+	if in.Brand != "" {
+		cardURL, err := discovery.CardURL(in.Brand)
+		if err != nil {
+			return nil, ConversationOutput{}, toolError(err)
+		}
+		if sum, err = st.Current(cardURL); err != nil {
+			return nil, ConversationOutput{}, toolError(err)
+		}
+		if sum == nil {
+			return nil, ConversationOutput{}, fmt.Errorf("no stored conversation with %s (see list_conversations)", in.Brand)
+		}
+	} else {
+		list, err := st.List()
+		if err != nil {
+			return nil, ConversationOutput{}, toolError(err)
+		}
+		for i := range list {
+			if list[i].ContextID == in.Context {
+				sum = &list[i]
+				break
+			}
+		}
+		if sum == nil {
+			return nil, ConversationOutput{}, fmt.Errorf("no stored conversation has context %s (see list_conversations)", clean(in.Context))
+		}
+	}
+	turns, err := st.Turns(sum.InterfaceURL, sum.ContextID)
+	if err != nil {
+		return nil, ConversationOutput{}, toolError(err)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultTurnLimit
+	}
+	if len(turns) > limit {
+		turns = turns[len(turns)-limit:]
+	}
+	out := ConversationOutput{Summary: *sum, Turns: []conversation.Turn{}}
+	out.BrandName = clean(out.BrandName)
+	lines := []string{}
+	for _, t := range turns {
+		t.Text = clean(t.Text)
+		out.Turns = append(out.Turns, t)
+		lines = append(lines, fmt.Sprintf("[%s] %s: %s", t.At.UTC().Format(time.RFC3339), t.Role, t.Text))
+	}
+	if len(lines) == 0 {
+		lines = append(lines, "No turns stored.")
+	}
+	return textResult(lines...), out, nil
+}
