@@ -16,7 +16,8 @@ FUZZ_TARGETS := \
 	./jwks:FuzzParse \
 	./iostreams:FuzzSanitize \
 	./iostreams:FuzzSanitizeLine \
-	./profile:FuzzCheckEndpoint
+	./profile:FuzzCheckEndpoint \
+	./reply:FuzzMarkdown
 FUZZTIME ?= 3s
 
 .PHONY: fuzz-smoke fuzz e2e e2e-long bench mutate
