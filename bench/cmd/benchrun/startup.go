@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// phase is one part of a `pact send`, found in the merged CPU profile as
+// the cumulative time of the functions whose names match re.
+type phase struct {
+	name string
+	re   string
+}
+
+// sendPhases are the parts of one send that the breakdown names (issue 21).
+var sendPhases = []phase{
+	{"command tree (cobra) and flags", `^main\.newRootCmd$`},
+	{"settings: environment, config file", `^main\.\(\*app\)\.resolve$`},
+	{"secret store open (keyring file)", `^github\.com/pact-cli/pact/secrets\.Open$`},
+	{"database open (connection, pragmas, schema)", `^github\.com/pact-cli/pact/store\.Open`},
+	{"profile and key load", `^github\.com/pact-cli/pact/profile\.\(\*Profile\)\.(Load|Signer)$`},
+	{"PA JWT mint (ES256)", `^github\.com/pact-cli/pact/signer\.\(\*Signer\)\.Mint$`},
+	{"HTTP exchange (client side)", `^net/http\.\(\*Client\)\.Do$`},
+	{"conversation write (store)", `^github\.com/pact-cli/pact/store\..*Append`},
+	{"reply output", `^main\.\(\*app\)\.printReply$`},
+	{"garbage collector", `^runtime\.gcBgMarkWorker$`},
+}
+
+// breakdown prints where one `pact send` spends its time: process start of
+// a Go program that does nothing, package init (GODEBUG=inittrace=1), and
+// the phases of the send from CPU profiles of n real sends merged by pprof
+// (a build of pact with -tags pactprofile samples at 2 kHz).
+func breakdown(tmp, pact, card string, n int) ([]row, error) {
+	var rows []row
+	// A Go program that does nothing: the runtime's start and exit.
+	empty := filepath.Join(tmp, "empty")
+	os.WriteFile(empty+".go", []byte("package main\n\nfunc main() {}\n"), 0o600)
+	if err := sh(nil, "go", "build", "-o", empty, empty+".go"); err != nil {
+		return nil, err
+	}
+	res, err := hyperfine(tmp, *runs,
+		cmd{"empty Go program", empty},
+		cmd{"pact version", pact + " version"},
+		cmd{"pact send", pact + " send " + card + " status-of-A-88213"},
+		cmd{"curl --version", "curl --version"})
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows,
+		row{name: "B. empty Go program (runtime start and exit)", value: ms(res[0])},
+		row{name: "B. pact version", value: ms(res[1])},
+		row{name: "B. pact send", value: ms(res[2])},
+		row{name: "B. curl --version", value: ms(res[3])})
+
+	for _, args := range [][]string{{"version"}, {"send", card, "status-of-A-88213"}} {
+		total, top, err := initTrace(pact, args, 21)
+		if err != nil {
+			return rows, err
+		}
+		rows = append(rows, row{name: "B. package init, pact " + args[0] + " (inittrace, median of 21)", value: fmt.Sprintf("%.2f ms; most: %s", total, top)})
+	}
+
+	prof := filepath.Join(tmp, "pact-prof")
+	if err := sh(nil, "go", "build", "-tags", "pactprofile", "-o", prof, "./cmd/pact"); err != nil {
+		return rows, err
+	}
+	dir := filepath.Join(tmp, "profiles")
+	os.MkdirAll(dir, 0o700)
+	for i := 0; i < n; i++ {
+		c := exec.Command(prof, "send", card, "status-of-A-88213")
+		c.Env = append(os.Environ(), "PACT_CPUPROFILE_DIR="+dir)
+		if out, err := c.CombinedOutput(); err != nil {
+			return rows, fmt.Errorf("pact send: %v\n%s", err, out)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pprof"))
+	var top bytes.Buffer
+	args := append([]string{"tool", "pprof", "-top", "-cum", "-nodecount=100000"}, files...)
+	if err := sh(&top, "go", args...); err != nil {
+		return rows, err
+	}
+	os.WriteFile(filepath.Join(tmp, "send-pprof-top.txt"), top.Bytes(), 0o600)
+	cum := pprofCum(top.String())
+	rows = append(rows, row{name: fmt.Sprintf("B. CPU after init, per send (pprof, %d sends)", n), value: ms(cum["main.main"] / float64(n))})
+	for _, p := range sendPhases {
+		re := regexp.MustCompile(p.re)
+		best := 0.0
+		for fn, v := range cum {
+			if re.MatchString(fn) && v > best {
+				best = v
+			}
+		}
+		rows = append(rows, row{name: "B.   " + p.name, value: ms(best / float64(n))})
+	}
+	if *keepProfile != "" {
+		os.WriteFile(*keepProfile, top.Bytes(), 0o644)
+	}
+	return rows, nil
+}
+
+func ms(sec float64) string { return fmt.Sprintf("%.2f ms", sec*1e3) }
+
+var pprofLine = regexp.MustCompile(`^\s*[\d.]+(?:ms|s|us|µs|ns|m|h)?\s+[\d.]+%\s+[\d.]+%\s+([\d.]+)(ms|s|us|µs|ns|m|h)?\s+[\d.]+%\s+(.+)$`)
+
+// pprofCum reads `go tool pprof -top -cum` output: cumulative seconds by
+// function.
+func pprofCum(out string) map[string]float64 {
+	unit := map[string]float64{"": 1, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+	m := map[string]float64{}
+	for _, l := range strings.Split(out, "\n") {
+		if g := pprofLine.FindStringSubmatch(l); g != nil {
+			v, _ := strconv.ParseFloat(g[1], 64)
+			fn := strings.TrimSpace(g[3])
+			if i := strings.Index(fn, " (inline)"); i >= 0 {
+				fn = fn[:i]
+			}
+			m[fn] += v * unit[g[2]]
+		}
+	}
+	return m
+}
+
+var initLine = regexp.MustCompile(`^init (\S+) @[\d.]+ ms, ([\d.]+) ms clock`)
+
+// initTrace runs pact args k times with GODEBUG=inittrace=1 and returns the
+// median of the summed package init clock (ms) and the three largest
+// packages of that run.
+func initTrace(pact string, args []string, k int) (float64, string, error) {
+	type run struct {
+		total float64
+		top   string
+	}
+	var runs []run
+	for i := 0; i < k; i++ {
+		c := exec.Command(pact, args...)
+		c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			return 0, "", fmt.Errorf("pact %s: %v", args[0], err)
+		}
+		type pkg struct {
+			name string
+			ms   float64
+		}
+		var pkgs []pkg
+		total := 0.0
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if g := initLine.FindStringSubmatch(l); g != nil {
+				v, _ := strconv.ParseFloat(g[2], 64)
+				total += v
+				pkgs = append(pkgs, pkg{g[1], v})
+			}
+		}
+		sort.Slice(pkgs, func(a, b int) bool { return pkgs[a].ms > pkgs[b].ms })
+		var top []string
+		for j := 0; j < len(pkgs) && j < 3; j++ {
+			top = append(top, fmt.Sprintf("%s %.2f", pkgs[j].name, pkgs[j].ms))
+		}
+		runs = append(runs, run{total, strings.Join(top, ", ")})
+	}
+	sort.Slice(runs, func(a, b int) bool { return runs[a].total < runs[b].total })
+	m := runs[len(runs)/2]
+	return m.total, m.top, nil
+}
