@@ -8,7 +8,6 @@ import (
 	"charm.land/lipgloss/v2/table"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -16,8 +15,8 @@ import (
 )
 
 // This file is pact's Markdown renderer for terminals: goldmark parses
-// (CommonMark plus GFM tables, strikethrough and task lists), lipgloss
-// draws. Every piece of text it writes — words, code, link URLs, table
+// (CommonMark plus GFM tables, strikethrough and task lists, mdext.go),
+// lipgloss draws. Every piece of text it writes — words, code, link URLs, table
 // cells — passes iostreams.Sanitize (SanitizeLine for URLs) after
 // goldmark resolved entities and escapes, so "&#27;" or a control byte in
 // a reply is shown, never run; the only escape sequences in the output
@@ -249,7 +248,7 @@ func (r *mdRenderer) block(n ast.Node, width, depth int) []string {
 			sp = append(sp, span{text: safeInline(strings.TrimRight(string(n.ClosureLine.Value(r.src)), "\r\n"))})
 		}
 		return layout(sp, width)
-	case *east.Table:
+	case *tableNode:
 		return r.table(n, width)
 	}
 	if n.Type() == ast.TypeInline {
@@ -365,28 +364,18 @@ func (r *mdRenderer) code(n ast.Node, width int) []string {
 	return out
 }
 
-func (r *mdRenderer) table(n *east.Table, width int) []string {
+func (r *mdRenderer) table(n *tableNode, width int) []string {
 	var header []string
 	var rows [][]string
-	cols := len(n.Alignments)
 	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
 		var cells []string
 		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
 			cells = append(cells, strings.Join(layout(r.inlines(c, nil), 1<<30), " "))
 		}
-		cols = max(cols, len(cells))
-		if _, ok := row.(*east.TableHeader); ok {
+		if rn, ok := row.(*rowNode); ok && rn.header {
 			header = cells
 		} else {
 			rows = append(rows, cells)
-		}
-	}
-	for len(header) < cols {
-		header = append(header, "")
-	}
-	for i := range rows {
-		for len(rows[i]) < cols {
-			rows[i] = append(rows[i], "")
 		}
 	}
 	th := r.th
@@ -397,11 +386,11 @@ func (r *mdRenderer) table(n *east.Table, width int) []string {
 			if row == table.HeaderRow {
 				s = th.TableHeader.Padding(0, 1)
 			}
-			if col < len(n.Alignments) {
-				switch n.Alignments[col] {
-				case east.AlignRight:
+			if col < len(n.align) {
+				switch n.align[col] {
+				case alignRight:
 					s = s.Align(lipgloss.Right)
-				case east.AlignCenter:
+				case alignCenter:
 					s = s.Align(lipgloss.Center)
 				}
 			}
@@ -455,7 +444,7 @@ func (r *mdRenderer) inline(n ast.Node, st *lipgloss.Style, out *[]span) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
-			add(resolve(c.Segment.Value(r.src)), st)
+			r.text(resolve(c.Segment.Value(r.src)), st, out)
 			if c.HardLineBreak() {
 				*out = append(*out, span{brk: true})
 			} else if c.SoftLineBreak() {
@@ -488,7 +477,7 @@ func (r *mdRenderer) inline(n ast.Node, st *lipgloss.Style, out *[]span) {
 				s = r.th.Strong
 			}
 			r.inline(c, with(s, st), out)
-		case *east.Strikethrough:
+		case *strikeNode:
 			r.inline(c, with(r.th.Strike, st), out)
 		case *ast.Link:
 			before := len(*out)
@@ -528,8 +517,8 @@ func (r *mdRenderer) inline(n ast.Node, st *lipgloss.Style, out *[]span) {
 				seg := c.Segments.At(i)
 				add(string(seg.Value(r.src)), st)
 			}
-		case *east.TaskCheckBox:
-			if c.IsChecked {
+		case *checkBoxNode:
+			if c.checked {
 				add("[x] ", st)
 			} else {
 				add("[ ] ", st)
@@ -537,6 +526,39 @@ func (r *mdRenderer) inline(n ast.Node, st *lipgloss.Style, out *[]span) {
 		default:
 			r.inline(c, st, out)
 		}
+	}
+}
+
+// text adds plain text, drawing a bare web address in it (a word that
+// starts with "https://" or "http://") in the URL style, as GFM's
+// autolinks would show it; trailing punctuation is not part of it.
+func (r *mdRenderer) text(s string, st *lipgloss.Style, out *[]span) {
+	url := with(r.th.URL, st)
+	for s != "" {
+		i := strings.Index(s, "http")
+		for i >= 0 && !((strings.HasPrefix(s[i:], "https://") || strings.HasPrefix(s[i:], "http://")) && (i == 0 || s[i-1] == ' ' || s[i-1] == '(' || s[i-1] == '<')) {
+			j := strings.Index(s[i+4:], "http")
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 4 + j
+		}
+		if i < 0 {
+			break
+		}
+		end := i + strings.IndexAny(s[i:]+" ", " \t\n")
+		for end > i && strings.ContainsRune(".,;:!?)'\"", rune(s[end-1])) {
+			end--
+		}
+		if i > 0 {
+			*out = append(*out, span{text: safeInline(s[:i]), st: st})
+		}
+		*out = append(*out, span{text: iostreams.SanitizeLine(s[i:end]), st: url})
+		s = s[end:]
+	}
+	if s != "" {
+		*out = append(*out, span{text: safeInline(s), st: st})
 	}
 }
 

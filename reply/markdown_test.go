@@ -206,3 +206,19 @@ func BenchmarkMarkdownReply(b *testing.B) {
 		Markdown(string(src), 40, DarkTheme())
 	}
 }
+
+// GFM tables: with or without outer pipes, after a line of text,
+// escaped pipes kept in a cell, short rows filled; not a table without a
+// matching delimiter row.
+func TestMarkdownTables(t *testing.T) {
+	got := ansi.Strip(Markdown("Orders:\na | b\n--|--:\nx \\| y | 1\nz", 40, PlainTheme()))
+	want := "Orders:\n\n╭───────┬───╮\n│ a     │ b │\n├───────┼───┤\n│ x | y │ 1 │\n│ z     │   │\n╰───────┴───╯"
+	if got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+	for _, src := range []string{"a | b\n--|--|--", "a | b\n-- x --", "just | text"} {
+		if got := ansi.Strip(Markdown(src, 40, PlainTheme())); strings.Contains(got, "╭") {
+			t.Errorf("%q drawn as a table:\n%s", src, got)
+		}
+	}
+}

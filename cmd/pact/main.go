@@ -21,5 +21,6 @@ var (
 var exit = os.Exit
 
 func main() {
+	deferGC()
 	exit(run(os.Args[1:], iostreams.System()))
 }
