@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -140,10 +141,13 @@ func genInto(gen func(dir string) error) (map[string][]byte, error) {
 }
 
 // manDate matches the date field of a man page's .TH line.
-var manDate = regexp.MustCompile(`(?m)^(\.TH "[^"]*" "[^"]*" )"[^"]*"`)
+//
+// Compiled on first use, not at package init: every pact process pays for
+// package init (issue 21).
+var manDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\.TH "[^"]*" "[^"]*" )"[^"]*"`) })
 
 // normalizeDoc drops what may change between two runs on the same source.
-func normalizeDoc(b []byte) []byte { return manDate.ReplaceAll(b, []byte(`$1""`)) }
+func normalizeDoc(b []byte) []byte { return manDate().ReplaceAll(b, []byte(`$1""`)) }
 
 // syncDir writes files into dir: new or changed files are written (a file
 // differing only in its man page date is left alone) and generated pages

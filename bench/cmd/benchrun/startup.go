@@ -23,20 +23,22 @@ type phase struct {
 var sendPhases = []phase{
 	{"command tree (cobra) and flags", `^main\.newRootCmd$`},
 	{"settings: environment, config file", `^main\.\(\*app\)\.resolve$`},
-	{"secret store open (keyring file)", `^github\.com/pact-cli/pact/secrets\.Open$`},
-	{"database open (connection, pragmas, schema)", `^github\.com/pact-cli/pact/store\.Open`},
-	{"profile and key load", `^github\.com/pact-cli/pact/profile\.\(\*Profile\)\.(Load|Signer)$`},
+	{"keyring choice and secret store open", `^github\.com/pact-cli/pact/(profile\.ResolveKeyring|secrets\.Open)$`},
+	{"database open (connection, pragmas, schema read)", `^github\.com/pact-cli/pact/store\.\(\*DB\)\.open$`},
+	{"Agent Card from the cache (with the open above)", `^github\.com/pact-cli/pact/discovery\.\(\*Cache\)\.Fetch$`},
+	{"key load (profile signer)", `^github\.com/pact-cli/pact/profile\.\(\*Profile\)\.Signer$`},
 	{"PA JWT mint (ES256)", `^github\.com/pact-cli/pact/signer\.\(\*Signer\)\.Mint$`},
 	{"HTTP exchange (client side)", `^net/http\.\(\*Client\)\.Do$`},
-	{"conversation write (store)", `^github\.com/pact-cli/pact/store\..*Append`},
+	{"conversation write (store)", `^github\.com/pact-cli/pact/store\.\(\*DB\)\.AppendTurns$`},
 	{"reply output", `^main\.\(\*app\)\.printReply$`},
-	{"garbage collector", `^runtime\.gcBgMarkWorker$`},
+	{"garbage collector (mark and sweep)", `^runtime\.(gcBgMarkWorker|bgsweep)$`},
 }
 
 // breakdown prints where one `pact send` spends its time: process start of
 // a Go program that does nothing, package init (GODEBUG=inittrace=1), and
 // the phases of the send from CPU profiles of n real sends merged by pprof
-// (a build of pact with -tags pactprofile samples at 2 kHz).
+// (a build of pact with -tags pactprofile writes one profile per process;
+// at 100 Hz a send gets about one sample, so n must be in the hundreds).
 func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	var rows []row
 	// A Go program that does nothing: the runtime's start and exit.
@@ -88,7 +90,8 @@ func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	}
 	os.WriteFile(filepath.Join(tmp, "send-pprof-top.txt"), top.Bytes(), 0o600)
 	cum := pprofCum(top.String())
-	rows = append(rows, row{name: fmt.Sprintf("B. CPU after init, per send (pprof, %d sends)", n), value: ms(cum["main.main"] / float64(n))})
+	rows = append(rows, row{name: fmt.Sprintf("B. CPU of all goroutines after init, per send (pprof, %d sends)", n), value: ms(cum["total"] / float64(n))},
+		row{name: "B.   of which main goroutine (main.main)", value: ms(cum["main.main"] / float64(n))})
 	for _, p := range sendPhases {
 		re := regexp.MustCompile(p.re)
 		best := 0.0
@@ -102,6 +105,87 @@ func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	if *keepProfile != "" {
 		os.WriteFile(*keepProfile, top.Bytes(), 0o644)
 	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		return rows, nil
+	}
+	pr, err := perfBreakdown(tmp, pact, card, n)
+	return append(rows, pr...), err
+}
+
+// perfPhases are the parts of a whole pact process that perf's samples
+// (all threads, kernel included, from exec to exit) are attributed to,
+// by the symbol whose callees' samples they count (perf report --children).
+var perfPhases = []phase{
+	{"runtime start before package init (runtime.schedinit, rt0_go)", `^runtime\.(schedinit|rt0_go)$`},
+	{"package init (runtime.doInit1, all packages)", `^runtime\.doInit1$`},
+	{"main: all of the command (main.main)", `^main\.main$`},
+	{"  command tree (cobra) and flags", `^main\.newRootCmd$`},
+	{"  settings: environment, config file", `^main\.\(\*app\)\.resolve$`},
+	{"  database open (connection, pragmas, schema read)", `^github\.com/pact-cli/pact/store\.\(\*DB\)\.open$`},
+	{"  Agent Card from the cache (with the open above)", `^github\.com/pact-cli/pact/discovery\.\(\*Cache\)\.Fetch$`},
+	{"  key load (profile signer)", `^github\.com/pact-cli/pact/profile\.\(\*Profile\)\.Signer$`},
+	{"  PA JWT mint (ES256)", `^github\.com/pact-cli/pact/signer\.\(\*Signer\)\.Mint$`},
+	{"  HTTP exchange (client side)", `^net/http\.\(\*Client\)\.Do$`},
+	{"  conversation write (store)", `^github\.com/pact-cli/pact/store\.\(\*DB\)\.AppendTurns$`},
+	{"  reply output", `^main\.\(\*app\)\.printReply$`},
+	{"garbage collector (mark and sweep)", `^runtime\.(gcBgMarkWorker|bgsweep)$`},
+	{"exit (runtime and kernel)", `^(os\.Exit|runtime\.exit|do_group_exit|__x64_sys_exit_group)$`},
+}
+
+// perfBreakdown samples n real sends with `perf record` (4 kHz, all
+// threads, kernel included: program loading, page faults, exit) and
+// attributes the CPU time of one send to perfPhases.
+func perfBreakdown(tmp, pact, card string, n int) ([]row, error) {
+	data := filepath.Join(tmp, "perf.data")
+	loop := fmt.Sprintf("for i in $(seq %d); do %s send %s status-of-A-88213 >/dev/null || exit 1; done", n, pact, card)
+	if err := sh(nil, "perf", "record", "-q", "-F", "4000", "--call-graph", "fp", "-o", data, "--", "sh", "-c", loop); err != nil {
+		return nil, err
+	}
+	var rep bytes.Buffer
+	if err := sh(&rep, "perf", "report", "-i", data, "--stdio", "--children", "--sort", "symbol", "-g", "none", "--percent-limit", "0.1", "--comm", "pact"); err != nil {
+		return nil, err
+	}
+	var total bytes.Buffer
+	if err := sh(&total, "perf", "report", "-i", data, "--stdio", "--sort", "comm", "-g", "none", "-F", "overhead,sample,period,comm"); err != nil {
+		return nil, err
+	}
+	os.WriteFile(filepath.Join(tmp, "perf-report.txt"), rep.Bytes(), 0o600)
+	if *keepProfile != "" {
+		os.WriteFile(*keepProfile+".perf", rep.Bytes(), 0o644)
+	}
+	// The period of the pact processes' samples is their CPU time in ns
+	// (the cpu-clock or task-clock event).
+	var period float64
+	for _, l := range strings.Split(total.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 4 && f[3] == "pact" {
+			period, _ = strconv.ParseFloat(f[2], 64)
+		}
+	}
+	perSend := period / 1e9 / float64(n)
+	rows := []row{{name: fmt.Sprintf("P. CPU of one pact send, all threads and kernel (perf, %d sends)", n), value: ms(perSend)}}
+	children := map[string]float64{}
+	for _, l := range strings.Split(rep.String(), "\n") {
+		f := strings.Fields(l)
+		// "  74.50%  0.00%  [.] runtime.main  -  -"
+		if len(f) >= 4 && strings.HasSuffix(f[0], "%") && (f[2] == "[.]" || f[2] == "[k]") {
+			pct, _ := strconv.ParseFloat(strings.TrimSuffix(f[0], "%"), 64)
+			sym := f[3]
+			if pct > children[sym] {
+				children[sym] = pct
+			}
+		}
+	}
+	for _, p := range perfPhases {
+		re := regexp.MustCompile(p.re)
+		sum := 0.0
+		for sym, pct := range children {
+			if re.MatchString(sym) {
+				sum += pct
+			}
+		}
+		rows = append(rows, row{name: "P. " + p.name, value: fmt.Sprintf("%s (%.1f %%)", ms(perSend*sum/100), sum)})
+	}
 	return rows, nil
 }
 
@@ -109,11 +193,17 @@ func ms(sec float64) string { return fmt.Sprintf("%.2f ms", sec*1e3) }
 
 var pprofLine = regexp.MustCompile(`^\s*[\d.]+(?:ms|s|us|µs|ns|m|h)?\s+[\d.]+%\s+[\d.]+%\s+([\d.]+)(ms|s|us|µs|ns|m|h)?\s+[\d.]+%\s+(.+)$`)
 
+var pprofTotal = regexp.MustCompile(`Total samples = ([\d.]+)(ms|s|us|µs|ns|m|h)`)
+
 // pprofCum reads `go tool pprof -top -cum` output: cumulative seconds by
 // function.
 func pprofCum(out string) map[string]float64 {
 	unit := map[string]float64{"": 1, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 	m := map[string]float64{}
+	if g := pprofTotal.FindStringSubmatch(out); g != nil {
+		v, _ := strconv.ParseFloat(g[1], 64)
+		m["total"] = v * unit[g[2]]
+	}
 	for _, l := range strings.Split(out, "\n") {
 		if g := pprofLine.FindStringSubmatch(l); g != nil {
 			v, _ := strconv.ParseFloat(g[1], 64)
