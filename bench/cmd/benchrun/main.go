@@ -96,6 +96,7 @@ var (
 
 func main() {
 	flag.Parse()
+	os.Setenv("CGO_ENABLED", "0") // as the release builds: a static binary
 	rows, err := run()
 	fmt.Printf("\n%-58s %-40s %9s %8s %s\n", "measurement", "numbers", "ratio", "target", "")
 	failed := false
@@ -141,7 +142,8 @@ func run() ([]row, error) {
 	}
 	defer os.RemoveAll(tmp)
 	pact := filepath.Join(tmp, "pact")
-	if err := sh(nil, "go", "build", "-o", pact, "./cmd/pact"); err != nil {
+	// Built as the release builds it (.goreleaser.yaml): what users run.
+	if err := sh(nil, "go", releaseBuild("-o", pact, "./cmd/pact")...); err != nil {
 		return nil, err
 	}
 	if *storeOnly {
@@ -271,6 +273,12 @@ func run() ([]row, error) {
 	}
 	cr, err := chatTurnRows(pact, brand.CardURL)
 	return append(rows, cr...), err
+}
+
+// releaseBuild is `go build` with the release's flags (.goreleaser.yaml:
+// -trimpath, -ldflags "-s -w"; CGO_ENABLED=0 is set in main) and then args.
+func releaseBuild(args ...string) []string {
+	return append([]string{"build", "-trimpath", "-ldflags", "-s -w"}, args...)
 }
 
 // curlHeaders mints a PA JWT for audience with the profile and signer

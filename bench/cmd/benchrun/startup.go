@@ -44,11 +44,11 @@ func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	// A Go program that does nothing: the runtime's start and exit.
 	empty := filepath.Join(tmp, "empty")
 	os.WriteFile(empty+".go", []byte("package main\n\nfunc main() {}\n"), 0o600)
-	if err := sh(nil, "go", "build", "-o", empty, empty+".go"); err != nil {
+	if err := sh(nil, "go", releaseBuild("-o", empty, empty+".go")...); err != nil {
 		return nil, err
 	}
 	res, err := hyperfine(tmp, *runs,
-		cmd{"empty Go program", empty},
+		cmd{"empty Go program", empty}, // built like the release (static, stripped)
 		cmd{"pact version", pact + " version"},
 		cmd{"pact send", pact + " send " + card + " status-of-A-88213"},
 		cmd{"curl --version", "curl --version"})
@@ -70,7 +70,7 @@ func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	}
 
 	prof := filepath.Join(tmp, "pact-prof")
-	if err := sh(nil, "go", "build", "-tags", "pactprofile", "-o", prof, "./cmd/pact"); err != nil {
+	if err := sh(nil, "go", "build", "-tags", "pactprofile", "-trimpath", "-o", prof, "./cmd/pact"); err != nil {
 		return rows, err
 	}
 	dir := filepath.Join(tmp, "profiles")
@@ -108,7 +108,9 @@ func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	if _, err := exec.LookPath("perf"); err != nil {
 		return rows, nil
 	}
-	pr, err := perfBreakdown(tmp, pact, card, n)
+	// The profiling build keeps its symbol table for perf; without
+	// PACT_CPUPROFILE_DIR it does what the release build does.
+	pr, err := perfBreakdown(tmp, prof, card, n)
 	return append(rows, pr...), err
 }
 
