@@ -177,6 +177,8 @@ func (b *brandDef) respond(t turn) outcome {
 	case byeRe().MatchString(lower):
 		// "Example Co." ends with its own period: no "Co.." (one per sentence).
 		return outcome{text: fmt.Sprintf("Thanks for contacting %s. Goodbye!", strings.TrimSuffix(b.name, ".")), close: true}
+	case strings.Contains(lower, "markdown"):
+		return outcome{text: b.markdownHelp()}
 	case strings.Contains(lower, "cancel"):
 		return b.account(t, scopeOrdersCancel, orderID, "cancel")
 	case strings.Contains(lower, "refund"):

@@ -364,23 +364,60 @@ func (r *mdRenderer) code(n ast.Node, width int) []string {
 	return out
 }
 
+// table draws a GFM table with lipgloss/table. When it is wider than the
+// width, the widest columns give up cells first, down to their longest
+// word, and their cells wrap at spaces; only a table whose words do not
+// fit either has words cut.
 func (r *mdRenderer) table(n *tableNode, width int) []string {
-	var header []string
-	var rows [][]string
+	var cells [][][]span // row, column
 	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
-		var cells []string
+		var rc [][]span
 		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, strings.Join(layout(r.inlines(c, nil), 1<<30), " "))
+			rc = append(rc, r.inlines(c, nil))
 		}
-		if rn, ok := row.(*rowNode); ok && rn.header {
-			header = cells
-		} else {
-			rows = append(rows, cells)
+		cells = append(cells, rc)
+	}
+	cols := len(n.align)
+	natural, words, heads := make([]int, cols), make([]int, cols), make([]int, cols)
+	for i, rc := range cells {
+		for c, sp := range rc {
+			w := ansi.StringWidth(spanText(sp))
+			natural[c] = max(natural[c], w)
+			if i == 0 {
+				heads[c] = w
+			}
+			for _, f := range strings.Fields(spanText(sp)) {
+				words[c] = max(words[c], ansi.StringWidth(f))
+			}
+		}
+	}
+	// Borders: one cell before each column and after the last; padding:
+	// one cell each side. Header cells stay on one line (lipgloss/table
+	// draws headers one line high), so columns keep their header's width
+	// while they can; past that a header is cut with "…".
+	avail := max(width-(cols+1)-2*cols, cols)
+	floor := make([]int, cols)
+	for c := range floor {
+		floor[c] = max(words[c], heads[c])
+	}
+	widths := fitColumns(natural, avail, floor, words)
+	text := make([][]string, len(cells))
+	for i, rc := range cells {
+		for c, sp := range rc {
+			cw := max(widths[c], 1)
+			if i == 0 { // the header: one line, cut with "…" when it must be
+				h := strings.Join(layout(sp, 1<<30), " ")
+				if ansi.StringWidth(h) > cw {
+					h = ansi.Truncate(h, cw, "…")
+				}
+				text[i] = append(text[i], h)
+				continue
+			}
+			text[i] = append(text[i], strings.Join(layout(sp, cw), "\n"))
 		}
 	}
 	th := r.th
 	t := table.New().Border(lipgloss.RoundedBorder()).BorderStyle(th.TableBorder).
-		Headers(header...).Rows(rows...).
 		StyleFunc(func(row, col int) lipgloss.Style {
 			s := lipgloss.NewStyle().Padding(0, 1)
 			if row == table.HeaderRow {
@@ -396,11 +433,10 @@ func (r *mdRenderer) table(n *tableNode, width int) []string {
 			}
 			return s
 		})
-	out := t.String()
-	if lipgloss.Width(out) > width {
-		out = t.Width(width).Wrap(true).String()
+	if len(text) > 0 {
+		t = t.Headers(text[0]...).Rows(text[1:]...)
 	}
-	lines := strings.Split(out, "\n")
+	lines := strings.Split(t.String(), "\n")
 	for i, l := range lines {
 		if ansi.StringWidth(l) > width {
 			l = ansi.Truncate(l, width, "")
@@ -408,6 +444,61 @@ func (r *mdRenderer) table(n *tableNode, width int) []string {
 		lines[i] = l
 	}
 	return lines
+}
+
+// fitColumns returns column widths with a sum of at most avail (when it
+// can): natural widths when they fit; else the widest column gives up
+// cells down to its floor in the first of floors while any column can,
+// then down to the next floors, and last below them all (words are cut),
+// never below one cell.
+func fitColumns(natural []int, avail int, floors ...[]int) []int {
+	w := append([]int(nil), natural...)
+	sum := 0
+	for _, v := range w {
+		sum += v
+	}
+	for _, floor := range append(floors, nil) {
+		for sum > avail {
+			fl := func(c int) int {
+				if floor == nil {
+					return 1
+				}
+				return max(floor[c], 1)
+			}
+			best := -1
+			for c := range w {
+				if w[c] > fl(c) && (best < 0 || w[c] > w[best]) {
+					best = c
+				}
+			}
+			if best < 0 {
+				break
+			}
+			// Down to the next widest column (or the floor, or what is
+			// needed) at once: long cells shrink in a few steps.
+			next := fl(best)
+			for c := range w {
+				if c != best && w[c] < w[best] && w[c] > next {
+					next = w[c]
+				}
+			}
+			cut := max(min(w[best]-next, sum-avail), 1)
+			w[best] -= cut
+			sum -= cut
+		}
+	}
+	return w
+}
+
+func spanText(sp []span) string {
+	var b strings.Builder
+	for _, s := range sp {
+		if s.brk {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s.text)
+	}
+	return b.String()
 }
 
 // span is a run of inline text in one style (nil: unstyled); brk is a
