@@ -11,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/pact-cli/pact/iostreams"
 )
@@ -73,27 +71,6 @@ func docsRoot() *cobra.Command {
 	root := newRootCmd(&app{io: io})
 	root.DisableAutoGenTag = true
 	return root
-}
-
-// genMarkdown renders the reference: pact.md and one pact_CMD.md per command.
-func genMarkdown() (map[string][]byte, error) {
-	return genInto(func(dir string) error { return doc.GenMarkdownTree(docsRoot(), dir) })
-}
-
-// genMan renders man pages. The date is SOURCE_DATE_EPOCH's month when set
-// (the release sets it to the commit's), else this month; syncDir ignores
-// the date, so docs/ changes only when the text does.
-func genMan() (map[string][]byte, error) {
-	date := time.Now().UTC()
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		sec, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("SOURCE_DATE_EPOCH=%q: %v", s, err)
-		}
-		date = time.Unix(sec, 0).UTC()
-	}
-	h := &doc.GenManHeader{Title: "PACT", Section: "1", Source: "pact", Manual: "pact manual", Date: &date}
-	return genInto(func(dir string) error { return doc.GenManTree(docsRoot(), h, dir) })
 }
 
 // genCompletions renders the scripts cobra's `pact completion SHELL` prints.

@@ -276,9 +276,10 @@ func run() ([]row, error) {
 }
 
 // releaseBuild is `go build` with the release's flags (.goreleaser.yaml:
-// -trimpath, -ldflags "-s -w"; CGO_ENABLED=0 is set in main) and then args.
+// -trimpath, -tags pactrelease, -ldflags "-s -w"; CGO_ENABLED=0 is set in
+// main) and then args.
 func releaseBuild(args ...string) []string {
-	return append([]string{"build", "-trimpath", "-ldflags", "-s -w"}, args...)
+	return append([]string{"build", "-trimpath", "-tags", "pactrelease", "-ldflags", "-s -w"}, args...)
 }
 
 // curlHeaders mints a PA JWT for audience with the profile and signer

@@ -70,7 +70,7 @@ func breakdown(tmp, pact, card string, n int) ([]row, error) {
 	}
 
 	prof := filepath.Join(tmp, "pact-prof")
-	if err := sh(nil, "go", "build", "-tags", "pactprofile", "-trimpath", "-o", prof, "./cmd/pact"); err != nil {
+	if err := sh(nil, "go", "build", "-tags", "pactprofile,pactrelease", "-trimpath", "-o", prof, "./cmd/pact"); err != nil {
 		return rows, err
 	}
 	dir := filepath.Join(tmp, "profiles")
