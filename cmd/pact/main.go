@@ -21,6 +21,5 @@ var (
 var exit = os.Exit
 
 func main() {
-	deferGC()
 	exit(run(os.Args[1:], iostreams.System()))
 }
