@@ -117,7 +117,9 @@ func Markdown(src string, width int, th Theme) string {
 // a whole list, a table, a code block …) render independently of each
 // other, so a caller that shows a growing text (a streaming reply) can
 // keep the lines of the blocks before the last and re-render only the
-// last: a block's lines depend only on Source(i), width and the theme.
+// last: a block's lines depend only on Source(i), width and the theme
+// (a reference link whose definition is in a later block is the one
+// exception: it renders as text until the definition arrives).
 type Doc struct {
 	src    []byte
 	blocks []ast.Node
