@@ -16,7 +16,8 @@ FUZZ_TARGETS := \
 	./jwks:FuzzParse \
 	./iostreams:FuzzSanitize \
 	./iostreams:FuzzSanitizeLine \
-	./profile:FuzzCheckEndpoint
+	./profile:FuzzCheckEndpoint \
+	./reply:FuzzMarkdown
 FUZZTIME ?= 3s
 
 .PHONY: fuzz-smoke fuzz e2e e2e-long bench mutate
@@ -36,8 +37,11 @@ e2e:
 	$(GO) test ./e2e/ -count=1 -timeout 3m
 
 # Comparative benchmarks: prints ratios against their targets and fails when one is missed.
+# BENCHFLAGS picks rows, e.g. `make bench BENCHFLAGS=-startup` (pact send and pact version
+# vs curl) or `make bench BENCHFLAGS=-breakdown` (where one send's time goes); see BENCHMARKS.md.
+BENCHFLAGS ?=
 bench:
-	$(GO) run ./bench/cmd/benchrun
+	$(GO) run ./bench/cmd/benchrun $(BENCHFLAGS)
 
 # Breaks ~20 named rules one at a time in a temporary copy of the tree and
 # requires the owning package's tests to fail for each (docs/testing.md).

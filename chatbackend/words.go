@@ -7,6 +7,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -93,19 +94,23 @@ func network(err error) string {
 }
 
 var (
-	sectionRE = regexp.MustCompile(`\s*\(§[0-9.]+(, ?§?[0-9.]+)*\)|\s*§[0-9.]+`)
-	httpRE    = regexp.MustCompile(`\s*\(HTTP [0-9]{3}[^)]*\)|\bHTTP [0-9]{3}\b`)
-	reasonRE  = regexp.MustCompile(`\b[A-Z]{2,}(_[A-Z]+)+\b:?\s*`)
-	postRE    = regexp.MustCompile(`\b(Post|Get|Put|Delete) "?https?://[^\s":]+[^\s"]*"?:\s*`)
+	// Compiled on first use, not at package init: every pact process pays for
+	// package init (issue 21).
+	sectionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\(§[0-9.]+(, ?§?[0-9.]+)*\)|\s*§[0-9.]+`) })
+	httpRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\(HTTP [0-9]{3}[^)]*\)|\bHTTP [0-9]{3}\b`) })
+	reasonRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[A-Z]{2,}(_[A-Z]+)+\b:?\s*`) })
+	postRE    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(Post|Get|Put|Delete) "?https?://[^\s":]+[^\s"]*"?:\s*`)
+	})
 )
 
 // scrub removes section numbers, HTTP status codes, wire reasons and Go's "Post URL:"
 // prefixes from a message meant for people.
 func scrub(s string) string {
-	s = postRE.ReplaceAllString(s, "")
-	s = sectionRE.ReplaceAllString(s, "")
-	s = httpRE.ReplaceAllString(s, "")
-	s = reasonRE.ReplaceAllString(s, "")
+	s = postRE().ReplaceAllString(s, "")
+	s = sectionRE().ReplaceAllString(s, "")
+	s = httpRE().ReplaceAllString(s, "")
+	s = reasonRE().ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, "message id", "message")
 	s = strings.ReplaceAll(s, "messageId", "message")
 	return strings.TrimSpace(s)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Scope is one delegation scope of a Brand: id and the description shown to
@@ -134,9 +135,11 @@ type outcome struct {
 }
 
 var (
-	orderRe  = regexp.MustCompile(`(?i)\b([a-z]-\d{4,5})\b`)
-	byeRe    = regexp.MustCompile(`(?i)\b(good)?bye\b`)
-	ordersRe = regexp.MustCompile(`(?i)\borders\b`)
+	// Compiled on first use, not at package init: every pact process pays for
+	// package init (issue 21).
+	orderRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b([a-z]-\d{4,5})\b`) })
+	byeRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(good)?bye\b`) })
+	ordersRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\borders\b`) })
 )
 
 // argsHash is base64url(SHA-256(canonical JSON of the tool arguments)).
@@ -167,13 +170,15 @@ func (b *brandDef) respond(t turn) outcome {
 	text := strings.TrimSpace(t.text)
 	lower := strings.ToLower(text)
 	orderID := ""
-	if m := orderRe.FindStringSubmatch(text); m != nil {
+	if m := orderRe().FindStringSubmatch(text); m != nil {
 		orderID = strings.ToUpper(m[1])
 	}
 	switch {
-	case byeRe.MatchString(lower):
+	case byeRe().MatchString(lower):
 		// "Example Co." ends with its own period: no "Co.." (one per sentence).
 		return outcome{text: fmt.Sprintf("Thanks for contacting %s. Goodbye!", strings.TrimSuffix(b.name, ".")), close: true}
+	case strings.Contains(lower, "markdown"):
+		return outcome{text: b.markdownHelp()}
 	case strings.Contains(lower, "cancel"):
 		return b.account(t, scopeOrdersCancel, orderID, "cancel")
 	case strings.Contains(lower, "refund"):
@@ -187,7 +192,7 @@ func (b *brandDef) respond(t turn) outcome {
 			return outcome{text: fmt.Sprintf("I couldn't find order %s. Please check the number and try again.", orderID)}
 		}
 		return outcome{text: fmt.Sprintf("Order %s (%s) %s.", o.id, o.item, statusPhrase(o.status))}
-	case ordersRe.MatchString(lower):
+	case ordersRe().MatchString(lower):
 		if t.delegated {
 			return b.account(t, scopeOrdersRead, "", "list")
 		}

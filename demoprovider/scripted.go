@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -125,11 +126,13 @@ type page struct {
 	body   string
 }
 
-var tagRe = regexp.MustCompile(`(?s)<[^>]*>`)
+// Compiled on first use, not at package init: every pact process pays for
+// package init (issue 21).
+var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<[^>]*>`) })
 
 // text is the page's visible text, whitespace-collapsed, for errors.
 func (p *page) text() string {
-	t := html.UnescapeString(tagRe.ReplaceAllString(p.body, " "))
+	t := html.UnescapeString(tagRe().ReplaceAllString(p.body, " "))
 	t = strings.Join(strings.Fields(t), " ")
 	if len(t) > 300 {
 		t = t[:300] + "…"
@@ -169,14 +172,18 @@ type form struct {
 }
 
 var (
-	formRe  = regexp.MustCompile(`(?is)<form\b([^>]*)>(.*?)</form>`)
-	fieldRe = regexp.MustCompile(`(?is)<(input|button)\b([^>]*)>`)
-	attrRe  = regexp.MustCompile(`(?s)([a-zA-Z_:-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?`)
+	// Compiled on first use, not at package init: every pact process pays for
+	// package init (issue 21).
+	formRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<form\b([^>]*)>(.*?)</form>`) })
+	fieldRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<(input|button)\b([^>]*)>`) })
+	attrRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)([a-zA-Z_:-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?`)
+	})
 )
 
 func parseAttrs(s string) map[string]string {
 	m := map[string]string{}
-	for _, a := range attrRe.FindAllStringSubmatch(s, -1) {
+	for _, a := range attrRe().FindAllStringSubmatch(s, -1) {
 		m[strings.ToLower(a[1])] = html.UnescapeString(a[2] + a[3] + a[4])
 	}
 	return m
@@ -184,13 +191,13 @@ func parseAttrs(s string) map[string]string {
 
 func parseForms(body string) []*form {
 	var out []*form
-	for _, fm := range formRe.FindAllStringSubmatch(body, -1) {
+	for _, fm := range formRe().FindAllStringSubmatch(body, -1) {
 		attrs := parseAttrs(fm[1])
 		f := &form{method: strings.ToUpper(attrs["method"]), action: attrs["action"]}
 		if f.method == "" {
 			f.method = http.MethodGet
 		}
-		for _, fl := range fieldRe.FindAllStringSubmatch(fm[2], -1) {
+		for _, fl := range fieldRe().FindAllStringSubmatch(fm[2], -1) {
 			a := parseAttrs(fl[2])
 			a["<tag>"] = strings.ToLower(fl[1])
 			if a["type"] == "" {

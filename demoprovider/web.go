@@ -6,13 +6,18 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // sessionCookie is the User's Provider session (login is skipped while it
 // is live, §5.3/§5.5).
 const sessionCookie = "pact_demo_session"
 
-var pages = template.Must(template.New("").Parse(`
+// pages are parsed on first use, not at package init: every pact process
+// links the demo Provider in (issue 21).
+var pages = sync.OnceValue(func() *template.Template { return template.Must(template.New("").Parse(pagesText)) })
+
+const pagesText = `
 {{define "head"}}<!doctype html><html><head><meta charset="utf-8"><title>{{.}}</title></head><body>{{end}}
 {{define "message"}}{{template "head" .Title}}<h1>{{.Title}}</h1><p id="message">{{.Text}}</p></body></html>{{end}}
 {{define "home"}}{{template "head" .Name}}<h1>{{.Name}}</h1><p>Welcome to {{.Name}}. Our support agent's card: <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a>.</p></body></html>{{end}}
@@ -48,14 +53,14 @@ var pages = template.Must(template.New("").Parse(`
 <button type="submit" name="action" value="approve">Approve</button>
 <button type="submit" name="action" value="deny">Deny</button>
 </form></body></html>{{end}}
-`))
+`
 
 func render(w http.ResponseWriter, code int, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY") // §5.3: the login is never framed
 	w.WriteHeader(code)
-	_ = pages.ExecuteTemplate(w, name, data)
+	_ = pages().ExecuteTemplate(w, name, data)
 }
 
 func message(w http.ResponseWriter, code int, title, text string) {

@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -46,7 +47,11 @@ var ErrNotFound = errors.New("no Agent Card")
 // ErrInvalidCard wraps every reason a fetched card is unusable (exit 1).
 var ErrInvalidCard = errors.New("invalid Agent Card")
 
-var domainPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+// Compiled on first use, not at package init: every pact process pays for
+// package init (issue 21).
+var domainPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+})
 
 // CardURL resolves a brand argument to the URL of its Agent Card. Errors wrap
 // ErrBadArgument, or httpx.ErrInsecureURL for plain http to a non-loopback host.
@@ -61,7 +66,7 @@ func CardURL(arg string) (string, error) {
 		if hh, port, err := net.SplitHostPort(host); err == nil && port != "" {
 			h = hh
 		}
-		if strings.ContainsAny(arg, "/?#@ ") || (!domainPattern.MatchString(h) && net.ParseIP(h) == nil) || !strings.Contains(h, ".") && h != "localhost" {
+		if strings.ContainsAny(arg, "/?#@ ") || (!domainPattern().MatchString(h) && net.ParseIP(h) == nil) || !strings.Contains(h, ".") && h != "localhost" {
 			return "", fmt.Errorf("%w: %q is not a domain name; give a domain (brand.example.com), an origin (https://brand.example.com) or a card URL ending in .json", ErrBadArgument, arg)
 		}
 		out := "https://" + host + WellKnownPath

@@ -32,21 +32,25 @@ var secretFields = map[string]bool{
 	"d": true, "p": true, "q": true, "dp": true, "dq": true, "qi": true, "k": true,
 }
 
+// Compiled on first use (--debug), not at package init: every pact process
+// pays for package init (issue 21).
 var (
 	// A compact JWS/JWT anywhere in a string.
-	jwtPattern = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}(\.[A-Za-z0-9_-]*){0,2}`)
+	jwtPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}(\.[A-Za-z0-9_-]*){0,2}`)
+	})
 	// "name": "value" pairs in JSON text, for secret member names; a value
 	// cut off by truncation (no closing quote) matches too.
-	jsonPairPattern = regexp.MustCompile(`"([A-Za-z_]+)"\s*:\s*"[^"]*("|$)`)
+	jsonPairPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([A-Za-z_]+)"\s*:\s*"[^"]*("|$)`) })
 )
 
 // Redact removes secrets from s: compact JWTs, and the values of JSON members
 // and form fields named in secretFields. It is used for every trace line and
 // is safe on any text.
 func Redact(s string) string {
-	s = jwtPattern.ReplaceAllString(s, "[redacted JWT]")
-	s = jsonPairPattern.ReplaceAllStringFunc(s, func(m string) string {
-		name := jsonPairPattern.FindStringSubmatch(m)[1]
+	s = jwtPattern().ReplaceAllString(s, "[redacted JWT]")
+	s = jsonPairPattern().ReplaceAllStringFunc(s, func(m string) string {
+		name := jsonPairPattern().FindStringSubmatch(m)[1]
 		if secretFields[name] {
 			return fmt.Sprintf("%q: \"[redacted]\"", name)
 		}

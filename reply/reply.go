@@ -1,5 +1,5 @@
 // Package reply shows an agent's reply (the parts of an A2A Message, PACT
-// §4.2) to people: text parts as Markdown on a colour terminal (glamour)
+// §4.2) to people: text parts as Markdown on a colour terminal (Markdown)
 // or as plain text; data parts as indented JSON; file parts as their name,
 // media type and size, which Save can write to a folder. Nothing is
 // dropped, and nothing here queries the terminal.
@@ -14,15 +14,13 @@ import (
 	"strings"
 	"unicode"
 
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// StyleEnv names the environment variable that picks the Markdown style:
-// one of glamour's standard styles ("dark", "light", "dracula",
-// "tokyo-night", "pink", "ascii", "notty"). Unset or unknown: "dark". The
-// style is never guessed by querying the terminal's background colour.
+// StyleEnv names the environment variable that picks the Markdown theme
+// (ThemeNamed): "dark", "light" or "plain" ("ascii" and "notty" are
+// "plain"). Unset or unknown: "dark". The theme is never guessed by
+// querying the terminal's background colour.
 const StyleEnv = "PACT_MARKDOWN_STYLE"
 
 // Options say how to render.
@@ -32,7 +30,7 @@ type Options struct {
 	Markdown bool
 	// Width is the wrap width of Markdown in columns; 0 = 80.
 	Width int
-	// Style is a glamour standard style; "" = $PACT_MARKDOWN_STYLE, else
+	// Style names the theme (ThemeNamed); "" = $PACT_MARKDOWN_STYLE, else
 	// "dark".
 	Style string
 	// Clean makes remote text safe for a terminal (escape sequences shown,
@@ -48,13 +46,13 @@ type Options struct {
 //   - file: "file NAME (MEDIA TYPE, SIZE)" for inline bytes, "file NAME
 //     (MEDIA TYPE) at URL" for a link.
 //
-// A Markdown rendering failure falls back to the plain text.
+// Markdown is drawn by Markdown (this package), which sanitises every
+// piece of text it draws whatever Clean is.
 func Render(parts []*a2a.Part, o Options) string {
 	clean := o.Clean
 	if clean == nil {
 		clean = func(s string) string { return s }
 	}
-	var md *glamour.TermRenderer
 	var out []string
 	for i, p := range parts {
 		if p == nil {
@@ -64,14 +62,7 @@ func Render(parts []*a2a.Part, o Options) string {
 		case a2a.Text:
 			text := clean(string(c))
 			if o.Markdown {
-				if md == nil {
-					md, _ = newRenderer(o)
-				}
-				if md != nil {
-					if r, err := md.Render(text); err == nil {
-						text = strings.Trim(r, "\n")
-					}
-				}
+				text = Markdown(text, o.width(), o.theme())
 			}
 			out = append(out, text)
 		case a2a.Data:
@@ -89,19 +80,18 @@ func Render(parts []*a2a.Part, o Options) string {
 	return strings.Join(out, "\n\n")
 }
 
-func newRenderer(o Options) (*glamour.TermRenderer, error) {
-	width := o.Width
-	if width <= 0 {
-		width = 80
+func (o Options) width() int {
+	if o.Width <= 0 {
+		return 80
 	}
-	style := o.Style
-	if style == "" {
-		style = os.Getenv(StyleEnv)
+	return o.Width
+}
+
+func (o Options) theme() Theme {
+	if o.Style != "" {
+		return ThemeNamed(o.Style)
 	}
-	if _, ok := styles.DefaultStyles[style]; !ok {
-		style = styles.DarkStyle
-	}
-	return glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+	return ThemeNamed(os.Getenv(StyleEnv))
 }
 
 // HasFiles reports whether parts hold a file part.

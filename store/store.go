@@ -19,7 +19,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/adrg/xdg"
@@ -41,11 +40,29 @@ func DefaultDirs() Dirs {
 	return Dirs{Config: filepath.Join(xdg.ConfigHome, "pact"), Data: filepath.Join(xdg.DataHome, "pact")}
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validProfileName reports whether name is a letter or digit followed by
+// at most 63 letters, digits, '.', '_' or '-' (ASCII). Every pact process
+// checks its profile name, so this is a loop rather than a regular
+// expression compiled at package init (issue 21).
+func validProfileName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // CheckProfileName refuses names that could escape the profiles folder.
 func CheckProfileName(name string) error {
-	if !profileName.MatchString(name) {
+	if !validProfileName(name) {
 		return fmt.Errorf("invalid profile name %q: use letters, digits, '.', '_' or '-' (at most 64)", name)
 	}
 	return nil

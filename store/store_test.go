@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -165,5 +167,16 @@ func TestPendingFile_ReplacesAtomicallyOrNotAtAll(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if string(b) != "new\n" || !isPrivate(fi) || len(entries) != 1 {
 		t.Fatalf("content %q mode %v entries %d", b, fi.Mode().Perm(), len(entries))
+	}
+}
+
+// The hand-written profile-name check accepts exactly what
+// ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ accepts.
+func TestProfileNameSameAsPattern(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	for _, name := range []string{"", "a", "A9", "work-2", "w.o_r-k", ".hidden", "-x", "_x", "a b", "a/b", "é", "a\x00", strings.Repeat("a", 64), strings.Repeat("a", 65), "9" + strings.Repeat(".", 63), "ab\n"} {
+		if got, want := validProfileName(name), re.MatchString(name); got != want {
+			t.Errorf("validProfileName(%q) = %v, the pattern says %v", name, got, want)
+		}
 	}
 }

@@ -10,10 +10,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/pact-cli/pact/iostreams"
 )
@@ -74,27 +73,6 @@ func docsRoot() *cobra.Command {
 	return root
 }
 
-// genMarkdown renders the reference: pact.md and one pact_CMD.md per command.
-func genMarkdown() (map[string][]byte, error) {
-	return genInto(func(dir string) error { return doc.GenMarkdownTree(docsRoot(), dir) })
-}
-
-// genMan renders man pages. The date is SOURCE_DATE_EPOCH's month when set
-// (the release sets it to the commit's), else this month; syncDir ignores
-// the date, so docs/ changes only when the text does.
-func genMan() (map[string][]byte, error) {
-	date := time.Now().UTC()
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		sec, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("SOURCE_DATE_EPOCH=%q: %v", s, err)
-		}
-		date = time.Unix(sec, 0).UTC()
-	}
-	h := &doc.GenManHeader{Title: "PACT", Section: "1", Source: "pact", Manual: "pact manual", Date: &date}
-	return genInto(func(dir string) error { return doc.GenManTree(docsRoot(), h, dir) })
-}
-
 // genCompletions renders the scripts cobra's `pact completion SHELL` prints.
 func genCompletions() (map[string][]byte, error) {
 	root := docsRoot()
@@ -140,10 +118,13 @@ func genInto(gen func(dir string) error) (map[string][]byte, error) {
 }
 
 // manDate matches the date field of a man page's .TH line.
-var manDate = regexp.MustCompile(`(?m)^(\.TH "[^"]*" "[^"]*" )"[^"]*"`)
+//
+// Compiled on first use, not at package init: every pact process pays for
+// package init (issue 21).
+var manDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\.TH "[^"]*" "[^"]*" )"[^"]*"`) })
 
 // normalizeDoc drops what may change between two runs on the same source.
-func normalizeDoc(b []byte) []byte { return manDate.ReplaceAll(b, []byte(`$1""`)) }
+func normalizeDoc(b []byte) []byte { return manDate().ReplaceAll(b, []byte(`$1""`)) }
 
 // syncDir writes files into dir: new or changed files are written (a file
 // differing only in its man page date is left alone) and generated pages

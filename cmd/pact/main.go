@@ -16,6 +16,10 @@ var (
 	date    = "unknown"
 )
 
+// exit ends the process; a profiling build (profile_hook.go) stops its
+// profile first.
+var exit = os.Exit
+
 func main() {
-	os.Exit(run(os.Args[1:], iostreams.System()))
+	exit(run(os.Args[1:], iostreams.System()))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pact-cli/pact/iostreams"
@@ -34,12 +35,17 @@ func (a *app) printJSON(v any) error {
 // …Since) whose RFC 3339 value has fractional seconds, in compact JSON.
 // Only real members match: inside a JSON string every quote is escaped,
 // so `"at":"` cannot occur there.
-var fractionalTime = regexp.MustCompile(`([{,]"(?:at|created|[A-Za-z]+At|[A-Za-z]+Since)":")(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d+(Z|[+-]\d\d:\d\d)"`)
+//
+// Compiled on first use, not at package init: every pact process pays for
+// package init (issue 21).
+var fractionalTime = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([{,]"(?:at|created|[A-Za-z]+At|[A-Za-z]+Since)":")(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.\d+(Z|[+-]\d\d:\d\d)"`)
+})
 
 // wholeSeconds writes every time of compact JSON b to the second (RFC 3339
 // without fraction), as every --json output gives times.
 func wholeSeconds(b []byte) []byte {
-	return fractionalTime.ReplaceAll(b, []byte(`$1$2$3"`))
+	return fractionalTime().ReplaceAll(b, []byte(`$1$2$3"`))
 }
 
 // printJSONLine writes v as one line of JSON (the JSON Lines of chat and

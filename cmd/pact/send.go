@@ -137,8 +137,8 @@ Brand is continued (one contextId per profile and Brand) unless --new;
 --context names one. Retries after a network error or 5xx reuse the same
 messageId, so the agent never acts twice; an error answer is final.
 
-On a terminal with colour the reply is rendered as Markdown (style: dark, or
-PACT_MARKDOWN_STYLE=light, dracula, tokyo-night, pink, ascii, notty); with
+On a terminal with colour the reply is rendered as Markdown (theme: dark, or
+PACT_MARKDOWN_STYLE=light or plain); with
 NO_COLOR or when stdout is not a terminal it is printed as plain text. Data
 parts are shown as indented JSON, file parts as name, type and size;
 --save-files DIR writes the files to DIR.

@@ -175,4 +175,18 @@ var rules = []rule{
 		New:  "known, unknown := su.MissingScopes, []string(nil)",
 		Pkg:  "./agent", Run: "Section5_5_StepUpSplits",
 	},
+	{
+		Name: "markdown-sanitised", What: "remote text drawn as Markdown passes iostreams.Sanitize after entities are resolved (issue 21)",
+		File: "reply/markdown.go",
+		Old:  "\ts = iostreams.Sanitize(s)\n\tif strings.ContainsAny(s,",
+		New:  "\tif strings.ContainsAny(s,",
+		Pkg:  "./reply", Run: "TestMarkdownSanitisesEverything",
+	},
+	{
+		Name: "markdown-link-url", What: "a link's URL is shown, sanitised as one line (issue 21)",
+		File: "reply/markdown.go",
+		Old:  "dest := iostreams.SanitizeLine(string(c.Destination))",
+		New:  "dest := string(c.Destination)",
+		Pkg:  "./reply", Run: "TestMarkdownSanitisesEverything",
+	},
 }
