@@ -3,6 +3,7 @@ package reply
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
@@ -345,9 +346,8 @@ func (r *mdRenderer) code(n ast.Node, width int) []string {
 				room = w - lead
 				l = strings.TrimLeft(l, " ")
 			}
-			piece := l
-			if ansi.StringWidth(l) > room {
-				piece = ansi.Truncate(l, room, "")
+			piece := cut(l, room)
+			if len(piece) < len(l) {
 				if piece == "" { // a wide character in one cell: give up on this line
 					piece = l
 				} else if sp := strings.LastIndexByte(piece, ' '); sp > 0 && strings.TrimLeft(piece[:sp], " ") != "" {
@@ -782,7 +782,7 @@ func layoutSpaced(spans []span, width int, sp *lipgloss.Style) []string {
 		for _, f := range w.frags {
 			t := f.text
 			for t != "" {
-				piece := ansi.Truncate(t, width-line.width, "")
+				piece := cut(t, width-line.width)
 				if piece == "" {
 					if line.width > 0 {
 						end()
@@ -803,6 +803,24 @@ func layoutSpaced(spans []span, width int, sp *lipgloss.Style) []string {
 	}
 	return lines
 }
+
+// cut is the longest prefix of s at most w cells wide (ansi.Truncate),
+// looking at no more than 32 bytes a cell of s: cutting a long word or
+// code line into pieces is then linear in its length, not quadratic (one
+// word may be a Brand's whole 4 MiB reply). Text of graphemes over 32
+// bytes a cell (stacked combining marks) gets shorter pieces.
+func cut(s string, w int) string {
+	if limit := 32 * (max(w, 0) + 1); len(s) > limit {
+		for limit > 0 && !utf8.RuneStart(s[limit]) {
+			limit--
+		}
+		s = s[:limit]
+	}
+	return truncate(s, w, "")
+}
+
+// truncate is ansi.Truncate; a test counts the bytes it is given.
+var truncate = ansi.Truncate
 
 func firstGrapheme(s string) string {
 	for i := range s {
