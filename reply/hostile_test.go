@@ -45,3 +45,37 @@ func BenchmarkMarkdownHostileLongWord(b *testing.B) {
 		Markdown(code, 80, DarkTheme())
 	}
 }
+
+// However deep a Brand nests quotes and lists, no line is wider than the
+// width, every word is shown, and the output stays in proportion to the
+// reply: below minNested cells a quote draws no further bar and a list
+// no further indent (2,000 nested quotes in 3 KB drew 28 MB before).
+func TestHostile_DeepNestingStaysInTheWidth(t *testing.T) {
+	words := strings.Repeat("word ", 100)
+	for _, c := range []struct{ name, src string }{
+		{"quotes", strings.Repeat(">", 2000) + " " + words},
+		{"bullets", strings.Repeat("- ", 500) + words},
+		{"numbers", strings.Repeat("1. ", 500) + words},
+		{"a long number", "123456789. " + words},
+		{"mixed", strings.Repeat("> 1. - ", 300) + words},
+	} {
+		for _, width := range []int{8, 40} {
+			out := Markdown(c.src, width, PlainTheme())
+			for _, l := range strings.Split(out, "\n") {
+				if w := ansi.StringWidth(l); w > width {
+					t.Fatalf("%s at width %d: a line %d cells wide: %q", c.name, width, w, l)
+				}
+			}
+			if got := strings.Count(out, "word"); got != 100 {
+				t.Errorf("%s at width %d: %d words shown, want 100", c.name, width, got)
+			}
+			if len(out) > 20*len(c.src) {
+				t.Errorf("%s at width %d: %d bytes drawn for a %d-byte reply", c.name, width, len(out), len(c.src))
+			}
+		}
+	}
+	// Nesting that fits is drawn as before.
+	if got, want := Markdown("> > q\n\n- a\n  - b", 40, PlainTheme()), "│ │ q\n\n• a\n  ◦ b"; got != want {
+		t.Errorf("shallow nesting = %q, want %q", got, want)
+	}
+}

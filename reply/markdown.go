@@ -204,6 +204,12 @@ type mdRenderer struct {
 	th  *Theme
 }
 
+// minNested is the narrowest text a quote or list indents to: one nested
+// deeper draws no further bar or indent, so that no line is wider than
+// the width and the output stays in proportion to the reply however deep
+// a Brand nests (2,000 quotes in 3 KB drew 28 MB).
+const minNested = 4
+
 // bullets by list depth.
 var bullets = [...]string{"•", "◦", "▪"}
 
@@ -227,6 +233,10 @@ func (r *mdRenderer) block(n ast.Node, width, depth int) []string {
 	case *ast.ThematicBreak:
 		return []string{r.th.Rule.Render(strings.Repeat("─", width))}
 	case *ast.Blockquote:
+		if width-2 < minNested {
+			// Too deep for another bar: the quote goes on at this indent.
+			return r.children(n, width, depth, false)
+		}
 		bar := r.th.Quote.Render("│")
 		lines := r.children(n, width-2, depth, false)
 		for i, l := range lines {
@@ -291,6 +301,12 @@ func (r *mdRenderer) list(n *ast.List, width, depth int) []string {
 		mw = max(mw, ansi.StringWidth(m))
 	}
 	pad := strings.Repeat(" ", mw+1)
+	inner := width - mw - 1
+	if inner < minNested {
+		// Too deep to indent again: each item's marker on a line of its
+		// own, its text below at this indent.
+		pad, inner = "", width
+	}
 	var out []string
 	i := 0
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -299,13 +315,15 @@ func (r *mdRenderer) list(n *ast.List, width, depth int) []string {
 		}
 		m := markers[i]
 		m = strings.Repeat(" ", mw-ansi.StringWidth(m)) + m
-		body := r.children(c, max(width-mw-1, 1), depth+1, n.IsTight)
-		if len(body) == 0 {
+		body := r.children(c, inner, depth+1, n.IsTight)
+		if pad == "" {
+			out = append(out, r.th.Marker.Render(cut(m, width)))
+		} else if len(body) == 0 {
 			body = []string{""}
 		}
 		for j, l := range body {
 			switch {
-			case j == 0:
+			case j == 0 && pad != "":
 				out = append(out, strings.TrimRight(r.th.Marker.Render(m)+" "+l, " "))
 			case l == "":
 				out = append(out, "")
