@@ -125,7 +125,7 @@ func TestDurability_TwentyConcurrentSends(t *testing.T) {
 // write transaction that stores a send, and holds it open that long.
 var hookBin = sync.OnceValues(func() (string, error) {
 	// Beside the binary TestMain built, so that TestMain removes it too.
-	bin := filepath.Join(filepath.Dir(pactBin), "pact-store-testhook")
+	bin := filepath.Join(filepath.Dir(pactBin), binName(runtime.GOOS, "pact-store-testhook"))
 	out, err := exec.Command("go", "build", "-tags", "pact_store_testhook", "-o", bin, "github.com/pact-cli/pact/cmd/pact").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("building pact with the store test hook: %v\n%s", err, out)

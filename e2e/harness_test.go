@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,13 +31,24 @@ import (
 // pactBin is the binary under test, built by TestMain.
 var pactBin string
 
+// binName is the file name go build -o should write for a program called
+// name on goos: with ".exe" on Windows, where `go build -o` adds no
+// extension and os/exec only starts a path that has one (it tries the
+// PATHEXT extensions, never the bare name).
+func binName(goos, name string) string {
+	if goos == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "pact-e2e-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	pactBin = filepath.Join(dir, "pact")
+	pactBin = filepath.Join(dir, binName(runtime.GOOS, "pact"))
 	build := exec.Command("go", "build", "-o", pactBin, "github.com/pact-cli/pact/cmd/pact")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -294,4 +306,18 @@ func hostileEnv(t *testing.T, f *fakeProvider) *env {
 	e := newEnv(t, "http://127.0.0.1:1")
 	e.must("provider", "add", f.URL(), "--audience", "hostile", "--json")
 	return e
+}
+
+// On Windows the binaries TestMain and hookBin build must end in ".exe":
+// exec.Command("…\\pact") there fails with "file does not exist" for a file
+// named pact, so every test of the windows-latest CI job would fail.
+func TestBinName_WindowsBinariesEndInExe(t *testing.T) {
+	for _, c := range []struct{ goos, want string }{{"windows", "pact.exe"}, {"linux", "pact"}, {"darwin", "pact"}} {
+		if got := binName(c.goos, "pact"); got != c.want {
+			t.Errorf("binName(%q, pact) = %q, want %q", c.goos, got, c.want)
+		}
+	}
+	if got := filepath.Base(pactBin); got != binName(runtime.GOOS, "pact") {
+		t.Errorf("TestMain built %q, want %q on %s", got, binName(runtime.GOOS, "pact"), runtime.GOOS)
+	}
 }

@@ -188,6 +188,7 @@ func FuzzMarkdown(f *testing.F) {
 	f.Add("| a | b |\n|---|--:|\n| `x` | [l](u) |", 12)
 	f.Add("> - ```\n>   code\t\tx\n> ```", 9)
 	f.Add("&#27;[2J\x1b]8;;x\x07 \u202e", 80)
+	f.Add("> 1. - > 1. - > 1. - > 1. - > 1. - > 1. - deep", 0)
 	f.Fuzz(func(t *testing.T, s string, width int) {
 		width = 8 + (width%120+120)%120
 		out := Markdown(s, width, DarkTheme())

@@ -189,4 +189,18 @@ var rules = []rule{
 		New:  "dest := string(c.Destination)",
 		Pkg:  "./reply", Run: "TestMarkdownSanitisesEverything",
 	},
+	{
+		Name: "markdown-cut-linear", What: "a long word or code line is cut in work linear in its length (a Brand's 4 MiB reply of one word)",
+		File: "reply/markdown.go",
+		Old:  "if limit := 32 * (max(w, 0) + 1); len(s) > limit {",
+		New:  "if limit := 32 * (max(w, 0) + 1); false && len(s) > limit {",
+		Pkg:  "./reply", Run: "TestHostile_LongWordIsCutInLinearWork",
+	},
+	{
+		Name: "markdown-nesting-width", What: "quotes and lists nested however deep stay within the width, the output in proportion to the reply",
+		File: "reply/markdown.go",
+		Old:  "const minNested = 4",
+		New:  "const minNested = -1 << 20",
+		Pkg:  "./reply", Run: "TestHostile_DeepNestingStaysInTheWidth",
+	},
 }
