@@ -35,10 +35,16 @@ type Model struct{ c *chat }
 // pending is a Send or Resend whose reply has not arrived.
 type pending struct {
 	seq     int
-	text    string
+	q       *queued // the message sent
 	started time.Time
 	cancel  context.CancelFunc
+	// detached: the User stopped waiting (Esc); the request goes on and its answer is
+	// shown when it comes.
+	detached bool
 }
+
+// waiting reports whether the chat waits for a reply (a send not detached with Esc).
+func (c *chat) waiting() bool { return c.pending != nil && !c.pending.detached }
 
 // chat is the state behind a Model. Update never does I/O: every Backend call that may
 // wait (Send, Resend, NewConversation, Login, Logout) and every browser, clipboard or file
@@ -63,13 +69,16 @@ type chat struct {
 	spin     spinner.Model
 	spinning bool
 
-	panel      panel    // the open panel (login, receipt, question); nil: the conversation
-	flash      string   // one-shot status message, cleared by the next key
-	seq        int      // numbers sends and logins, so that late results are recognised
-	pending    *pending // the send in flight
-	queue      []string // messages submitted while waiting, sent in order
-	busy       string   // a non-send backend call in flight ("starting a new conversation")
-	hold       string   // why a command must wait, shown with the wait until it ends
+	panel      panel     // the open panel (login, receipt, question); nil: the conversation
+	flash      string    // one-shot status message, cleared by the next key
+	seq        int       // numbers sends and logins, so that late results are recognised
+	pending    *pending  // the send in flight
+	queue      []*queued // messages submitted while waiting, sent in order
+	paused     bool      // the queue is held after a failure until Enter
+	editing    *queued   // the queued message in the input, being edited
+	undo       *string   // the input as it was before Ctrl+U cleared it
+	busy       string    // a non-send backend call in flight ("starting a new conversation")
+	hold       string    // why a command must wait, shown with the wait until it ends
 	tickSeq    int
 	quitting   bool                                                 // Ctrl+C or /quit: late results are ignored
 	tick       func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
@@ -89,7 +98,7 @@ type (
 	}
 	newConvMsg struct {
 		err  error
-		then string // text to send in the new conversation, "" for none
+		then *queued // the message to send in the new conversation, nil for none
 	}
 	logoutMsg struct{ err error }
 	tickMsg   struct{ seq int }
@@ -165,9 +174,9 @@ func (c *chat) fail(text string)   { c.addTurns(Turn{Role: RoleError, Text: text
 func (c *chat) layout() { c.in.layout(c.width, c.height) }
 
 // scrollHeight is the number of scrollback lines on screen: the window minus the header
-// (3), the rule, the status line (wrapped), the input and the help line.
+// (3), the rule, the status line (wrapped), the queue, the input and the help line.
 func (c *chat) scrollHeight() int {
-	return max(1, c.height-5-len(c.statusRows(c.now()))-c.in.height())
+	return max(1, c.height-5-len(c.statusRows(c.now()))-len(c.queueRows())-c.in.height())
 }
 
 // Update handles one message.
@@ -255,7 +264,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, c.scheduleTick()
 	case spinner.TickMsg:
-		if c.pending == nil && c.busy == "" && !c.panelWaits() {
+		if !c.waiting() && c.busy == "" && !c.panelWaits() {
 			c.spinning = false
 			return m, nil
 		}

@@ -148,6 +148,16 @@ func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []str
 		if stamp != "" {
 			head += " " + stamp
 		}
+		if t.Role == RoleUser {
+			switch t.State {
+			case Sending:
+				head += " " + st.dim.Render("· sending…")
+			case Unanswered:
+				head += " " + st.status.Render("· no answer yet")
+			case Failed:
+				head += " " + st.err.Render("· not sent")
+			}
+		}
 		if t.Receipt != nil {
 			if t.Receipt.Verified {
 				head += " " + st.ok.Render("✓ receipt")

@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Issue 19: a command is a single line whose first word is a known command; anything else
+// is text, sent as typed; a single-line unknown /word is neither.
+func TestParseInput(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		kind InputKind
+		text string
+		name string
+		args []string
+	}{
+		{"hello", InputText, "hello", "", nil},
+		{"/new", InputCommand, "", "/new", []string{}},
+		{"/login orders:read refunds:issue", InputCommand, "", "/login", []string{"orders:read", "refunds:issue"}},
+		{"/new\nhello", InputText, "/new\nhello", "", nil},
+		{"/login orders:read\nI want my order", InputText, "/login orders:read\nI want my order", "", nil},
+		{"/home/jane/invoice.pdf says order A-88213 was charged twice.\nPlease refund", InputText,
+			"/home/jane/invoice.pdf says order A-88213 was charged twice.\nPlease refund", "", nil},
+		{"/home/jane/invoice.pdf says so", InputText, "/home/jane/invoice.pdf says so", "", nil},
+		{"/bogus", InputUnknown, "", "/bogus", []string{}},
+		{"/bogus with words", InputUnknown, "", "/bogus", []string{"with", "words"}},
+		{"//bogus", InputText, "/bogus", "", nil},
+		{"//new\nhello", InputText, "/new\nhello", "", nil},
+		{"\n\n    indented code\n  more\n\n", InputText, "    indented code\n  more", "", nil},
+		{"  \n \n", InputText, "", "", nil},
+	} {
+		got := ParseInput(c.in, isCommand)
+		if got.Kind != c.kind || got.Text != c.text || got.Name != c.name || !slices.Equal(got.Args, c.args) {
+			t.Errorf("ParseInput(%q) = %+v, want kind %d text %q name %q args %q", c.in, got, c.kind, c.text, c.name, c.args)
+		}
+	}
+}
+
+// Issue 19: the texts of the report, typed in the chat: nothing lost, nothing run.
+func TestIssue19_TextStartingWithSlashIsSentWhole(t *testing.T) {
+	for _, text := range []string{
+		"/home/jane/invoice.pdf says order A-88213 was charged twice.\nPlease refund the second charge.",
+		"/new\nhello",
+		"/login orders:read\nI want to know where my order is",
+	} {
+		f := newFake()
+		h := newHarness(t, f, testOptions(), 80, 30)
+		h.send(pasteMsg(text))
+		h.key("enter")
+		h.until("sent", func() bool { return len(f.sentTexts()) == 1 })
+		if got := f.sentTexts()[0]; got != text {
+			t.Errorf("sent %q, want %q", got, text)
+		}
+		if f.newConvs != 0 || len(f.loginAsks) != 0 {
+			t.Errorf("%q ran a command", text)
+		}
+	}
+}
+
+// Issue 19: an error never empties the input: an unknown /word, a bad scope, a command
+// that must wait stay as typed.
+func TestIssue19_ErrorsKeepTheInput(t *testing.T) {
+	f, h, _ := waitingForReply(t, 80, 30)
+	for _, typed := range []string{"/bogus", "/login nope:nope", "/login orders:read", "/new", "/logout"} {
+		h.m.c.in.reset()
+		h.typeText(typed)
+		h.key("enter")
+		if got := h.m.c.in.value(); got != typed {
+			t.Errorf("%s: input %q after Enter, want it kept", typed, got)
+		}
+	}
+	if len(f.sentTexts()) != 1 || f.newConvs != 0 || len(f.loginAsks) != 0 {
+		t.Errorf("sent %q, newConvs %d, logins %q", f.sentTexts(), f.newConvs, f.loginAsks)
+	}
+	h.m.c.in.reset()
+	h.typeText("//bogus")
+	h.key("enter")
+	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"/bogus"}) {
+		t.Errorf("//bogus queued %q, want /bogus", got)
+	}
+}
+
+// Issue 19: queued messages are shown above the input; ↑ on an empty input edits the last,
+// Alt+↑ the one before; Enter puts the edit back in place, an emptied one is removed.
+func TestIssue19_QueueIsShownEditableRemovable(t *testing.T) {
+	f, h, release := waitingForReply(t, 80, 30)
+	for _, m := range []string{"one", "two", "three"} {
+		h.typeText(m)
+		h.key("enter")
+	}
+	p := plain(h.view())
+	for _, row := range []string{"queued 1 · one", "queued 2 · two", "queued 3 · three"} {
+		if !strings.Contains(p, row) {
+			t.Fatalf("no %q above the input:\n%s", row, p)
+		}
+	}
+	h.key("up")
+	if got := h.m.c.in.value(); got != "three" {
+		t.Fatalf("↑ gave %q, want the last queued message", got)
+	}
+	h.key("alt+up")
+	if got := h.m.c.in.value(); got != "two" {
+		t.Fatalf("Alt+↑ gave %q, want the one before", got)
+	}
+	h.typeText(" and a half")
+	h.key("enter")
+	h.key("up")
+	h.key("ctrl+u")
+	h.key("enter") // emptied: removed
+	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"one", "two and a half"}) {
+		t.Fatalf("queue = %q", got)
+	}
+	for range 3 {
+		release <- struct{}{}
+	}
+	h.until("the queue sent", func() bool { return len(f.sentTexts()) == 3 })
+	if got := f.sentTexts(); !slices.Equal(got, []string{"hello", "one", "two and a half"}) {
+		t.Fatalf("sent %q", got)
+	}
+}
+
+// Issue 19: Ctrl+U clears the whole input (every line), Ctrl+Y brings it back.
+func TestIssue19_ClearAndUndo(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 30)
+	text := strings.Repeat("a line of text\n", 40) + "last"
+	h.send(pasteMsg(text))
+	h.key("ctrl+u")
+	if got := h.m.c.in.value(); got != "" {
+		t.Fatalf("Ctrl+U left %q", got)
+	}
+	if !strings.Contains(plain(h.view()), "Ctrl+Y brings it back") {
+		t.Errorf("nothing says how to undo:\n%s", plain(h.view()))
+	}
+	h.key("ctrl+y")
+	if got := h.m.c.in.value(); got != text {
+		t.Fatalf("Ctrl+Y gave %d bytes, want the %d cleared", len(got), len(text))
+	}
+}
+
+func pasteMsg(s string) tea.PasteMsg { return tea.PasteMsg{Content: s} }
