@@ -128,6 +128,9 @@ type Part struct {
 	Data []byte
 	// URL is a file by reference; it is shown, never fetched.
 	URL string
+	// Note says why a stored file's bytes are not here (too big to keep), shown in
+	// place of its size.
+	Note string
 }
 
 // Header is the state shown at the top of the screen.
@@ -215,6 +218,15 @@ var ErrContextUnknown = errors.New("the Brand no longer knows this conversation"
 // longer be used or renewed. The Backend has dropped to identity only (Header reports
 // DelegationLost); the chat says so in one line and keeps the message for a new try.
 var ErrDelegationLost = errors.New("the delegation stopped working")
+
+// Drafts is implemented by a Backend that keeps what the User had not sent when the chat
+// was left: the input and the queued messages, in order. The chat loads them when it opens
+// (the queue held until Enter) and saves them when it ends, however it ends (Ctrl+C, /quit,
+// a terminating signal).
+type Drafts interface {
+	LoadDraft() (input string, queue []string)
+	SaveDraft(input string, queue []string) error
+}
 
 // Backend is the conversation with one Brand, as the chat sees it.
 //

@@ -142,3 +142,82 @@ func TestIssue19_ClearAndUndo(t *testing.T) {
 }
 
 func pasteMsg(s string) tea.PasteMsg { return tea.PasteMsg{Content: s} }
+
+// draftFake keeps drafts like the chat backend does.
+type draftFake struct {
+	*fake
+	input string
+	queue []string
+	saves int
+}
+
+func (d *draftFake) LoadDraft() (string, []string) { return d.input, d.queue }
+func (d *draftFake) SaveDraft(input string, queue []string) error {
+	d.input, d.queue = input, queue
+	d.saves++
+	return nil
+}
+
+// Issue 19: the draft and the queue survive a quit: kept when the chat ends, given back
+// (the queue held until Enter) when it opens again.
+func TestIssue19_DraftAndQueueSurviveAQuit(t *testing.T) {
+	f, release := blockingFake()
+	d := &draftFake{fake: f}
+	h := newHarness(t, d, testOptions(), 80, 30)
+	h.typeText("hello")
+	h.key("enter")
+	h.until("send", func() bool { return len(f.sentTexts()) == 1 })
+	h.typeText("second")
+	h.key("enter")
+	h.typeText("half a thought")
+	h.key("ctrl+c")
+	if err := h.m.c.keepDraft(); err != nil {
+		t.Fatal(err)
+	}
+	if d.input != "half a thought" || !slices.Equal(d.queue, []string{"second"}) {
+		t.Fatalf("kept input %q queue %q", d.input, d.queue)
+	}
+
+	f2, release2 := blockingFake()
+	d2 := &draftFake{fake: f2, input: d.input, queue: d.queue}
+	h2 := newHarness(t, d2, testOptions(), 80, 30)
+	if got := h2.m.c.in.value(); got != "half a thought" {
+		t.Fatalf("input on reopen %q", got)
+	}
+	if !strings.Contains(plain(h2.view()), "queued 1 · second") || len(f2.sentTexts()) != 0 {
+		t.Fatalf("the kept queue is not shown, or was sent without Enter:\n%s", plain(h2.view()))
+	}
+	h2.key("ctrl+u")
+	h2.key("enter") // an empty input: the held queue goes
+	release2 <- struct{}{}
+	h2.until("sent", func() bool { return slices.Equal(f2.sentTexts(), []string{"second"}) })
+	close(release)
+}
+
+// Issue 19: a message sent but never answered by an earlier chat (History marks it
+// Unanswered) is offered again: held at the head of the queue, in its own turn, sent
+// again on Enter (the Backend reuses its messageId), drawn once.
+func TestIssue19_UnansweredMessageIsOfferedAgain(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{
+		{ID: "m-0", Role: RoleUser, Text: "hi", At: t0},
+		{ID: "r-0", Role: RoleAgent, Text: "Hello!", At: t0},
+		{ID: "m-1", Role: RoleUser, Text: "refund A-88213", At: t0, State: Unanswered},
+	}
+	h := newHarness(t, f, testOptions(), 80, 30)
+	p := plain(h.view())
+	if !strings.Contains(p, "no answer yet") || !strings.Contains(p, "same message id") {
+		t.Fatalf("the unanswered message is not offered:\n%s", p)
+	}
+	if len(f.sentTexts()) != 0 {
+		t.Fatal("sent again without Enter")
+	}
+	h.key("enter")
+	h.until("the answer", h.screenHas("order number?"))
+	if got := f.sentTexts(); !slices.Equal(got, []string{"refund A-88213"}) {
+		t.Fatalf("sent %q", got)
+	}
+	if n := strings.Count(plain(h.view()), "You 12:00"); n != 2 {
+		t.Errorf("the message is drawn %d times:\n%s", n, plain(h.view()))
+	}
+}

@@ -128,6 +128,7 @@ func New(b Backend, opts Options) Model {
 	c.addTurns(b.History()...)
 	c.sb.unseen = false
 	c.in = newInput(&c.st, "Message "+c.brandName()+" · /help for commands")
+	c.restore()
 	c.spin = spinner.New(spinner.WithSpinner(spinner.Line), spinner.WithStyle(c.st.status))
 	c.layout()
 	return Model{c: c}

@@ -51,6 +51,9 @@ func fileLabel(p Part) string {
 	if p.URL != "" {
 		return name + " (" + strings.Join(append(meta, "link"), ", ") + "): " + clean(p.URL)
 	}
+	if p.Data == nil && p.Note != "" {
+		return name + " (" + strings.Join(meta, ", ") + "): " + clean(p.Note)
+	}
 	meta = append(meta, size(len(p.Data)))
 	return name + " (" + strings.Join(meta, ", ") + ") · /save saves it"
 }

@@ -131,3 +131,68 @@ func (c *chat) undoClear() {
 	c.in.insert(v)
 	c.layout()
 }
+
+// restore takes up what an earlier chat left: the User's messages that were sent but never
+// answered (their turns in the history), then the kept queue, all held at the head of the
+// queue until Enter, and the kept input. Nothing is sent without the User's Enter.
+func (c *chat) restore() {
+	var un []*queued
+	for _, e := range c.sb.entries {
+		if e.turn.Role == RoleUser && e.turn.State == Unanswered {
+			un = append(un, &queued{text: e.turn.Text, e: e})
+		}
+	}
+	if len(un) > 0 {
+		c.queue = append(c.queue, un...)
+		what := "Your last message got no answer before the chat was left. Enter sends it again"
+		if len(un) > 1 {
+			what = fmt.Sprintf("%d of your messages got no answer before the chat was left. Enter sends them again", len(un))
+		}
+		c.notice(what + " with the same message id to fetch the answer (the Brand's agent does not act twice); ↑ edits.")
+	}
+	defer func() { c.paused = len(c.queue) > 0 }()
+	d, ok := c.b.(Drafts)
+	if !ok {
+		return
+	}
+	input, queue := d.LoadDraft()
+	for _, t := range queue {
+		c.queue = append(c.queue, &queued{text: t})
+	}
+	switch len(queue) {
+	case 0:
+	case 1:
+		c.notice("A queued message was kept from the last chat: Enter sends it; ↑ edits it.")
+	default:
+		c.notice(fmt.Sprintf("%d queued messages were kept from the last chat: Enter sends them; ↑ edits them.", len(queue)))
+	}
+	if input != "" {
+		c.in.set(input)
+	}
+}
+
+// keepDraft saves, with a Backend that keeps drafts, what was not sent: the input and the
+// queue (the message being edited with what the input holds). A message on its way is on
+// record already and is not part of it.
+func (c *chat) keepDraft() error {
+	d, ok := c.b.(Drafts)
+	if !ok {
+		return nil
+	}
+	input := c.in.value()
+	var queue []string
+	for _, q := range c.queue {
+		switch {
+		case q == c.editing:
+			if t := trimBlankLines(input); t != "" {
+				queue = append(queue, t)
+			}
+			input = ""
+		case q.e != nil && q.e.turn.State == Unanswered:
+			// On record as unanswered: offered again from there.
+		default:
+			queue = append(queue, q.text)
+		}
+	}
+	return d.SaveDraft(input, queue)
+}

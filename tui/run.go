@@ -87,6 +87,9 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 	}()
 	_, err := p.Run()
 	m.c.cancelAll()
+	if derr := m.c.keepDraft(); derr != nil && err == nil {
+		err = fmt.Errorf("keeping what was not sent: %w", derr)
+	}
 	cancel()
 	<-stopped
 	if got != nil {
