@@ -49,10 +49,10 @@ type Backend struct {
 	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
 
 	mu     sync.Mutex
-	unsent *outgoing          // the last message whose reply never arrived (§4.3 retry)
+	unsent *outgoing         // the last message whose reply never arrived (§4.3 retry)
 	retry  map[string]string // text → messageId of the messages left unanswered by an earlier chat
-	last   string    // the text of the last message answered (what Resend sends again)
-	noted  bool      // the "sent without your delegation" notice was shown
+	last   string            // the text of the last message answered (what Resend sends again)
+	noted  bool              // the "sent without your delegation" notice was shown
 }
 
 // outgoing is a message as sent: its text and messageId.
