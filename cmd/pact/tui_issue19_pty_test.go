@@ -3,6 +3,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -67,4 +71,111 @@ func TestIssue19_EscStopsWaitingNothingMore(t *testing.T) {
 		t.Errorf("the draft is gone:\n%s", s.shown())
 	}
 	s.quit(t)
+}
+
+var sentIDRE = regexp.MustCompile(`"messageId":\s*"([^"]+)"`)
+
+// sentIDs are the messageIds of the message:send requests in the trace, in order.
+func sentIDs(t *testing.T, f *os.File) []string {
+	t.Helper()
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "> ") && strings.Contains(l, `"ROLE_USER"`) {
+			if m := sentIDRE.FindStringSubmatch(l); m != nil {
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
+}
+
+// Ctrl+C while a reply is on its way leaves the message on record, sent and unanswered,
+// and keeps the draft; the next chat shows both, and Enter fetches the answer by sending
+// the message again under the same messageId (§4.3).
+func TestIssue19_QuitWhileWaitingKeepsEverything(t *testing.T) {
+	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, AgentDelay: 5 * time.Second})
+	tr := traceFile(t)
+	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
+	at := s.waitFor("identity only", 0)
+	s.typeKeys("hello\r")
+	at = s.waitFor("waiting for", at) // the trace shows a request with its answer only
+	s.typeKeys("my draft")
+	s.waitFor("> my draft", 0)
+	s.quit(t)
+
+	s = e.startPTY(true, tr, "--debug", "chat", e.brand)
+	at = s.waitFor("same message id", 0)
+	scr := s.shown()
+	if !strings.Contains(scr, "no answer yet") || !strings.Contains(scr, "> my draft") || !strings.Contains(scr, "hello") {
+		t.Fatalf("the reopened chat lost the unanswered message or the draft:\n%s", scr)
+	}
+	s.typeKeys("\x15") // Ctrl+U: the draft goes (Ctrl+Y would bring it back)
+	s.waitFor("Ctrl+Y brings it back", at)
+	s.typeKeys("\r")
+	s.waitFor("What is your order number?", at)
+	ids := sentIDs(t, tr)
+	if got := sentTexts(t, tr); !slices.Equal(got, []string{"hello", "hello"}) || len(ids) != 2 || ids[0] != ids[1] {
+		t.Fatalf("the Brand received %q with ids %q, want hello twice under one messageId", got, ids)
+	}
+	if n := e.srv.AgentRuns(); n != 1 {
+		t.Errorf("the Brand's agent ran %d times, want once", n)
+	}
+	s.quit(t)
+}
+
+// Data and file parts are kept with their turn: shown again when the chat is reopened,
+// saved by /save from there, printed by pact conversations show and its --json.
+func TestIssue19_PartsAreKeptInHistory(t *testing.T) {
+	url := cannedProvider(t, []any{
+		map[string]any{"text": "Here is your invoice."},
+		map[string]any{"data": map[string]any{"order": "A-88213", "total": 42}},
+		map[string]any{"raw": "JVBERi0xLjcgaW52b2ljZQ==", "filename": "invoice.pdf", "mediaType": "application/pdf"},
+	})
+	home := t.TempDir()
+	e := &pactEnv{t: t, dir: home, env: []string{"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PATH=" + os.Getenv("PATH"),
+		"HOME=" + home, "TERM=xterm-256color", "LANG=C.UTF-8"}}
+	e.run("init", "--issuer", "http://127.0.0.1:1")
+	e.run("provider", "add", url, "--audience", "md")
+
+	s := e.start("chat", url)
+	at := s.waitFor("Message Markdown Co.", 0)
+	s.typeKeys("my invoice please\r")
+	s.waitFor("invoice.pdf", at)
+	s.quit(t)
+
+	s = e.start("chat", url)
+	s.waitFor("invoice.pdf", 0)
+	s.waitFor("A-88213", 0)
+	save := t.TempDir()
+	s.quit(t)
+	_ = save
+
+	out := e.run("conversations", "show", "ctx-1")
+	for _, want := range []string{"my invoice please", "Here is your invoice.", `data {"order":"A-88213","total":42}`, "file invoice.pdf (application/pdf, 16 bytes)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("conversations show lacks %q:\n%s", want, out)
+		}
+	}
+	var rec struct {
+		Turns []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Kind   string          `json:"kind"`
+				Name   string          `json:"name"`
+				Data   json.RawMessage `json:"data"`
+				SHA256 string          `json:"sha256"`
+				Size   int64           `json:"size"`
+			} `json:"parts"`
+		} `json:"turns"`
+	}
+	if err := json.Unmarshal(e.output("conversations", "show", "ctx-1", "--json"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Turns) != 2 || len(rec.Turns[1].Parts) != 2 || rec.Turns[1].Parts[1].Name != "invoice.pdf" || rec.Turns[1].Parts[1].Size != 16 || rec.Turns[1].Parts[0].Kind != "data" {
+		t.Fatalf("conversations show --json: %+v", rec)
+	}
 }
