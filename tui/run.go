@@ -13,9 +13,20 @@ import (
 	"github.com/charmbracelet/colorprofile"
 )
 
-// ErrSignal is returned by Run (wrapped, with the signal's name) when a terminating
-// signal (SIGHUP, SIGQUIT, SIGTERM) ended the chat; the terminal was restored first.
+// ErrSignal is returned by Run (wrapped in a *SignalError) when a terminating signal
+// (SIGHUP, SIGQUIT, SIGTERM) ended the chat; the terminal was restored first.
 var ErrSignal = errors.New("terminated by a signal")
+
+// SignalError is the error Run returns when a terminating signal ended the chat. It wraps
+// ErrSignal.
+type SignalError struct{ Signal syscall.Signal }
+
+func (e *SignalError) Error() string { return fmt.Sprintf("%v: %v", ErrSignal, e.Signal) }
+func (e *SignalError) Unwrap() error { return ErrSignal }
+
+// ExitCode is 128 + the signal's number, as a shell reports it: SIGHUP 129, SIGQUIT 131,
+// SIGTERM 143.
+func (e *SignalError) ExitCode() int { return 128 + int(e.Signal) }
 
 // Run opens the chat full-screen on a terminal (in, out) and returns when the User quits
 // (nil), when ctx is cancelled (ctx.Err()), when a terminating signal arrives (an error
@@ -92,8 +103,14 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 	}
 	cancel()
 	<-stopped
-	if got != nil {
-		return fmt.Errorf("%w: %s", ErrSignal, got)
+	if got == nil {
+		select { // a signal that also cancelled ctx (the caller's SIGTERM) may be waiting
+		case got = <-sigs:
+		default:
+		}
+	}
+	if sig, ok := got.(syscall.Signal); ok {
+		return &SignalError{Signal: sig}
 	}
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()

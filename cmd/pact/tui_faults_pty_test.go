@@ -197,8 +197,8 @@ func TestIssue10_5_PasteKeepsCursorInView(t *testing.T) {
 	s.quit(t)
 }
 
-// Issue 10 (7): every terminating signal restores the terminal: main screen, cursor, echo
-// and canonical mode.
+// Issue 10 (7), issue 19: every terminating signal restores the terminal (main screen,
+// cursor, echo and canonical mode) and exits 128 + the signal: HUP 129, QUIT 131, TERM 143.
 func TestIssue10_7_SignalsRestoreTheTerminal(t *testing.T) {
 	e := newPTYEnv(t)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM} {
@@ -208,8 +208,8 @@ func TestIssue10_7_SignalsRestoreTheTerminal(t *testing.T) {
 			if err := s.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			if code := s.exit(); code == 0 {
-				t.Errorf("pact chat exited 0 after %s, want a failure code", sig)
+			if code, want := s.exit(), 128+int(sig); code != want {
+				t.Errorf("pact chat exited %d after %s, want %d (128 + the signal)", code, sig, want)
 			}
 			s.checkRestored()
 		})
