@@ -177,3 +177,21 @@ func TestIssue19_PartsAreKeptInHistory(t *testing.T) {
 		t.Fatalf("conversations show --json: %+v", rec)
 	}
 }
+
+// TERM=dumb (no cursor addressing): `pact chat` on a terminal is line mode, and writes no
+// escape sequence (no alternate screen, no mouse, no queries).
+func TestIssue19_DumbTerminalIsLineMode(t *testing.T) {
+	e := newPTYEnv(t)
+	e.env = append(e.env, "TERM=dumb")
+	s := e.startPTY(false, nil, "chat", e.brand)
+	s.waitFor("you›", 0)
+	s.typeKeys("hello\r")
+	s.waitFor("What is your order number?", 0)
+	s.typeKeys("\x04") // Ctrl+D: the end of input
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, s.text())
+	}
+	if raw := s.raw(); strings.Contains(raw, "\x1b") {
+		t.Errorf("escape sequences on a dumb terminal: %q", raw)
+	}
+}
