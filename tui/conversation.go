@@ -48,7 +48,7 @@ func (c *chat) conversationKey(k tea.KeyPressMsg) tea.Cmd {
 	case keyMatches(k, ks.Undo) && c.undo != nil:
 		c.undoClear()
 		return nil
-	case keyMatches(k, ks.EditQueued) && c.editing == nil && len(c.queue) > 0 && c.in.value() == "":
+	case keyMatches(k, ks.EditQueued) && c.editing == nil && len(c.queue) > 0 && c.in.empty():
 		c.editQueued(len(c.queue) - 1)
 		return nil
 	case keyMatches(k, ks.QueuePrev) && c.editing != nil:
@@ -72,17 +72,20 @@ func (c *chat) conversationKey(k tea.KeyPressMsg) tea.Cmd {
 	case keyMatches(k, ks.Bottom):
 		c.sb.end()
 		return nil
-	case keyMatches(k, ks.Home) && c.in.value() == "":
+	case keyMatches(k, ks.Home) && c.in.empty():
 		c.sb.home()
 		return nil
-	case keyMatches(k, ks.End) && c.in.value() == "":
+	case keyMatches(k, ks.End) && c.in.empty():
 		c.sb.end()
 		return nil
 	case keyMatches(k, ks.Receipt):
 		c.openReceipt()
 		return nil
 	}
-	return c.in.edit(k)
+	if c.in.edit(k) {
+		c.layout()
+	}
+	return nil
 }
 
 // stopWaiting handles Esc while a reply is on its way: the chat stops waiting, nothing

@@ -53,7 +53,7 @@ func TestIssue10_4_QueueWhilePending(t *testing.T) {
 		h.key("enter")
 	}
 	h.until("first send", func() bool { return len(f.sentTexts()) == 1 })
-	if h.m.c.in.value() != "" {
+	if !h.m.c.in.empty() {
 		t.Fatalf("input kept %q after Enter", h.m.c.in.value())
 	}
 	if !strings.Contains(plain(h.view()), "2 queued") {

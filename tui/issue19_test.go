@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Issue 19: a command is a single line whose first word is a known command; anything else
@@ -219,5 +221,86 @@ func TestIssue19_UnansweredMessageIsOfferedAgain(t *testing.T) {
 	}
 	if n := strings.Count(plain(h.view()), "You 12:00"); n != 2 {
 		t.Errorf("the message is drawn %d times:\n%s", n, plain(h.view()))
+	}
+}
+
+// Issue 19: Backspace, Delete and the arrows work on characters as people see them
+// (grapheme clusters), not code points.
+func TestIssue19_EditingByGraphemeCluster(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 30)
+	for _, c := range []struct{ typed, after string }{
+		{"a🇯🇵", "a"},
+		{"x👩🏽‍💻", "x"},
+		{"e\u0301", ""}, // e + combining acute
+		{"ä͖̭̈̇lͮ̒ͫǫ̗", "ä͖̭̈̇lͮ̒ͫ"},
+	} {
+		h.m.c.in.reset()
+		h.send(pasteMsg(c.typed))
+		h.key("backspace")
+		if got := h.m.c.in.value(); got != c.after {
+			t.Errorf("%q then Backspace = %q, want %q", c.typed, got, c.after)
+		}
+	}
+	h.m.c.in.reset()
+	h.send(pasteMsg("🇯🇵👩🏽‍💻z"))
+	h.key("left")
+	h.key("left")
+	h.key("backspace") // removes 🇯🇵, whole
+	if got := h.m.c.in.value(); got != "👩🏽‍💻z" {
+		t.Errorf("← ← Backspace = %q", got)
+	}
+	h.key("delete") // removes 👩🏽‍💻, whole
+	if got := h.m.c.in.value(); got != "z" {
+		t.Errorf("Delete = %q", got)
+	}
+}
+
+// Issue 19: widths follow the terminal: per code point (as tmux and the renderer count
+// without mode 2027) unless the terminal reported grapheme clustering. A row never holds
+// more cells than the window has, so nothing at the row's end is lost from view.
+func TestIssue19_InputWidthsFollowTheTerminal(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 20, 30)
+	text := strings.Repeat("👩🏽‍💻", 3) + " end"
+	h.send(pasteMsg(text))
+	for _, row := range strings.Split(h.m.c.in.view(), "\n") {
+		if w := ansi.StringWidthWc(row); w > 20 {
+			t.Errorf("row %q is %d cells (per code point) in a 20-column window", plain(row), w)
+		}
+	}
+	if !strings.Contains(plain(h.m.c.in.view()), "end") {
+		t.Errorf("the end of the text is not drawn:\n%s", h.m.c.in.view())
+	}
+	rowsWc := h.m.c.in.total
+	h.send(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeReset})
+	if h.m.c.in.total >= rowsWc {
+		t.Errorf("with grapheme widths the text takes %d rows, per code point %d: want fewer", h.m.c.in.total, rowsWc)
+	}
+	for _, row := range strings.Split(h.m.c.in.view(), "\n") {
+		if w := ansi.StringWidth(row); w > 20 {
+			t.Errorf("row %q is %d cells (graphemes) in a 20-column window", plain(row), w)
+		}
+	}
+}
+
+// Issue 19: the box scrolls with the cursor in a long text; Up and Down move by rows.
+func TestIssue19_LongInputScrollsWithTheCursor(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 40, 30)
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, fmt.Sprintf("line %02d", i))
+	}
+	h.send(pasteMsg(strings.Join(lines, "\n")))
+	if v := plain(h.m.c.in.view()); !strings.Contains(v, "line 49") || strings.Contains(v, "line 40") {
+		t.Fatalf("after the paste the box shows:\n%s", v)
+	}
+	for range 10 {
+		h.key("up")
+	}
+	if v := plain(h.m.c.in.view()); !strings.Contains(v, "line 39") {
+		t.Fatalf("after 10 × ↑ the box shows:\n%s", v)
+	}
+	h.typeText("X")
+	if !strings.Contains(h.m.c.in.value(), "line 39X") {
+		t.Errorf("typed at the wrong place: %q", h.m.c.in.value()[len(h.m.c.in.value())-100:])
 	}
 }

@@ -171,7 +171,7 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		c.notice(msg)
 		return tea.Batch(c.scheduleTick(), c.next()), true
-	case l.code == nil || c.in.value() != "":
+	case l.code == nil || !c.in.empty():
 		// Typing goes on in the input below the panel (Enter queues the message); once
 		// the input holds text, o and c are letters too.
 		return nil, false

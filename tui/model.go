@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Options tunes the chat. The zero value is usable.
@@ -190,6 +191,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		c.width, c.height = max(msg.Width, 1), max(msg.Height, 1)
 		c.layout()
+		return m, nil
+	case tea.ModeReportMsg:
+		// The terminal clusters graphemes (mode 2027): bubbletea's renderer then counts a
+		// character's width as one grapheme, and so does the input (else per code point,
+		// as tmux and most terminals do).
+		if msg.Mode == ansi.ModeUnicodeCore && (msg.Value == ansi.ModeSet || msg.Value == ansi.ModeReset || msg.Value == ansi.ModePermanentlySet) {
+			c.in.setMethod(ansi.GraphemeWidth)
+			c.layout()
+		}
 		return m, nil
 	case tea.BackgroundColorMsg:
 		if c.md.setDark(msg.IsDark()) {

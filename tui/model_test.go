@@ -36,11 +36,11 @@ func TestEnterSendsAltEnterAndCtrlJAddLines(t *testing.T) {
 	h.typeText("two")
 	h.key("ctrl+j")
 	h.typeText("three")
-	if got := h.m.c.in.ta.Value(); got != "one\ntwo\nthree" {
+	if got := h.m.c.in.value(); got != "one\ntwo\nthree" {
 		t.Fatalf("input = %q, want three lines", got)
 	}
-	if h.m.c.in.ta.Height() != 3 {
-		t.Errorf("input height = %d, want 3 (grows with its lines)", h.m.c.in.ta.Height())
+	if h.m.c.in.height() != 3 {
+		t.Errorf("input height = %d, want 3 (grows with its lines)", h.m.c.in.height())
 	}
 	if len(f.sentTexts()) != 0 {
 		t.Fatal("a newline key sent the message")
@@ -50,8 +50,8 @@ func TestEnterSendsAltEnterAndCtrlJAddLines(t *testing.T) {
 	if got := f.sentTexts(); !slices.Equal(got, []string{"one\ntwo\nthree"}) {
 		t.Fatalf("sent %q", got)
 	}
-	if h.m.c.in.ta.Value() != "" || h.m.c.in.ta.Height() != 1 {
-		t.Errorf("input not reset after send: %q height %d", h.m.c.in.ta.Value(), h.m.c.in.ta.Height())
+	if h.m.c.in.value() != "" || h.m.c.in.height() != 1 {
+		t.Errorf("input not reset after send: %q height %d", h.m.c.in.value(), h.m.c.in.height())
 	}
 }
 
@@ -248,7 +248,7 @@ func TestSlashLoginChecksScopes(t *testing.T) {
 	if len(f.loginAsks) != 0 || !strings.Contains(plain(h.view()), `unknown scope "nope:nope"`) {
 		t.Fatalf("unknown scope not refused (§5.2):\n%s", plain(h.view()))
 	}
-	h.m.c.in.ta.Reset()
+	h.m.c.in.reset()
 	h.typeText("/login orders:read orders:cancel")
 	h.key("enter")
 	h.until("granted", h.screenHas("Granted: orders:read, orders:cancel."))
@@ -261,7 +261,7 @@ func TestTabCompletion(t *testing.T) {
 	h := newHarness(t, newFake(), testOptions(), 80, 24)
 	h.typeText("/lo")
 	h.key("tab")
-	if v := h.m.c.in.ta.Value(); v != "/log" {
+	if v := h.m.c.in.value(); v != "/log" {
 		t.Fatalf("/lo⇥ = %q, want /log", v)
 	}
 	if !strings.Contains(plain(h.view()), "/login  /logout") {
@@ -269,22 +269,22 @@ func TestTabCompletion(t *testing.T) {
 	}
 	h.typeText("i")
 	h.key("tab")
-	if v := h.m.c.in.ta.Value(); v != "/login " {
+	if v := h.m.c.in.value(); v != "/login " {
 		t.Fatalf("/logi⇥ = %q", v)
 	}
 	h.typeText("or")
 	h.key("tab")
-	if v := h.m.c.in.ta.Value(); v != "/login orders:" {
+	if v := h.m.c.in.value(); v != "/login orders:" {
 		t.Fatalf("/login or⇥ = %q", v)
 	}
 	h.typeText("c")
 	h.key("tab")
-	if v := h.m.c.in.ta.Value(); v != "/login orders:cancel " {
+	if v := h.m.c.in.value(); v != "/login orders:cancel " {
 		t.Fatalf("/login orders:c⇥ = %q", v)
 	}
 	h.typeText("o")
 	h.key("tab")
-	if v := h.m.c.in.ta.Value(); v != "/login orders:cancel orders:read " {
+	if v := h.m.c.in.value(); v != "/login orders:cancel orders:read " {
 		t.Fatalf("already chosen scope offered again: %q", v)
 	}
 }
@@ -298,7 +298,7 @@ func TestSlashCommands(t *testing.T) {
 		{"/new", "New conversation"},
 		{"/receipts", "No receipt"},
 	} {
-		h.m.c.in.ta.Reset()
+		h.m.c.in.reset()
 		h.typeText(c.cmd)
 		h.key("enter")
 		h.until(c.cmd, h.screenHas(c.want)) // /new runs as a command
@@ -316,7 +316,7 @@ func TestSlashCommands(t *testing.T) {
 	if v := h.m.c.in.value(); v != "/bogus" {
 		t.Errorf("/bogus: input %q, want it kept", v)
 	}
-	h.m.c.in.ta.Reset()
+	h.m.c.in.reset()
 	h.typeText("/logout")
 	h.key("enter")
 	h.until("logout", func() bool {
@@ -328,7 +328,7 @@ func TestSlashCommands(t *testing.T) {
 	if len(f.sentTexts()) != 0 {
 		t.Fatalf("a command was sent as a message: %q", f.sentTexts())
 	}
-	h.m.c.in.ta.Reset()
+	h.m.c.in.reset()
 	h.typeText("//etc is a path")
 	h.key("enter")
 	h.until("reply", h.screenHas("order number?"))

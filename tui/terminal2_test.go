@@ -33,7 +33,7 @@ func TestQuestionNoKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
 	h.key("enter")
 	h.typeText("n")
 	h.until("the answer", func() bool { return h.m.c.panel == nil })
-	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"hi", "hello sunny"}) || h.m.c.in.value() != "" {
+	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"hi", "hello sunny"}) || !h.m.c.in.empty() {
 		t.Fatalf("queue after n = %q, input %q", got, h.m.c.in.value())
 	}
 }
