@@ -304,3 +304,15 @@ func TestIssue19_LongInputScrollsWithTheCursor(t *testing.T) {
 		t.Errorf("typed at the wrong place: %q", h.m.c.in.value()[len(h.m.c.in.value())-100:])
 	}
 }
+
+// Issue 19: given the window's size (Run reads it from the terminal), the first frame is
+// drawn at that size, before any resize message.
+func TestIssue19_FirstFrameAtTheGivenSize(t *testing.T) {
+	opts := testOptions()
+	opts.Width, opts.Height = 100, 30
+	m := New(newFake(), opts)
+	rows := strings.Split(m.c.render(), "\n")
+	if len(rows) != 30 || !strings.Contains(rows[3], strings.Repeat("─", 100)) {
+		t.Fatalf("the first frame is %d rows, rule %q", len(rows), plain(rows[min(3, len(rows)-1)]))
+	}
+}

@@ -27,6 +27,9 @@ type Options struct {
 	Copy func(text string) error
 	// SaveDir is where /save writes the files of a reply; "" is the working directory.
 	SaveDir string
+	// Width and Height are the window's size in cells when known before the first frame
+	// (Run reads them from the terminal); 0 means 80×24 until the terminal reports it.
+	Width, Height int
 }
 
 // Model is the chat as a bubbletea model. Build it with New; it is driven by Run or by any
@@ -121,6 +124,9 @@ func New(b Backend, opts Options) Model {
 	}
 	c := &chat{b: b, opts: opts, now: opts.Now, st: newStyles(opts.NoColor), keys: defaultKeys(),
 		md: newMarkdown(opts.NoColor), width: 80, height: 24, tick: tea.Tick, settle: tea.Tick, canSuspend: jobControl}
+	if opts.Width > 0 && opts.Height > 0 {
+		c.width, c.height = opts.Width, opts.Height
+	}
 	c.header = b.Header()
 	c.scopes = b.Scopes()
 	c.sb = scroller{follow: true, render: func(t Turn, w int) []string {

@@ -243,15 +243,7 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 	if name == "" {
 		name = "Brand"
 	}
-	l1 := st.brand.Render(cleanLine(name))
-	if h.BrandDomain != "" {
-		l1 += " " + st.dim.Render(cleanLine(h.BrandDomain))
-	}
-	if sig := cleanLine(h.Signature); strings.HasPrefix(sig, "signed by ") {
-		l1 += " " + st.ok.Render(sig)
-	} else if sig != "" {
-		l1 += " " + st.dim.Render(sig)
-	}
+	l1 := headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width)
 	var parts []string
 	if h.Provider != "" {
 		parts = append(parts, "via "+cleanLine(h.Provider))
@@ -281,4 +273,35 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 		}
 	}
 	return []string{fit(l1, width), fit(l2, width), fit(l3, width)}
+}
+
+// headerLine1 is the Brand's name, its domain and the trust badge ("signed by DOMAIN ✓",
+// "unsigned") in width cells. The badge is never cut: when the line does not fit, the
+// domain goes first, then the badge takes its short form ("signed ✓"), then the name is
+// shortened (with …) to leave the badge its room.
+func headerLine1(st *styles, name, domain, sig string, width int) string {
+	badge, short := func(...string) string { return "" }, ""
+	switch {
+	case strings.HasPrefix(sig, "signed by "):
+		badge, short = st.ok.Render, "signed ✓"
+	case sig != "":
+		badge, short = st.dim.Render, sig
+	}
+	full := st.brand.Render(name)
+	if domain != "" {
+		full += " " + st.dim.Render(domain)
+	}
+	if sig == "" {
+		return full
+	}
+	for _, l := range []string{full + " " + badge(sig), st.brand.Render(name) + " " + badge(sig), st.brand.Render(name) + " " + badge(short)} {
+		if ansi.StringWidth(l) <= width {
+			return l
+		}
+	}
+	room := width - ansi.StringWidth(short) - 1
+	if room < 2 {
+		return badge(fit(short, width))
+	}
+	return st.brand.Render(fit(name, room)) + " " + badge(short)
 }

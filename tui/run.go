@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 )
 
 // ErrSignal is returned by Run (wrapped in a *SignalError) when a terminating signal
@@ -61,6 +62,12 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 		}
 	}()
 
+	if f, ok := out.(*os.File); ok && opts.Width == 0 {
+		// The first frame is drawn at the window's real size, not 80×24 then redrawn.
+		if w, h, err := term.GetSize(f.Fd()); err == nil && w > 0 && h > 0 {
+			opts.Width, opts.Height = w, h
+		}
+	}
 	m := New(b, opts)
 	popts := []tea.ProgramOption{
 		tea.WithContext(runCtx),

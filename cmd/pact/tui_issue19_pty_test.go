@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -194,4 +195,38 @@ func TestIssue19_DumbTerminalIsLineMode(t *testing.T) {
 	if raw := s.raw(); strings.Contains(raw, "\x1b") {
 		t.Errorf("escape sequences on a dumb terminal: %q", raw)
 	}
+}
+
+// The first frame is drawn at the window's size (here 100×30), not at 80×24 and redrawn.
+func TestIssue19_FirstFrameUsesTheRealSize(t *testing.T) {
+	e := newPTYEnv(t)
+	s := startOnPTYSize(t, e.command(context.Background(), "chat", e.brand), 100, 30, true, nil)
+	s.waitFor("identity only", 0)
+	txt := s.text()
+	i := strings.Index(txt, "─")
+	if i < 0 {
+		t.Fatalf("no rule drawn:\n%s", txt)
+	}
+	n := 0
+	for _, r := range txt[i:] {
+		if r != '─' {
+			break
+		}
+		n++
+	}
+	if n != 100 {
+		t.Errorf("the first frame's rule is %d cells wide, want 100 (the window)", n)
+	}
+	s.quit(t)
+}
+
+// At 40 columns the trust badge is shown in its short form, never cut.
+func TestIssue19_TrustBadgeAt40Columns(t *testing.T) {
+	e := newPTYEnv(t)
+	s := startOnPTYSize(t, e.command(context.Background(), "chat", e.brand), 40, 20, true, nil)
+	s.waitFor("identity only", 0)
+	if scr := s.shown(); !strings.Contains(scr, "Example Co. Support signed ✓") {
+		t.Errorf("the header at 40 columns:\n%s", scr)
+	}
+	s.quit(t)
 }
