@@ -74,6 +74,7 @@ type chat struct {
 	spinning bool
 
 	panel      panel     // the open panel (login, receipt, question); nil: the conversation
+	panelTop   int       // the first line of the open panel shown (a tall panel scrolls)
 	flash      string    // one-shot status message, cleared by the next key
 	seq        int       // numbers sends and logins, so that late results are recognised
 	pending    *pending  // the send in flight
@@ -213,6 +214,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp && c.scrollPanel(-3) || msg.Button == tea.MouseWheelDown && c.scrollPanel(3) {
+			return m, nil
+		}
 		if c.panel == nil || c.panel.view(c, c.width, c.now()) == nil {
 			switch msg.Button {
 			case tea.MouseWheelUp:
@@ -350,11 +354,16 @@ func (c *chat) key(k tea.KeyPressMsg) tea.Cmd {
 		if cmd, handled := c.panel.key(c, k); handled {
 			return cmd
 		}
+		// A panel taller than the window scrolls.
+		page := max(1, c.scrollHeight()-2)
+		if keyMatches(k, c.keys.PageUp) && c.scrollPanel(-page) || keyMatches(k, c.keys.PageDown) && c.scrollPanel(page) {
+			return nil
+		}
 	}
 	return c.conversationKey(k)
 }
 
 // openPanel shows p; closePanel returns to the conversation, and the panel's notices
 // (a copy or browser result in the status line) go with it.
-func (c *chat) openPanel(p panel) { c.panel = p }
-func (c *chat) closePanel()       { c.panel, c.flash = nil, "" }
+func (c *chat) openPanel(p panel) { c.panel, c.panelTop = p, 0 }
+func (c *chat) closePanel()       { c.panel, c.flash, c.panelTop = nil, "", 0 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +56,7 @@ func (c *chat) render() string {
 
 	var area []string
 	if c.panel != nil {
-		area = c.panel.view(c, w, now)
+		area = c.panelWindow(c.panel.view(c, w, now), h)
 	}
 	if area == nil {
 		area = c.sb.visible(w, h)
@@ -175,4 +176,33 @@ func joinFit(items []string, sep string, w int) string {
 // wrapStyled wraps a line that may carry styles.
 func wrapStyled(s string, w int) []string {
 	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// panelWindow is the part of a panel's lines that fits in h rows, from c.panelTop: a
+// panel taller than the window scrolls (PgUp, PgDn, the mouse wheel), a row at either end
+// saying that there is more. nil stays nil (the panel leaves the conversation visible).
+func (c *chat) panelWindow(lines []string, h int) []string {
+	if lines == nil || len(lines) <= h || h < 3 {
+		c.panelTop = 0
+		return lines
+	}
+	c.panelTop = min(max(c.panelTop, 0), len(lines)-h)
+	out := slices.Clone(lines[c.panelTop : c.panelTop+h])
+	if c.panelTop > 0 {
+		out[0] = c.st.dim.Render(fit("↑ more above · PgUp", c.width))
+	}
+	if c.panelTop+h < len(lines) {
+		out[h-1] = c.st.dim.Render(fit("↓ more below · PgDn", c.width))
+	}
+	return out
+}
+
+// scrollPanel moves the open panel's view n rows (up when negative); it reports whether a
+// panel is open that draws over the conversation.
+func (c *chat) scrollPanel(n int) bool {
+	if c.panel == nil || c.panel.view(c, c.width, c.now()) == nil {
+		return false
+	}
+	c.panelTop += n
+	return true
 }

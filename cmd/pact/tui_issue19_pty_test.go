@@ -230,3 +230,27 @@ func TestIssue19_TrustBadgeAt40Columns(t *testing.T) {
 	}
 	s.quit(t)
 }
+
+// At 40×15 the login panel scrolls: PgDn brings the scopes asked into view.
+func TestIssue19_LoginPanelScrollsAt40x15(t *testing.T) {
+	e := newPTYEnv(t)
+	s := startOnPTYSize(t, e.command(context.Background(), "--no-browser", "chat", e.brand), 40, 15, true, nil)
+	at := s.waitFor("identity only", 0)
+	s.typeKeys("/login orders:cancel refunds:issue\r")
+	at = s.waitFor("more below · PgDn", at)
+	if strings.Contains(s.shown(), "refunds:issue —") {
+		t.Fatalf("the scopes fit at 40×15: this test needs them below the fold:\n%s", s.shown())
+	}
+	s.typeKeys("\x1b[6~\x1b[6~") // PgDn PgDn
+	s.waitFor("more above · PgUp", at)
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.shown(), "refunds:issue") {
+		if time.Now().After(deadline) {
+			t.Fatalf("PgDn did not bring the scopes into view:\n%s", s.shown())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.typeKeys("\x1b") // Esc: cancel the login
+	s.waitFor("Login cancelled", at)
+	s.quit(t)
+}
