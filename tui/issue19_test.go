@@ -316,3 +316,20 @@ func TestIssue19_FirstFrameAtTheGivenSize(t *testing.T) {
 		t.Fatalf("the first frame is %d rows, rule %q", len(rows), plain(rows[min(3, len(rows)-1)]))
 	}
 }
+
+// Issue 19: the scrollback counts widths as the renderer does: a row of the User's turn
+// holds no more cells, per code point, than the window has (👩🏽‍💻 is 6 cells there, not
+// 2), so " end" stays in view.
+func TestIssue19_ScrollbackWidthsFollowTheTerminal(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{{Role: RoleUser, Text: strings.Repeat("👩🏽‍💻 ", 5) + "ä͖̭̈̇lͮ̒ͫǫ̗ end", At: t0}}
+	h := newHarness(t, f, testOptions(), 30, 20)
+	for _, row := range strings.Split(h.view(), "\n") {
+		if w := ansi.StringWidthWc(row); w > 30 {
+			t.Errorf("row %q is %d cells per code point in a 30-column window", plain(row), w)
+		}
+	}
+	if !strings.Contains(plain(h.view()), "end") {
+		t.Errorf("the end of the turn is lost:\n%s", plain(h.view()))
+	}
+}

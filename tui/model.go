@@ -205,6 +205,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// as tmux and most terminals do).
 		if msg.Mode == ansi.ModeUnicodeCore && (msg.Value == ansi.ModeSet || msg.Value == ansi.ModeReset || msg.Value == ansi.ModePermanentlySet) {
 			c.in.setMethod(ansi.GraphemeWidth)
+			c.st.wm = ansi.GraphemeWidth
+			c.sb.restyle()
 			c.layout()
 		}
 		return m, nil

@@ -27,12 +27,12 @@ func partLines(st *styles, parts []Part, width int) []string {
 				body = buf.String()
 			}
 			for _, l := range strings.Split(body, "\n") {
-				for _, w := range wrap(l, max(width-2, 1)) {
+				for _, w := range st.wrap(l, max(width-2, 1)) {
 					out = append(out, "  "+w)
 				}
 			}
 		case PartFile:
-			out = append(out, wrap("📎 "+fileLabel(p), width)...)
+			out = append(out, st.wrap("📎 "+fileLabel(p), width)...)
 		}
 	}
 	return out
