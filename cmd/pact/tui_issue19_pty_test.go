@@ -103,7 +103,7 @@ func TestIssue19_QuitWhileWaitingKeepsEverything(t *testing.T) {
 	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
 	at := s.waitFor("identity only", 0)
 	s.typeKeys("hello\r")
-	at = s.waitFor("waiting for", at) // the trace shows a request with its answer only
+	s.waitFor("waiting for", at) // the trace shows a request with its answer only
 	s.typeKeys("my draft")
 	s.waitFor("> my draft", 0)
 	s.quit(t)
