@@ -60,7 +60,8 @@ func maxInput(height int) int { return max(1, min(5, (height-8)/3)) }
 // layout sizes the input for a w×h window.
 func (in *input) layout(w, h int) {
 	in.maxH = maxInput(h)
-	if nw := max(w-promptWidth, 2); nw != in.w {
+	// One cell is kept for the cursor after a full row's last character.
+	if nw := max(w-promptWidth-1, 2); nw != in.w {
 		in.w = nw
 		in.rewrapAll()
 	}
@@ -550,7 +551,7 @@ func (in *input) nextRow(p pos) (pos, bool) {
 // cursor as a reversed cell.
 func (in *input) view() string {
 	if in.empty() {
-		ph := ansi.Truncate(in.placeholder, max(in.w-1, 0), "…")
+		ph := ansi.Truncate(in.placeholder, max(in.w, 0), "…")
 		first, rest := "", ""
 		if ph != "" {
 			first, rest = ph[:len(firstCluster(ph))], ph[len(firstCluster(ph)):]

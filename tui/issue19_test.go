@@ -333,3 +333,19 @@ func TestIssue19_ScrollbackWidthsFollowTheTerminal(t *testing.T) {
 		t.Errorf("the end of the turn is lost:\n%s", plain(h.view()))
 	}
 }
+
+// The cursor after a full row's last character stays in the window.
+func TestIssue19_CursorAtTheEndOfAFullRowFits(t *testing.T) {
+	for _, w := range []int{20, 40, 80} {
+		h := newHarness(t, newFake(), testOptions(), w, 30)
+		for n := w - 5; n <= w+2; n++ {
+			h.m.c.in.reset()
+			h.send(pasteMsg(strings.Repeat("x", n)))
+			for _, row := range strings.Split(h.m.c.in.view(), "\n") {
+				if cw := ansi.StringWidth(row); cw > w {
+					t.Errorf("%d columns, %d x: a row of %d cells", w, n, cw)
+				}
+			}
+		}
+	}
+}
