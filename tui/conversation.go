@@ -223,7 +223,10 @@ func (c *chat) pauseQueue() {
 		return
 	}
 	c.paused = true
-	c.notice("The queue waits: Enter with an empty input sends it again; ↑ edits a queued message.")
+	const how = "The queue waits: Enter with an empty input sends it again; ↑ edits a queued message."
+	if n := len(c.sb.entries); n < 2 || c.sb.entries[n-2].turn.Text != how {
+		c.notice(how) // said once, not after every failure in a row
+	}
 }
 
 func (c *chat) onReply(msg replyMsg) tea.Cmd {
