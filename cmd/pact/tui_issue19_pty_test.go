@@ -129,7 +129,7 @@ func TestIssue19_QuitWhileWaitingKeepsEverything(t *testing.T) {
 }
 
 // Data and file parts are kept with their turn: shown again when the chat is reopened,
-// printed by pact conversations show and its --json.
+// saved by /save from there, printed by pact conversations show and its --json.
 func TestIssue19_PartsAreKeptInHistory(t *testing.T) {
 	url := cannedProvider(t, []any{
 		map[string]any{"text": "Here is your invoice."},
@@ -148,10 +148,19 @@ func TestIssue19_PartsAreKeptInHistory(t *testing.T) {
 	s.waitFor("invoice.pdf", at)
 	s.quit(t)
 
-	s = e.start("chat", url)
-	s.waitFor("invoice.pdf", 0)
+	// Reopened in another folder: the parts are shown, and /save writes the kept file.
+	dir := t.TempDir()
+	cmd := e.command(context.Background(), "chat", url)
+	cmd.Dir = dir
+	s = startOnPTY(t, cmd, true, nil)
+	at = s.waitFor("invoice.pdf", 0)
 	s.waitFor("A-88213", 0)
+	s.typeKeys("/save\r")
+	s.waitFor("Saved", at)
 	s.quit(t)
+	if data, err := os.ReadFile(filepath.Join(dir, "invoice.pdf")); err != nil || string(data) != "%PDF-1.7 invoice" {
+		t.Fatalf("/save after reopening wrote %q (%v)", data, err)
+	}
 
 	out := e.run("conversations", "show", "ctx-1")
 	for _, want := range []string{"my invoice please", "Here is your invoice.", `data {"order":"A-88213","total":42}`, "file invoice.pdf (application/pdf, 16 bytes)"} {
