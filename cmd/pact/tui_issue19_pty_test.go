@@ -246,7 +246,8 @@ func TestIssue19_LoginPanelScrollsAt40x15(t *testing.T) {
 	s := startOnPTYSize(t, e.command(context.Background(), "--no-browser", "chat", e.brand), 40, 15, true, nil)
 	at := s.waitFor("identity only", 0)
 	s.typeKeys("/login orders:cancel refunds:issue\r")
-	at = s.waitFor("more below · PgDn", at)
+	at = s.waitFor("Code:", at) // the code and the link come first, the scopes below them
+	s.waitFor("more below · PgDn", 0)
 	if strings.Contains(s.shown(), "refunds:issue —") {
 		t.Fatalf("the scopes fit at 40×15: this test needs them below the fold:\n%s", s.shown())
 	}
