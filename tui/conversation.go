@@ -92,8 +92,23 @@ func (c *chat) conversationKey(k tea.KeyPressMsg) tea.Cmd {
 // more. The message stays sent and on record, the request goes on and its late answer is
 // shown when it comes; the queue stays queued (it goes after that answer) and the input is
 // left alone.
+//
+// A second Esc gives up on that answer (a Brand that never answers must not hold the
+// queue forever): the request is abandoned, and the message, on record as sent and
+// unanswered, waits at the head of the queue, where Enter asks for its answer again under
+// the same messageId (§4.3).
 func (c *chat) stopWaiting() {
 	p := c.pending
+	if p != nil && p.detached && c.editing == nil {
+		p.cancel()
+		c.pending = nil
+		c.setState(p.q, Unanswered)
+		c.queue = append([]*queued{p.q}, c.queue...)
+		c.paused = true
+		c.notice("Gave up waiting for the answer. Your message stays on record, unanswered, at the head of the queue: " +
+			"Enter asks for its answer again with the same message id (the Brand's agent does not act twice).")
+		return
+	}
 	if p == nil || p.detached {
 		if c.editing != nil {
 			c.cancelEdit()

@@ -349,3 +349,33 @@ func TestIssue19_CursorAtTheEndOfAFullRowFits(t *testing.T) {
 		}
 	}
 }
+
+// Issue 19: a second Esc gives up on an answer that does not come: the request is
+// abandoned, the message waits, unanswered, at the head of the queue, and Enter sends it
+// again (the Backend reuses its messageId); the queue goes after it.
+func TestIssue19_SecondEscGivesUpTheAnswer(t *testing.T) {
+	f, h, release := waitingForReply(t, 80, 30)
+	h.typeText("second")
+	h.key("enter")
+	h.key("esc")
+	h.key("esc")
+	if h.m.c.pending != nil || !h.m.c.paused {
+		t.Fatal("still waiting after the second Esc")
+	}
+	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"hello", "second"}) {
+		t.Fatalf("queue = %q", got)
+	}
+	if p := plain(h.view()); !strings.Contains(p, "no answer yet") || !strings.Contains(p, "Gave up waiting") {
+		t.Fatalf("screen:\n%s", p)
+	}
+	h.key("enter")
+	release <- struct{}{}
+	release <- struct{}{}
+	h.until("both answers", h.screenHas("got second"))
+	if got := f.sentTexts(); !slices.Equal(got, []string{"hello", "hello", "second"}) {
+		t.Fatalf("sent %q", got)
+	}
+	if n := strings.Count(plain(h.view()), "You 12:00"); n != 2 {
+		t.Errorf("%d You turns, want 2 (the message drawn once):\n%s", n, plain(h.view()))
+	}
+}

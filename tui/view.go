@@ -127,7 +127,7 @@ func (c *chat) statusLine(now time.Time) string {
 	case c.waiting():
 		return c.spin.View() + c.st.status.Render(" waiting for "+c.brandName()+" "+elapsed(now.Sub(c.pending.started))+queued)
 	case c.pending != nil:
-		return c.st.status.Render("the answer to your message is still on its way" + queued)
+		return c.st.status.Render("the answer to your message is still on its way (Esc gives up on it)" + queued)
 	case c.busy != "":
 		return c.spin.View() + c.st.status.Render(" "+c.busy+queued)
 	case c.paused:
