@@ -264,3 +264,28 @@ func TestIssue19_LoginPanelScrollsAt40x15(t *testing.T) {
 	s.waitFor("Login cancelled", at)
 	s.quit(t)
 }
+
+// Backspace removes a character as people see it: the flag 🇯🇵 and the ZWJ sequence 👩🏽‍💻
+// go whole, and what is sent is what the screen showed.
+func TestIssue19_BackspaceRemovesWholeCharacters(t *testing.T) {
+	_, s, tr, at := tracedChat(t, true)
+	s.typeKeys("a🇯🇵")
+	s.waitFor("a🇯🇵", at)
+	s.typeKeys("\x7f") // Backspace
+	s.typeKeys("b👩🏽‍💻")
+	s.waitFor("b👩🏽\u200d💻", at)
+	s.typeKeys("\x7f")
+	s.typeKeys("c")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.shown(), "> abc") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the input is not \"abc\":\n%s", s.shown())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.typeKeys("\r")
+	if got := waitSent(t, s, tr, 1); got[0] != "abc" {
+		t.Fatalf("the Brand received %q, want \"abc\"", got[0])
+	}
+	s.quit(t)
+}
