@@ -2,7 +2,7 @@ package main
 
 import "fmt"
 
-// inputRows measures the chat's input (issue 19): row 5” — a keystroke with 50 KB in 500
+// inputRows measures the chat's input (issue 19): a keystroke with 50 KB in 500
 // lines in the input, side by side with one line: at most 16 ms, and flat.
 func inputRows() ([]row, error) {
 	ns, err := gobench("./tui", "^BenchmarkKeystrokeInput$", "1s")
