@@ -49,9 +49,10 @@ type Backend struct {
 	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
 
 	mu     sync.Mutex
-	unsent *outgoing // the last message whose reply never arrived (§4.3 retry)
-	last   string    // the text of the last message answered (what Resend sends again)
-	noted  bool      // the "sent without your delegation" notice was shown
+	unsent *outgoing         // the last message whose reply never arrived (§4.3 retry)
+	retry  map[string]string // text → messageId of the messages left unanswered by an earlier chat
+	last   string            // the text of the last message answered (what Resend sends again)
+	noted  bool              // the "sent without your delegation" notice was shown
 }
 
 // outgoing is a message as sent: its text and messageId.
@@ -60,7 +61,9 @@ type outgoing struct{ text, id string }
 var _ tui.Backend = (*Backend)(nil)
 
 // New returns the chat backend for s.
-func New(s *conversation.Session, o Options) *Backend { return &Backend{s: s, opts: o} }
+func New(s *conversation.Session, o Options) *Backend {
+	return &Backend{s: s, opts: o, retry: map[string]string{}}
+}
 
 // Header returns the Brand (card name, host of the card URL), the Provider (card
 // provider.organization and the registered Provider URL), the active kid, the pairwise
@@ -105,11 +108,24 @@ func (b *Backend) History() []tui.Turn {
 	if err != nil {
 		return []tui.Turn{{Role: tui.RoleError, Text: "reading the stored conversation: " + err.Error(), At: time.Now()}}
 	}
+	un, err := b.s.Unanswered()
+	if err != nil {
+		return []tui.Turn{{Role: tui.RoleError, Text: "reading the unanswered messages: " + err.Error(), At: time.Now()}}
+	}
+	turns = append(turns, un...)
 	out := make([]tui.Turn, 0, len(turns))
 	for _, t := range turns {
-		tt := tui.Turn{ID: t.MessageID, Role: tui.RoleAgent, Text: t.Text, At: t.At.Local()}
+		tt := tui.Turn{ID: t.MessageID, Role: tui.RoleAgent, Text: t.Text, At: t.At.Local(), Parts: b.storedParts(t.Parts)}
 		if t.Role == "user" {
 			tt.Role = tui.RoleUser
+		}
+		if t.State == conversation.TurnUnanswered {
+			// Sent before the chat was left, never answered: Send of the same text
+			// asks again under the same messageId (§4.3).
+			tt.State = tui.Unanswered
+			b.mu.Lock()
+			b.retry[t.Text] = t.MessageID
+			b.mu.Unlock()
 		}
 		if t.ReceiptID != "" {
 			m := &tui.ReceiptMark{ID: t.ReceiptID, Verified: t.ReceiptVerified != nil && *t.ReceiptVerified}
@@ -169,7 +185,10 @@ func (b *Backend) Send(ctx context.Context, text string) (tui.Reply, error) {
 	id := conversation.NewMessageID()
 	if b.unsent != nil && b.unsent.text == text {
 		id = b.unsent.id
+	} else if rid, ok := b.retry[text]; ok {
+		id = rid
 	}
+	delete(b.retry, text)
 	b.mu.Unlock()
 	return b.deliver(ctx, text, id)
 }

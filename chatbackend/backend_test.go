@@ -86,6 +86,7 @@ func (r *recorder) last() sent {
 
 type rig struct {
 	b      *Backend
+	reopen func() *Backend // a new Session and Backend on the same profile (the chat opened again)
 	srv    *demoprovider.Server
 	rec    *recorder
 	opened chan string // links the "browser" was asked to open
@@ -145,6 +146,13 @@ func newRig(t *testing.T, cfg demoprovider.Config) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{srv: srv, rec: rec, opened: make(chan string, 4)}
+	r.reopen = func() *Backend {
+		s, err := conversation.Open(context.Background(), opts, srv.Brands()[0].SiteURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(s, Options{Receipts: opts.Receipts})
+	}
 	r.b = New(s, Options{Receipts: opts.Receipts, Open: func(link string) (<-chan error, error) {
 		r.opened <- link
 		go demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass"}.Visit(context.Background(), link)

@@ -482,11 +482,13 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	sentAt := s.now()
 	resend := s.unanswered[messageID]
 	s.unanswered[messageID] = true
+	s.recordSend(Turn{MessageID: messageID, Text: text, At: sentAt}) // on record before it leaves
 	// An error answer is final, including INVALID_PARAMS for a message sent
 	// again before its first reply was stored (§4.3): it is reported at
 	// once, never waited out and retried. Only network failures, 5xx and 429
 	// are retried, inside the A2A client.
 	resp, grant, err := s.deliver(ctx, req)
+	s.endSend(ctx, messageID, err)
 	dead := s.deadNote()
 	if err == nil {
 		delete(s.unanswered, messageID)
@@ -518,7 +520,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
 		DeadGrant: dead,
 	}
-	agent := Turn{Role: "agent", At: s.now(), Text: res.Text()}
+	agent := Turn{Role: "agent", At: s.now(), Text: res.Text(), parts: PartsOf(res.Parts())}
 	if resp.Message != nil {
 		res.ContextID = resp.Message.ContextID
 		agent.MessageID = resp.Message.ID

@@ -29,6 +29,14 @@ type Turn struct {
 	ReceiptID string    `json:"receiptId,omitempty"`
 	// ReceiptVerified is set when the reply carried a receipt (§5.6).
 	ReceiptVerified *bool `json:"receiptVerified,omitempty"`
+	// Parts are the turn's non-text parts (data, files), in order.
+	Parts []Part `json:"parts,omitempty"`
+	// State is set on a User's message whose answer never arrived:
+	// "unanswered" (History only; see Session.Unanswered).
+	State string `json:"state,omitempty"`
+
+	// parts are the parts to store with the turn (Append), file bytes included.
+	parts []store.Part
 }
 
 // Summary describes one stored conversation (`pact conversations --json`).
@@ -67,7 +75,7 @@ func toSummary(c store.Conversation) Summary {
 
 func toTurn(t store.Turn) Turn {
 	return Turn{MessageID: t.MessageID, Role: t.Role, Text: t.Text, At: t.At, TaskState: t.TaskState,
-		ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified}
+		ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified, Parts: toParts(t.Parts)}
 }
 
 // Current returns the conversation to continue with the Brand at cardURL,
@@ -142,6 +150,16 @@ func (s *Store) Show(contextID string) (*Record, error) {
 	}
 	rec := &Record{Summary: toSummary(cs[0])}
 	rec.Turns, err = s.Turns(rec.InterfaceURL, rec.ContextID)
+	if err == nil {
+		// The User's messages of this conversation whose answer never arrived.
+		var sends []store.Send
+		sends, err = s.db.Unanswered(ctx, rec.Brand)
+		for _, x := range sends {
+			if x.InterfaceURL == rec.InterfaceURL && x.ContextID == rec.ContextID {
+				rec.Turns = append(rec.Turns, Turn{MessageID: x.MessageID, Role: "user", Text: x.Text, At: x.At, State: TurnUnanswered})
+			}
+		}
+	}
 	if rec.Turns == nil {
 		rec.Turns = []Turn{}
 	}
@@ -185,7 +203,7 @@ func (s *Store) Append(sum Summary, turns ...Turn) error {
 	rows := make([]store.Turn, len(turns))
 	for i, t := range turns {
 		rows[i] = store.Turn{MessageID: t.MessageID, Role: t.Role, Text: t.Text, At: t.At, TaskState: t.TaskState,
-			ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified}
+			ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified, Parts: t.parts}
 	}
 	return s.db.AppendTurns(context.Background(), conv, rows...)
 }

@@ -187,10 +187,25 @@ func (s *IO) StartCountdown(label string, deadline time.Time) *Spinner {
 	return s.start(label, deadline)
 }
 
+// CursorAddressable reports whether a terminal of type term (the TERM variable) can move
+// the cursor and erase a line: an unset TERM, "dumb" (Emacs shells, some CI consoles) and
+// "unknown" cannot, and get no escape sequences (no spinner, no full-screen chat).
+func CursorAddressable(term string) bool {
+	switch strings.ToLower(strings.TrimSpace(term)) {
+	case "", "dumb", "unknown":
+		return false
+	}
+	return true
+}
+
+// CanRedrawErr reports whether stderr is a terminal that can redraw a line (a spinner, a
+// line erased with "\r\x1b[K"): a terminal (IsStderrTTY) that is CursorAddressable.
+func (s *IO) CanRedrawErr() bool { return s.errTTY && CursorAddressable(os.Getenv("TERM")) }
+
 func (s *IO) start(label string, deadline time.Time) *Spinner {
 	// The label often names a Brand (remote text) and is drawn on one line.
 	sp := &Spinner{io: s, label: SanitizeLine(label), deadline: deadline, stop: make(chan struct{})}
-	if !s.errTTY {
+	if !s.CanRedrawErr() {
 		return sp
 	}
 	sp.done.Add(1)

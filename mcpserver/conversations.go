@@ -117,6 +117,7 @@ func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in
 	lines := []string{}
 	for _, t := range turns {
 		t.Text = clean(t.Text)
+		t.Parts = nil // the stored parts (names, URLs, data: the Brand's words) are not for the model
 		out.Turns = append(out.Turns, t)
 		lines = append(lines, fmt.Sprintf("[%s] %s: %s", t.At.UTC().Format(time.RFC3339), t.Role, t.Text))
 	}

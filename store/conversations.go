@@ -28,6 +28,8 @@ type Turn struct {
 	TaskState       string
 	ReceiptID       string
 	ReceiptVerified *bool
+	// Parts are the turn's non-text parts (data, files), in order.
+	Parts []Part
 }
 
 func fmtTime(t time.Time) string { return t.Format(time.RFC3339Nano) }
@@ -110,10 +112,26 @@ func (db *DB) Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn
 	if err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, c, func(sc scanner) (Turn, error) { return scanTurn(sc) },
-		`SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified
+	var ids []int64
+	turns, err := queryAll(ctx, c, func(sc scanner) (Turn, error) {
+		var id int64
+		t, err := scanTurn(sc, &id)
+		ids = append(ids, id)
+		return t, err
+	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, t.id
 		FROM turns t JOIN conversations c ON c.id = t.conversation_id
 		WHERE c.interface_url = ? AND c.context_id = ? ORDER BY t.id`, interfaceURL, contextID)
+	if err != nil || len(turns) == 0 {
+		return turns, err
+	}
+	parts, err := partsOf(ctx, c, interfaceURL, contextID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range turns {
+		turns[i].Parts = parts[ids[i]]
+	}
+	return turns, nil
 }
 
 // queryAll runs query on c and returns every row as scan reads it.
@@ -169,7 +187,7 @@ func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn)
 		}
 		if len(turns) > 0 {
 			st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO turns (conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 			if err != nil {
 				return err
 			}
@@ -179,7 +197,15 @@ func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn)
 				if t.ReceiptVerified != nil {
 					rv = *t.ReceiptVerified
 				}
-				if _, err := st.ExecContext(ctx, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv); err != nil {
+				var turnID int64
+				err := st.QueryRowContext(ctx, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv).Scan(&turnID)
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // already stored (a retried send): its parts too
+				}
+				if err != nil {
+					return err
+				}
+				if err := insertParts(ctx, tx, turnID, t.Parts); err != nil {
 					return err
 				}
 			}

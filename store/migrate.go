@@ -134,6 +134,44 @@ END;`,
 	// 7: a pin remembers the signing keys a rotation retired (space
 	// separated RFC 7638 thumbprints), so that it never goes back to them.
 	`ALTER TABLE pins ADD COLUMN retired_keys TEXT NOT NULL DEFAULT '';`,
+	// 8: the chat keeps every word. A message is on record before it leaves
+	// (sends: sending, then delivered or failed, with its messageId, PACT
+	// §4.3); every non-text part of a turn (turn_parts), a file's bytes kept
+	// once by their SHA-256 (blobs); the chat's draft and queue per Brand.
+	`CREATE TABLE sends (
+	message_id TEXT PRIMARY KEY,
+	brand TEXT NOT NULL,
+	interface_url TEXT NOT NULL,
+	context_id TEXT NOT NULL,
+	text TEXT NOT NULL,
+	at TEXT NOT NULL,
+	state TEXT NOT NULL,
+	error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX sends_by_brand ON sends (brand, state);
+CREATE TABLE turn_parts (
+	turn_id INTEGER NOT NULL REFERENCES turns (id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	kind TEXT NOT NULL,
+	name TEXT NOT NULL DEFAULT '',
+	media_type TEXT NOT NULL DEFAULT '',
+	data TEXT NOT NULL DEFAULT '',
+	url TEXT NOT NULL DEFAULT '',
+	sha256 TEXT NOT NULL DEFAULT '',
+	size INTEGER NOT NULL DEFAULT 0,
+	note TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (turn_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE blobs (
+	sha256 TEXT PRIMARY KEY,
+	data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE drafts (
+	brand TEXT PRIMARY KEY,
+	draft TEXT NOT NULL,
+	queue TEXT NOT NULL DEFAULT '[]',
+	at TEXT NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

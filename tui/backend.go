@@ -71,6 +71,39 @@ type Turn struct {
 	Receipt *ReceiptMark
 	// Parts are the reply's parts other than text (data, files), in order.
 	Parts []Part
+	// State is how far a User's message got (RoleUser only); the zero value is a message
+	// that was answered, as every turn of History is unless the Backend says otherwise.
+	State SendState
+}
+
+// SendState is how far a User's message got, shown next to its "You" label.
+type SendState int
+
+const (
+	// Delivered: the message was sent and answered (or is history).
+	Delivered SendState = iota
+	// Sending: the message is on its way and its answer not here yet.
+	Sending
+	// Unanswered: the message was sent (or may have been) but its answer never arrived:
+	// the chat stopped waiting (Esc) or was left while waiting. Sending it again with the
+	// same messageId fetches the answer without the Brand's agent acting twice (§4.3).
+	Unanswered
+	// Failed: the message was not sent, or the Provider refused it; it waits at the head
+	// of the queue to be sent again or edited.
+	Failed
+)
+
+// String returns "delivered", "sending", "unanswered" or "failed".
+func (s SendState) String() string {
+	switch s {
+	case Sending:
+		return "sending"
+	case Unanswered:
+		return "unanswered"
+	case Failed:
+		return "failed"
+	}
+	return "delivered"
 }
 
 // PartKind says what a non-text [Part] carries.
@@ -95,6 +128,9 @@ type Part struct {
 	Data []byte
 	// URL is a file by reference; it is shown, never fetched.
 	URL string
+	// Note says why a stored file's bytes are not here (too big to keep), shown in
+	// place of its size.
+	Note string
 }
 
 // Header is the state shown at the top of the screen.
@@ -182,6 +218,15 @@ var ErrContextUnknown = errors.New("the Brand no longer knows this conversation"
 // longer be used or renewed. The Backend has dropped to identity only (Header reports
 // DelegationLost); the chat says so in one line and keeps the message for a new try.
 var ErrDelegationLost = errors.New("the delegation stopped working")
+
+// Drafts is implemented by a Backend that keeps what the User had not sent when the chat
+// was left: the input and the queued messages, in order. The chat loads them when it opens
+// (the queue held until Enter) and saves them when it ends, however it ends (Ctrl+C, /quit,
+// a terminating signal).
+type Drafts interface {
+	LoadDraft() (input string, queue []string)
+	SaveDraft(input string, queue []string) error
+}
 
 // Backend is the conversation with one Brand, as the chat sees it.
 //

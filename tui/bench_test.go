@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -100,4 +101,38 @@ func BenchmarkHeap10000(b *testing.B) {
 		used, _ = heapAfterLoad(10000)
 	}
 	b.ReportMetric(float64(used)/(1<<20), "heap-MB")
+}
+
+// BenchmarkKeystrokeInput is one typed rune (Update + View) with what the input holds:
+// one line, or a paste of 50 KB in 500 lines (issue 19: the cost must not grow with it).
+// The rune is typed in the middle of the text, then deleted, so the input keeps its size.
+func BenchmarkKeystrokeInput(b *testing.B) {
+	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", 2) + "0123456789"
+	for _, c := range []struct {
+		name  string
+		lines int
+	}{{"1line", 1}, {"50KB", 500}} {
+		b.Run(c.name, func(b *testing.B) {
+			m := benchModel(b, 100)
+			text := strings.TrimSuffix(strings.Repeat(line+"\n", c.lines), "\n")
+			m.Update(tea.PasteMsg{Content: text})
+			for range c.lines / 2 {
+				m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+			}
+			_ = m.View().Content
+			k := tea.KeyPressMsg{Code: 'a', Text: "a"}
+			bs := tea.KeyPressMsg{Code: tea.KeyBackspace}
+			b.ReportMetric(float64(len(m.c.in.value())), "input-bytes")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if i%2 == 0 {
+					m.Update(k)
+				} else {
+					m.Update(bs)
+				}
+				_ = m.View().Content
+			}
+		})
+	}
 }

@@ -40,6 +40,22 @@ func (c *chat) conversationKey(k tea.KeyPressMsg) tea.Cmd {
 		return c.submit()
 	case keyMatches(k, ks.Newline):
 		c.in.insert("\n")
+		c.layout()
+		return nil
+	case keyMatches(k, ks.Clear):
+		c.clearInput()
+		return nil
+	case keyMatches(k, ks.Undo) && c.undo != nil:
+		c.undoClear()
+		return nil
+	case keyMatches(k, ks.EditQueued) && c.editing == nil && len(c.queue) > 0 && c.in.empty():
+		c.editQueued(len(c.queue) - 1)
+		return nil
+	case keyMatches(k, ks.QueuePrev) && c.editing != nil:
+		c.moveEdit(-1)
+		return nil
+	case keyMatches(k, ks.QueueNext) && c.editing != nil:
+		c.moveEdit(1)
 		return nil
 	case keyMatches(k, ks.Complete):
 		c.complete()
@@ -56,47 +72,54 @@ func (c *chat) conversationKey(k tea.KeyPressMsg) tea.Cmd {
 	case keyMatches(k, ks.Bottom):
 		c.sb.end()
 		return nil
-	case keyMatches(k, ks.Home) && c.in.value() == "":
+	case keyMatches(k, ks.Home) && c.in.empty():
 		c.sb.home()
 		return nil
-	case keyMatches(k, ks.End) && c.in.value() == "":
+	case keyMatches(k, ks.End) && c.in.empty():
 		c.sb.end()
 		return nil
 	case keyMatches(k, ks.Receipt):
 		c.openReceipt()
 		return nil
 	}
-	return c.in.edit(k)
+	if c.in.edit(k) {
+		c.layout()
+	}
+	return nil
 }
 
-// stopWaiting handles Esc while a reply is on its way: the wait (and the queue) is
-// abandoned and nothing the User wrote is lost. With an empty input the unanswered message
-// comes back alone and Enter sends it again under the same message id, so a Brand that got
-// it answers it once; otherwise the unanswered and queued messages are put back in the
-// input above the draft.
+// stopWaiting handles Esc while a reply is on its way: the chat stops waiting, nothing
+// more. The message stays sent and on record, the request goes on and its late answer is
+// shown when it comes; the queue stays queued (it goes after that answer) and the input is
+// left alone.
+//
+// A second Esc gives up on that answer (a Brand that never answers must not hold the
+// queue forever): the request is abandoned, and the message, on record as sent and
+// unanswered, waits at the head of the queue, where Enter asks for its answer again under
+// the same messageId (§4.3).
 func (c *chat) stopWaiting() {
-	if c.pending == nil {
-		return
-	}
 	p := c.pending
-	p.cancel()
-	c.pending, c.hold = nil, ""
-	queued := c.queue
-	c.queue = nil
-	draft := c.in.value()
-	if draft == "" && len(queued) == 0 {
-		c.in.set(p.text)
-		c.notice("Stopped waiting for the reply; the Brand may still have got your message. " +
-			"It is back in the input: press Enter to send it again (a Brand that got it answers it only once).")
+	if p != nil && p.detached && c.editing == nil {
+		p.cancel()
+		c.pending = nil
+		c.setState(p.q, Unanswered)
+		c.queue = append([]*queued{p.q}, c.queue...)
+		c.paused = true
+		c.notice("Gave up waiting for the answer. Your message stays on record, unanswered, at the head of the queue: " +
+			"Enter asks for its answer again with the same message id (the Brand's agent does not act twice).")
 		return
 	}
-	parts := append([]string{p.text}, queued...)
-	if draft != "" {
-		parts = append(parts, draft)
+	if p == nil || p.detached {
+		if c.editing != nil {
+			c.cancelEdit()
+		}
+		return
 	}
-	c.in.set(strings.Join(parts, "\n"))
-	c.notice("Stopped waiting for the reply; the Brand may still have got your message. " +
-		"Your unanswered and queued messages are back in the input, with what you were typing below them.")
+	p.detached = true
+	c.hold = ""
+	c.setState(p.q, Unanswered)
+	c.notice("Stopped waiting. Your message was sent and stays on record; " + c.brandName() +
+		"'s answer is shown when it comes, and the queued messages go after it.")
 }
 
 func (c *chat) openReceipt() {
@@ -107,50 +130,85 @@ func (c *chat) openReceipt() {
 	c.openPanel(&receiptPanel{r: c.last})
 }
 
-// submit handles Enter: a slash command, or a message to send (queued when a reply or a
-// new conversation is on its way).
+// submit handles Enter: a known command, a message to send (queued when a reply or a new
+// conversation is on its way), or the queued message being edited put back. What is not a
+// command is never run as one (ParseInput); an unknown /word stays in the input.
 func (c *chat) submit() tea.Cmd {
-	text := strings.TrimSpace(c.in.value())
-	if text == "" {
+	if c.editing != nil {
+		return c.commitEdit()
+	}
+	in := ParseInput(c.in.value(), isCommand)
+	switch in.Kind {
+	case InputUnknown:
+		c.flash = in.Name + " is not a command (/help lists them); to send it as a message, start it with //."
+		return nil
+	case InputCommand:
+		return c.command(in.Name, in.Args)
+	}
+	if in.Text == "" {
+		if c.paused { // Enter on an empty input sends the held queue again
+			c.paused = false
+			return c.next()
+		}
 		return nil
 	}
-	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
-		return c.command(text)
-	}
-	text = strings.TrimPrefix(text, "/") // "//x" sends "/x"
 	c.in.reset()
+	c.layout()
 	c.sb.end()
-	if c.pending != nil || c.busy != "" || c.panel != nil {
-		c.queue = append(c.queue, text)
-		return nil
+	c.paused = false
+	q := &queued{text: in.Text}
+	if c.busyForSend() || len(c.queue) > 0 {
+		c.queue = append(c.queue, q)
+		return c.next()
 	}
-	return c.sendText(text)
+	return c.sendQueued(q)
 }
 
-// sendText shows text as the User's turn and sends it.
-func (c *chat) sendText(text string) tea.Cmd {
-	c.addTurns(Turn{Role: RoleUser, Text: text, At: c.now()})
+// busyForSend reports whether a send must wait: a reply (waited for or not), a backend
+// call or a panel.
+func (c *chat) busyForSend() bool { return c.pending != nil || c.busy != "" || c.panel != nil }
+
+// sendQueued shows q as the User's turn (the same turn again for a new attempt: a message
+// is drawn once) and sends it.
+func (c *chat) sendQueued(q *queued) tea.Cmd {
+	if q.e == nil {
+		c.addTurns(Turn{Role: RoleUser, Text: q.text, At: c.now(), State: Sending})
+		q.e = c.sb.entries[len(c.sb.entries)-1]
+	} else {
+		q.e.turn.Text = q.text
+		c.setState(q, Sending)
+	}
 	c.sb.end()
-	return c.send(text, false)
+	return c.send(q, false)
 }
 
-// next sends the first queued message when nothing else is running.
+// setState shows q's turn in state st.
+func (c *chat) setState(q *queued, st SendState) {
+	if q == nil || q.e == nil || q.e.turn.State == st {
+		return
+	}
+	q.e.turn.State = st
+	q.e.version++
+}
+
+// next sends the first queued message when nothing else is running and the queue is not
+// held (after a failure) or being edited at its head.
 func (c *chat) next() tea.Cmd {
-	if len(c.queue) == 0 || c.pending != nil || c.busy != "" || c.panel != nil {
+	if len(c.queue) == 0 || c.busyForSend() || c.paused || c.queue[0] == c.editing {
 		return nil
 	}
-	text := c.queue[0]
+	q := c.queue[0]
 	c.queue = c.queue[1:]
-	return c.sendText(text)
+	return c.sendQueued(q)
 }
 
-// send starts Send (or Resend) and the spinner.
-func (c *chat) send(text string, resend bool) tea.Cmd {
+// send starts Send (or Resend) of q and the spinner.
+func (c *chat) send(q *queued, resend bool) tea.Cmd {
 	c.seq++
 	seq := c.seq
 	ctx, cancel := context.WithCancel(context.Background())
-	c.pending = &pending{seq: seq, text: text, started: c.now(), cancel: cancel}
-	b := c.b
+	c.pending = &pending{seq: seq, q: q, started: c.now(), cancel: cancel}
+	b, text := c.b, q.text
 	run := func() tea.Msg {
 		var r Reply
 		var err error
@@ -164,29 +222,31 @@ func (c *chat) send(text string, resend bool) tea.Cmd {
 	return tea.Batch(run, c.startSpinner())
 }
 
-// requeue puts the queued messages back in the input (above any draft) after a failure
-// stopped the queue, and says so.
-func (c *chat) requeue() {
-	n := len(c.queue)
-	if n == 0 {
+// holdBack puts q, which was not sent, back at the head of the queue and holds the queue:
+// Enter sends it again (the same text reuses its messageId), ↑ edits it.
+func (c *chat) holdBack(q *queued) {
+	if q != nil {
+		c.setState(q, Failed)
+		c.queue = append([]*queued{q}, c.queue...)
+	}
+	c.pauseQueue()
+}
+
+// pauseQueue holds the queue after a failure and says how to go on.
+func (c *chat) pauseQueue() {
+	if len(c.queue) == 0 {
 		return
 	}
-	parts := slices.Clone(c.queue)
-	c.queue = nil
-	if d := c.in.value(); d != "" {
-		parts = append(parts, d)
-	}
-	c.in.set(strings.Join(parts, "\n"))
-	if n == 1 {
-		c.notice("1 message was not sent; it is back in the input.")
-	} else {
-		c.notice(fmt.Sprintf("%d messages were not sent; they are back in the input, one per line.", n))
+	c.paused = true
+	const how = "The queue waits: Enter with an empty input sends it again; ↑ edits a queued message."
+	if n := len(c.sb.entries); n < 2 || c.sb.entries[n-2].turn.Text != how {
+		c.notice(how) // said once, not after every failure in a row
 	}
 }
 
 func (c *chat) onReply(msg replyMsg) tea.Cmd {
 	if c.pending == nil || c.pending.seq != msg.seq {
-		return nil // abandoned with Esc
+		return nil
 	}
 	p := c.pending
 	c.pending = nil
@@ -194,8 +254,9 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 	p.cancel()
 	c.header = c.b.Header()
 	if msg.err != nil {
-		return c.onSendError(p.text, msg.err)
+		return c.onSendError(p.q, msg.err)
 	}
+	c.setState(p.q, Delivered)
 	c.addTurns(msg.reply.Turns...)
 	if su := msg.reply.StepUp; su != nil {
 		ids := make([]string, len(su.MissingScopes))
@@ -214,53 +275,45 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 
 // onSendError shows a failed send in plain words and offers the way out: a new
 // conversation when the Brand closed or forgot this one, identity only when the delegation
-// died. The message is never lost: it is offered again or put back in the input.
-func (c *chat) onSendError(text string, err error) tea.Cmd {
+// died. The message is never lost: it waits at the head of the queue, drawn once.
+func (c *chat) onSendError(q *queued, err error) tea.Cmd {
 	switch {
 	case errors.Is(err, ErrContextClosed), errors.Is(err, ErrContextUnknown):
 		what := c.brandName() + " closed this conversation."
 		if !errors.Is(err, ErrContextClosed) {
 			what = c.brandName() + " no longer knows this conversation (it may have restarted, or the conversation expired)."
 		}
+		c.setState(q, Failed)
 		c.fail(what)
 		c.last = nil
-		queued := c.queue
-		c.queue = nil
 		c.openPanel(&question{
 			text:     "Start a new conversation and send your message again?",
 			yesLabel: "new conversation", noLabel: "keep this one",
-			// What was submitted while the question was open (c.queue) goes after the
-			// messages queued before it.
 			yes: func(c *chat) tea.Cmd {
-				c.queue = append(queued, c.queue...)
 				c.busy = "starting a new conversation"
-				return tea.Batch(c.newConversation(text), c.startSpinner())
+				return tea.Batch(c.newConversation(q), c.startSpinner())
 			},
 			no: func(c *chat) tea.Cmd {
-				c.queue = append(append([]string{text}, queued...), c.queue...)
-				c.requeue()
 				c.notice("Kept this conversation; nothing was sent again. /new starts a new one.")
+				c.holdBack(q)
 				return nil
 			},
 		})
 		return nil
 	case errors.Is(err, ErrDelegationLost):
 		c.fail("The delegation for " + c.brandName() + " stopped working: continuing with identity only (/login approves it again).")
-		c.queue = append([]string{text}, c.queue...)
-		c.requeue()
+		c.holdBack(q)
 		return nil
 	}
-	// Any other failure (the network, a refusal): the message is back in the input, above
-	// the queued ones, to be sent again (the same text reuses its message id) or edited.
+	// Any other failure (the network, a refusal).
 	c.fail(clean(err.Error()))
-	c.queue = append([]string{text}, c.queue...)
-	c.requeue()
+	c.holdBack(q)
 	return nil
 }
 
 // newConversation starts a new conversation on the Backend as a command; then, when not
-// empty, is sent in it.
-func (c *chat) newConversation(then string) tea.Cmd {
+// nil, is sent in it.
+func (c *chat) newConversation(then *queued) tea.Cmd {
 	b := c.b
 	return func() tea.Msg { return newConvMsg{err: b.NewConversation(), then: then} }
 }
@@ -270,44 +323,38 @@ func (c *chat) onNewConversation(msg newConvMsg) tea.Cmd {
 	c.header = c.b.Header()
 	if msg.err != nil {
 		c.fail("Could not start a new conversation: " + clean(msg.err.Error()))
-		if msg.then != "" {
-			c.queue = append([]string{msg.then}, c.queue...)
-		}
-		c.requeue()
+		c.holdBack(msg.then)
 		return nil
 	}
 	c.last = nil
-	if msg.then != "" {
+	if msg.then != nil {
 		c.notice("New conversation started; sending your message again.")
-		return c.sendText(msg.then)
+		return c.sendQueued(msg.then)
 	}
 	c.notice("New conversation: your next message starts it.")
 	c.sb.end()
 	return c.next()
 }
 
-// command runs a slash command typed in the input. The input is cleared for every command
-// but an incomplete /login, whose text stays to be completed.
-func (c *chat) command(line string) tea.Cmd {
-	fields := strings.Fields(line)
-	name, args := fields[0], fields[1:]
-	done := func() { c.in.reset() }
+// command runs a known command typed in the input (ParseInput). The input is cleared only
+// when the command runs: a command that must wait, or fails, stays in the input as typed.
+func (c *chat) command(name string, args []string) tea.Cmd {
+	done := func() { c.in.reset(); c.layout() }
 	switch name {
 	case "/help":
 		done()
 		c.notice(c.keys.commandHelp())
 	case "/new":
-		done()
 		if c.pending != nil || c.busy != "" {
-			c.hold = "wait for the reply (or press Esc) before starting a new conversation"
+			c.hold = "wait for the reply before starting a new conversation"
 			return nil
 		}
+		done()
 		c.busy = "starting a new conversation"
-		return tea.Batch(c.newConversation(""), c.startSpinner())
+		return tea.Batch(c.newConversation(nil), c.startSpinner())
 	case "/login":
 		if len(c.scopes) == 0 {
-			done()
-			c.fail(c.brandName() + " offers no delegation: its card lists no scopes.")
+			c.flash = c.brandName() + " offers no delegation: its card lists no scopes."
 			return nil
 		}
 		if len(args) == 0 {
@@ -315,7 +362,7 @@ func (c *chat) command(line string) tea.Cmd {
 			return nil
 		}
 		if c.pending != nil || c.busy != "" {
-			c.hold = "wait for the reply (or press Esc) before logging in"
+			c.hold = "wait for the reply before logging in"
 			return nil
 		}
 		var want []Scope
@@ -332,11 +379,11 @@ func (c *chat) command(line string) tea.Cmd {
 		done()
 		return c.startLogin(nil, want)
 	case "/logout":
-		done()
 		if c.pending != nil || c.busy != "" {
-			c.hold = "wait for the reply (or press Esc) before logging out"
+			c.hold = "wait for the reply before logging out"
 			return nil
 		}
+		done()
 		c.busy = "logging out"
 		b := c.b
 		return tea.Batch(func() tea.Msg { return logoutMsg{err: b.Logout()} }, c.startSpinner())
@@ -351,9 +398,6 @@ func (c *chat) command(line string) tea.Cmd {
 		c.notice(clean(c.b.Card()))
 	case "/quit", "/exit":
 		return c.quit()
-	default:
-		done()
-		c.flash = "Unknown command " + name + ". /help lists them; start with // to send text that begins with /."
 	}
 	return nil
 }

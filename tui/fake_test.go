@@ -275,3 +275,12 @@ func loginAsked(t *testing.T, width, height int) (f *fake, h *harness, release c
 	h.until("code", h.screenHas("WDJB-MJHT"))
 	return f, h, release
 }
+
+// queueTexts is the text of every queued message, in order.
+func queueTexts(c *chat) []string {
+	out := make([]string, len(c.queue))
+	for i, q := range c.queue {
+		out[i] = q.text
+	}
+	return out
+}

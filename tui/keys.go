@@ -17,6 +17,9 @@ type keyMap struct {
 	Scroll, PageUp, PageDown            key.Binding
 	Top, Bottom, Home, End              key.Binding
 	Receipt                             key.Binding
+	// The queue and the input.
+	EditQueued, QueuePrev, QueueNext key.Binding
+	Clear, Undo                      key.Binding
 	// The login panel.
 	Open, Copy, CopyLink, Cancel key.Binding
 	// The receipt panel.
@@ -43,16 +46,22 @@ func defaultKeys() keyMap {
 		Top:      b("Ctrl+Home", "first message", "ctrl+home"),
 		Bottom:   b("Ctrl+End", "last message", "ctrl+end"),
 		// Home and End jump only while the input is empty (else they move in the line).
-		Home:     b("Home", "first message (empty input)", "home"),
-		End:      b("End", "last message (empty input)", "end"),
-		Receipt:  b("Ctrl+R", "receipt", "ctrl+r"),
-		Open:     b("o", "open link", "o", "O"),
-		Copy:     b("c", "copy code", "c", "C"),
-		CopyLink: b("l", "copy link", "l", "L"),
-		Cancel:   b("Esc", "cancel", "esc"),
-		Close:    b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
-		Yes:      b("y", "yes", "y", "Y"),
-		No:       b("n", "no", "n", "N", "esc"),
+		Home:    b("Home", "first message (empty input)", "home"),
+		End:     b("End", "last message (empty input)", "end"),
+		Receipt: b("Ctrl+R", "receipt", "ctrl+r"),
+		// EditQueued works only while the input is empty (else ↑ moves in it).
+		EditQueued: b("↑", "edit a queued message (empty input)", "up"),
+		QueuePrev:  b("Alt+↑", "previous queued message", "alt+up"),
+		QueueNext:  b("Alt+↓", "next queued message", "alt+down"),
+		Clear:      b("Ctrl+U", "clear the input", "ctrl+u"),
+		Undo:       b("Ctrl+Y", "bring the cleared input back", "ctrl+y"),
+		Open:       b("o", "open link", "o", "O"),
+		Copy:       b("c", "copy code", "c", "C"),
+		CopyLink:   b("l", "copy link", "l", "L"),
+		Cancel:     b("Esc", "cancel", "esc"),
+		Close:      b("Esc", "close", "esc", "enter", "q", "ctrl+r"),
+		Yes:        b("y", "yes", "y", "Y"),
+		No:         b("n", "no", "n", "N", "esc"),
 	}
 }
 
@@ -93,7 +102,8 @@ func (k keyMap) commandHelp() string {
 		b.WriteString("  " + c.help + "\n")
 	}
 	b.WriteString("Keys: ")
-	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Quit, k.Suspend), " · "))
-	b.WriteString(". While a reply is on its way, Enter queues your next message; queued messages are sent in order. Start a message with // to send text that begins with /.")
+	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Clear, k.Undo, k.EditQueued, k.QueuePrev, k.QueueNext, k.Quit, k.Suspend), " · "))
+	b.WriteString(". While a reply is on its way, Enter queues your next message; queued messages are shown above the input and sent in order. " +
+		"A command is one line starting with its name; anything else is sent as typed. Start a message with // to send text that begins with /.")
 	return b.String()
 }

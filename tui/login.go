@@ -124,7 +124,7 @@ func (l *loginPanel) done(c *chat, msg loginDoneMsg) tea.Cmd {
 			text += ". The message that needed it was not sent again."
 		}
 		c.fail(text)
-		c.requeue()
+		c.pauseQueue()
 		return tick
 	}
 	var missing []string
@@ -145,19 +145,19 @@ func (l *loginPanel) done(c *chat, msg loginDoneMsg) tea.Cmd {
 	if l.stepUp != nil {
 		c.notice("Sending your message again with the new permission.")
 		c.sb.end()
-		return tea.Batch(tick, c.send(c.lastUserText(), true))
+		return tea.Batch(tick, c.send(c.lastUser(), true))
 	}
 	return tea.Batch(tick, c.next())
 }
 
-// lastUserText is the text of the latest user turn (what Resend sends again).
-func (c *chat) lastUserText() string {
+// lastUser is the latest user turn as a message (what Resend sends again).
+func (c *chat) lastUser() *queued {
 	for i := len(c.sb.entries) - 1; i >= 0; i-- {
-		if t := c.sb.entries[i].turn; t.Role == RoleUser {
-			return t.Text
+		if e := c.sb.entries[i]; e.turn.Role == RoleUser {
+			return &queued{text: e.turn.Text, e: e}
 		}
 	}
-	return ""
+	return &queued{}
 }
 
 func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
@@ -171,7 +171,7 @@ func (l *loginPanel) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		c.notice(msg)
 		return tea.Batch(c.scheduleTick(), c.next()), true
-	case l.code == nil || c.in.value() != "":
+	case l.code == nil || !c.in.empty():
 		// Typing goes on in the input below the panel (Enter queues the message); once
 		// the input holds text, o and c are letters too.
 		return nil, false

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Options tunes the chat. The zero value is usable.
@@ -26,6 +27,9 @@ type Options struct {
 	Copy func(text string) error
 	// SaveDir is where /save writes the files of a reply; "" is the working directory.
 	SaveDir string
+	// Width and Height are the window's size in cells when known before the first frame
+	// (Run reads them from the terminal); 0 means 80×24 until the terminal reports it.
+	Width, Height int
 }
 
 // Model is the chat as a bubbletea model. Build it with New; it is driven by Run or by any
@@ -35,10 +39,16 @@ type Model struct{ c *chat }
 // pending is a Send or Resend whose reply has not arrived.
 type pending struct {
 	seq     int
-	text    string
+	q       *queued // the message sent
 	started time.Time
 	cancel  context.CancelFunc
+	// detached: the User stopped waiting (Esc); the request goes on and its answer is
+	// shown when it comes.
+	detached bool
 }
+
+// waiting reports whether the chat waits for a reply (a send not detached with Esc).
+func (c *chat) waiting() bool { return c.pending != nil && !c.pending.detached }
 
 // chat is the state behind a Model. Update never does I/O: every Backend call that may
 // wait (Send, Resend, NewConversation, Login, Logout) and every browser, clipboard or file
@@ -63,13 +73,17 @@ type chat struct {
 	spin     spinner.Model
 	spinning bool
 
-	panel      panel    // the open panel (login, receipt, question); nil: the conversation
-	flash      string   // one-shot status message, cleared by the next key
-	seq        int      // numbers sends and logins, so that late results are recognised
-	pending    *pending // the send in flight
-	queue      []string // messages submitted while waiting, sent in order
-	busy       string   // a non-send backend call in flight ("starting a new conversation")
-	hold       string   // why a command must wait, shown with the wait until it ends
+	panel      panel     // the open panel (login, receipt, question); nil: the conversation
+	panelTop   int       // the first line of the open panel shown (a tall panel scrolls)
+	flash      string    // one-shot status message, cleared by the next key
+	seq        int       // numbers sends and logins, so that late results are recognised
+	pending    *pending  // the send in flight
+	queue      []*queued // messages submitted while waiting, sent in order
+	paused     bool      // the queue is held after a failure until Enter
+	editing    *queued   // the queued message in the input, being edited
+	undo       *string   // the input as it was before Ctrl+U cleared it
+	busy       string    // a non-send backend call in flight ("starting a new conversation")
+	hold       string    // why a command must wait, shown with the wait until it ends
 	tickSeq    int
 	quitting   bool                                                 // Ctrl+C or /quit: late results are ignored
 	tick       func(time.Duration, func(time.Time) tea.Msg) tea.Cmd // tea.Tick; tests stub it
@@ -89,7 +103,7 @@ type (
 	}
 	newConvMsg struct {
 		err  error
-		then string // text to send in the new conversation, "" for none
+		then *queued // the message to send in the new conversation, nil for none
 	}
 	logoutMsg struct{ err error }
 	tickMsg   struct{ seq int }
@@ -111,6 +125,9 @@ func New(b Backend, opts Options) Model {
 	}
 	c := &chat{b: b, opts: opts, now: opts.Now, st: newStyles(opts.NoColor), keys: defaultKeys(),
 		md: newMarkdown(opts.NoColor), width: 80, height: 24, tick: tea.Tick, settle: tea.Tick, canSuspend: jobControl}
+	if opts.Width > 0 && opts.Height > 0 {
+		c.width, c.height = opts.Width, opts.Height
+	}
 	c.header = b.Header()
 	c.scopes = b.Scopes()
 	c.sb = scroller{follow: true, render: func(t Turn, w int) []string {
@@ -119,6 +136,7 @@ func New(b Backend, opts Options) Model {
 	c.addTurns(b.History()...)
 	c.sb.unseen = false
 	c.in = newInput(&c.st, "Message "+c.brandName()+" · /help for commands")
+	c.restore()
 	c.spin = spinner.New(spinner.WithSpinner(spinner.Line), spinner.WithStyle(c.st.status))
 	c.layout()
 	return Model{c: c}
@@ -165,9 +183,9 @@ func (c *chat) fail(text string)   { c.addTurns(Turn{Role: RoleError, Text: text
 func (c *chat) layout() { c.in.layout(c.width, c.height) }
 
 // scrollHeight is the number of scrollback lines on screen: the window minus the header
-// (3), the rule, the status line (wrapped), the input and the help line.
+// (3), the rule, the status line (wrapped), the queue, the input and the help line.
 func (c *chat) scrollHeight() int {
-	return max(1, c.height-5-len(c.statusRows(c.now()))-c.in.height())
+	return max(1, c.height-5-len(c.statusRows(c.now()))-len(c.queueRows())-c.in.height())
 }
 
 // Update handles one message.
@@ -181,12 +199,26 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		c.width, c.height = max(msg.Width, 1), max(msg.Height, 1)
 		c.layout()
 		return m, nil
+	case tea.ModeReportMsg:
+		// The terminal clusters graphemes (mode 2027): bubbletea's renderer then counts a
+		// character's width as one grapheme, and so does the input (else per code point,
+		// as tmux and most terminals do).
+		if msg.Mode == ansi.ModeUnicodeCore && (msg.Value == ansi.ModeSet || msg.Value == ansi.ModeReset || msg.Value == ansi.ModePermanentlySet) {
+			c.in.setMethod(ansi.GraphemeWidth)
+			c.st.wm = ansi.GraphemeWidth
+			c.sb.restyle()
+			c.layout()
+		}
+		return m, nil
 	case tea.BackgroundColorMsg:
 		if c.md.setDark(msg.IsDark()) {
 			c.sb.restyle()
 		}
 		return m, nil
 	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp && c.scrollPanel(-3) || msg.Button == tea.MouseWheelDown && c.scrollPanel(3) {
+			return m, nil
+		}
 		if c.panel == nil || c.panel.view(c, c.width, c.now()) == nil {
 			switch msg.Button {
 			case tea.MouseWheelUp:
@@ -255,7 +287,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, c.scheduleTick()
 	case spinner.TickMsg:
-		if c.pending == nil && c.busy == "" && !c.panelWaits() {
+		if !c.waiting() && c.busy == "" && !c.panelWaits() {
 			c.spinning = false
 			return m, nil
 		}
@@ -324,11 +356,16 @@ func (c *chat) key(k tea.KeyPressMsg) tea.Cmd {
 		if cmd, handled := c.panel.key(c, k); handled {
 			return cmd
 		}
+		// A panel taller than the window scrolls.
+		page := max(1, c.scrollHeight()-2)
+		if keyMatches(k, c.keys.PageUp) && c.scrollPanel(-page) || keyMatches(k, c.keys.PageDown) && c.scrollPanel(page) {
+			return nil
+		}
 	}
 	return c.conversationKey(k)
 }
 
 // openPanel shows p; closePanel returns to the conversation, and the panel's notices
 // (a copy or browser result in the status line) go with it.
-func (c *chat) openPanel(p panel) { c.panel = p }
-func (c *chat) closePanel()       { c.panel, c.flash = nil, "" }
+func (c *chat) openPanel(p panel) { c.panel, c.panelTop = p, 0 }
+func (c *chat) closePanel()       { c.panel, c.flash, c.panelTop = nil, "", 0 }

@@ -90,7 +90,7 @@ func (q *question) release(c *chat) {
 
 func (q *question) key(c *chat, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	q.release(c)
-	if c.in.value() != "" && !keyMatches(k, c.keys.Stop) {
+	if !c.in.empty() && !keyMatches(k, c.keys.Stop) {
 		return nil, false
 	}
 	if keyMatches(k, c.keys.Stop) {
@@ -138,7 +138,7 @@ func (q *question) status(c *chat, _ time.Time) string {
 // help says what the keys do now: with text in the input, y and n are typed into it and
 // Enter queues the message; only Esc still answers.
 func (q *question) help(c *chat) []string {
-	if c.in.value() != "" {
+	if !c.in.empty() {
 		return append([]string{"Enter queue the message", "Esc " + q.noLabel, "clear the input to answer y/n"}, helpItems(c.keys.Quit)...)
 	}
 	return append([]string{"y " + q.yesLabel, "n " + q.noLabel}, helpItems(c.keys.Quit)...)

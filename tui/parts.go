@@ -27,12 +27,12 @@ func partLines(st *styles, parts []Part, width int) []string {
 				body = buf.String()
 			}
 			for _, l := range strings.Split(body, "\n") {
-				for _, w := range wrap(l, max(width-2, 1)) {
+				for _, w := range st.wrap(l, max(width-2, 1)) {
 					out = append(out, "  "+w)
 				}
 			}
 		case PartFile:
-			out = append(out, wrap("📎 "+fileLabel(p), width)...)
+			out = append(out, st.wrap("📎 "+fileLabel(p), width)...)
 		}
 	}
 	return out
@@ -50,6 +50,9 @@ func fileLabel(p Part) string {
 	}
 	if p.URL != "" {
 		return name + " (" + strings.Join(append(meta, "link"), ", ") + "): " + clean(p.URL)
+	}
+	if p.Data == nil && p.Note != "" {
+		return name + " (" + strings.Join(meta, ", ") + "): " + clean(p.Note)
 	}
 	meta = append(meta, size(len(p.Data)))
 	return name + " (" + strings.Join(meta, ", ") + ") · /save saves it"

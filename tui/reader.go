@@ -3,6 +3,7 @@ package tui
 import (
 	"io"
 	"os"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -35,6 +36,7 @@ type pendingReader struct {
 	out   []byte        // ready for the decoder, waiting for a Read with room
 	err   error         // a read error that comes after out
 	limit time.Duration // holdLimit; tests shorten it
+	burst time.Time     // when the last read of more than one byte (a burst) was returned
 	// wait reports whether the file has input within d (false: it has not).
 	wait func(f *os.File, d time.Duration) bool
 }
@@ -50,6 +52,7 @@ const holdLimit = 500 * time.Millisecond
 func (r *pendingReader) Read(p []byte) (int, error) {
 	if len(r.out) == 0 && r.err == nil {
 		r.fill(len(p))
+		r.out = r.burstNewlines(r.out)
 	}
 	if len(r.out) > 0 {
 		n := copy(p, r.out)
@@ -96,6 +99,47 @@ func (r *pendingReader) fill(size int) {
 			return
 		}
 	}
+}
+
+// burstGap is how long after a burst that ends with Enter more input makes that Enter part
+// of the burst: a terminal writes a paste in pieces well under a millisecond apart, a person
+// never types two keys that fast.
+const burstGap = 15 * time.Millisecond
+
+// burstNewlines turns every Enter (CR) inside a burst of input (what one read returned: a
+// paste without bracketed paste, an auto-typer) into a newline (LF, which the decoder reads
+// as Ctrl+J, the chat's Newline key), so that a pasted text stays one message. A CR LF pair
+// becomes one LF. An Enter is still Enter when it is alone in its read, when it ends the
+// burst (nothing follows within burstGap; a burst may also come in several reads), when an escape sequence follows it (a terminal's
+// answer) or when Esc precedes it (Alt+Enter).
+func (r *pendingReader) burstNewlines(b []byte) []byte {
+	inBurst := time.Since(r.burst) < burstGap // the previous read was a burst, just now
+	if len(b) > 1 {
+		defer func() { r.burst = time.Now() }()
+	}
+	if !slices.Contains(b, '\r') || (len(b) == 1 && !inBurst) {
+		return b
+	}
+	out := b[:0:0]
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\r' || (i > 0 && b[i-1] == 0x1b) {
+			out = append(out, c)
+			continue
+		}
+		switch {
+		case i+1 < len(b) && b[i+1] == '\n':
+			out = append(out, '\n')
+			i++
+		case i+1 < len(b) && b[i+1] != 0x1b:
+			out = append(out, '\n')
+		case i+1 == len(b) && r.wait != nil && r.wait(r.File, burstGap):
+			out = append(out, '\n') // the burst goes on in the next read
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // settle splits b into what can go to the decoder now and an unfinished tail: a

@@ -157,3 +157,58 @@ func TestPendingReaderReleasesHeldBytes(t *testing.T) {
 		t.Fatalf("a CR did not end the hold at once: %v", d)
 	}
 }
+
+// Issue 19: an Enter inside a burst of input (a paste without bracketed paste) is a
+// newline; an Enter alone, at the end of a burst, after Esc or before an escape sequence
+// stays Enter.
+func TestBurstNewlines(t *testing.T) {
+	never := func(*os.File, time.Duration) bool { return false }
+	r := &pendingReader{wait: never}
+	for _, c := range []struct{ in, want string }{
+		{"\r", "\r"},
+		{"hello\r", "hello\r"},
+		{"one\rtwo\rthree\r", "one\ntwo\nthree\r"},
+		{"one\r\ntwo", "one\ntwo"},
+		{"\x1b\r", "\x1b\r"},                                 // Alt+Enter
+		{"a\r\x1b[A", "a\r\x1b[A"},                           // Enter, then an arrow key
+		{"x\r\x1b]11;rgb:0/0/0\a", "x\r\x1b]11;rgb:0/0/0\a"}, // Enter, then a terminal's answer
+		{"\x1b[200~a\rb\x1b[201~", "\x1b[200~a\nb\x1b[201~"},
+	} {
+		if got := string(r.burstNewlines([]byte(c.in))); got != c.want {
+			t.Errorf("burstNewlines(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	more := &pendingReader{wait: func(*os.File, time.Duration) bool { return true }}
+	if got := string(more.burstNewlines([]byte("line one\r"))); got != "line one\n" {
+		t.Errorf("a burst going on in the next read: %q, want its Enter as a newline", got)
+	}
+}
+
+// A 20-line paste without bracketed paste, read from the terminal in pieces, reaches the
+// decoder with newlines inside and one Enter at its end.
+func TestPendingReaderPasteIsOneMessage(t *testing.T) {
+	pr, pw := inputPipe(t)
+	r := wrapInput(pr)
+	var lines []string
+	for i := range 20 {
+		lines = append(lines, strings.Repeat("x", i*7)+" line")
+	}
+	paste := strings.Join(lines, "\r") + "\r"
+	go func() {
+		for i := 0; i < len(paste); i += 37 {
+			pw.Write([]byte(paste[i:min(i+37, len(paste))]))
+		}
+	}()
+	var got []byte
+	buf := make([]byte, 4096)
+	for len(got) < len(paste) {
+		n, err := r.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if want := strings.Join(lines, "\n") + "\r"; string(got) != want {
+		t.Fatalf("read %q\nwant %q", got, want)
+	}
+}

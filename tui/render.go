@@ -23,6 +23,9 @@ type styles struct {
 	help, status, input     lipgloss.Style
 	cursor, placeholder     lipgloss.Style
 	panelTitle, panelBorder lipgloss.Style
+	// wm counts widths as the renderer does: per code point (wcwidth) until the terminal
+	// reports grapheme clustering (mode 2027).
+	wm ansi.Method
 }
 
 func newStyles(noColor bool) styles {
@@ -52,6 +55,7 @@ func newStyles(noColor bool) styles {
 		placeholder: s().Faint(true),
 		panelTitle:  s().Bold(true).Foreground(col("5")),
 		panelBorder: s().Foreground(col("5")),
+		wm:          ansi.WcWidth,
 	}
 }
 
@@ -88,15 +92,33 @@ func cleanList(ss []string) string {
 	return "none"
 }
 
-// wrap wraps plain text to width cells (wide characters and emoji count as two) and
-// returns its lines. Words longer than the width are broken.
-func wrap(s string, width int) []string {
+// wrap wraps plain text to width cells, widths counted as the renderer counts them
+// (st.wm), and returns its lines. Words longer than the width are broken.
+func (st *styles) wrap(s string, width int) []string {
+	return wrapMethod(st.wm, s, width)
+}
+
+// fit truncates one line to width cells (counted as st.wm) with an ellipsis.
+func (st *styles) fit(s string, width int) string {
+	if width < 1 {
+		return ""
+	}
+	if st.wm.StringWidth(s) <= width {
+		return s
+	}
+	return st.wm.Truncate(s, width, "…")
+}
+
+// wrap is wrapMethod with grapheme widths (text without per-code-point surprises).
+func wrap(s string, width int) []string { return wrapMethod(ansi.GraphemeWidth, s, width) }
+
+func wrapMethod(m ansi.Method, s string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
-		w := ansi.Wrap(para, width, "")
+		w := m.Wrap(para, width, "")
 		for _, l := range strings.Split(w, "\n") {
 			out = append(out, strings.TrimRight(l, " "))
 		}
@@ -129,7 +151,7 @@ func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []str
 		}
 		body = append(body, partLines(st, t.Parts, width-len(indent))...)
 	} else {
-		body = wrap(clean(t.Text), width-len(indent))
+		body = st.wrap(clean(t.Text), width-len(indent))
 	}
 	stamp := ""
 	if !t.At.IsZero() {
@@ -142,11 +164,21 @@ func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []str
 		if t.Role == RoleUser {
 			label = st.user.Render("You")
 		} else {
-			label = st.agent.Render(fit(brand, width/2))
+			label = st.agent.Render(st.fit(brand, width/2))
 		}
 		head := label
 		if stamp != "" {
 			head += " " + stamp
+		}
+		if t.Role == RoleUser {
+			switch t.State {
+			case Sending:
+				head += " " + st.dim.Render("· sending…")
+			case Unanswered:
+				head += " " + st.status.Render("· no answer yet")
+			case Failed:
+				head += " " + st.err.Render("· not sent")
+			}
 		}
 		if t.Receipt != nil {
 			if t.Receipt.Verified {
@@ -155,7 +187,7 @@ func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []str
 				head += " " + st.bad.Render("✗ receipt failed")
 			}
 		}
-		lines = append(lines, fit(head, width))
+		lines = append(lines, st.fit(head, width))
 		for _, l := range body {
 			if l == "" {
 				lines = append(lines, "")
@@ -233,15 +265,7 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 	if name == "" {
 		name = "Brand"
 	}
-	l1 := st.brand.Render(cleanLine(name))
-	if h.BrandDomain != "" {
-		l1 += " " + st.dim.Render(cleanLine(h.BrandDomain))
-	}
-	if sig := cleanLine(h.Signature); strings.HasPrefix(sig, "signed by ") {
-		l1 += " " + st.ok.Render(sig)
-	} else if sig != "" {
-		l1 += " " + st.dim.Render(sig)
-	}
+	l1 := headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width)
 	var parts []string
 	if h.Provider != "" {
 		parts = append(parts, "via "+cleanLine(h.Provider))
@@ -270,5 +294,36 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 			l3 = st.ok.Render("delegated") + " " + sc + st.dim.Render(" · "+left(d))
 		}
 	}
-	return []string{fit(l1, width), fit(l2, width), fit(l3, width)}
+	return []string{st.fit(l1, width), st.fit(l2, width), st.fit(l3, width)}
+}
+
+// headerLine1 is the Brand's name, its domain and the trust badge ("signed by DOMAIN ✓",
+// "unsigned") in width cells. The badge is never cut: when the line does not fit, the
+// domain goes first, then the badge takes its short form ("signed ✓"), then the name is
+// shortened (with …) to leave the badge its room.
+func headerLine1(st *styles, name, domain, sig string, width int) string {
+	badge, short := func(...string) string { return "" }, ""
+	switch {
+	case strings.HasPrefix(sig, "signed by "):
+		badge, short = st.ok.Render, "signed ✓"
+	case sig != "":
+		badge, short = st.dim.Render, sig
+	}
+	full := st.brand.Render(name)
+	if domain != "" {
+		full += " " + st.dim.Render(domain)
+	}
+	if sig == "" {
+		return full
+	}
+	for _, l := range []string{full + " " + badge(sig), st.brand.Render(name) + " " + badge(sig), st.brand.Render(name) + " " + badge(short)} {
+		if st.wm.StringWidth(l) <= width {
+			return l
+		}
+	}
+	room := width - st.wm.StringWidth(short) - 1
+	if room < 2 {
+		return badge(st.fit(short, width))
+	}
+	return st.brand.Render(st.fit(name, room)) + " " + badge(short)
 }

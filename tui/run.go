@@ -11,11 +11,23 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 )
 
-// ErrSignal is returned by Run (wrapped, with the signal's name) when a terminating
-// signal (SIGHUP, SIGQUIT, SIGTERM) ended the chat; the terminal was restored first.
+// ErrSignal is returned by Run (wrapped in a *SignalError) when a terminating signal
+// (SIGHUP, SIGQUIT, SIGTERM) ended the chat; the terminal was restored first.
 var ErrSignal = errors.New("terminated by a signal")
+
+// SignalError is the error Run returns when a terminating signal ended the chat. It wraps
+// ErrSignal.
+type SignalError struct{ Signal syscall.Signal }
+
+func (e *SignalError) Error() string { return fmt.Sprintf("%v: %v", ErrSignal, e.Signal) }
+func (e *SignalError) Unwrap() error { return ErrSignal }
+
+// ExitCode is 128 + the signal's number, as a shell reports it: SIGHUP 129, SIGQUIT 131,
+// SIGTERM 143.
+func (e *SignalError) ExitCode() int { return 128 + int(e.Signal) }
 
 // Run opens the chat full-screen on a terminal (in, out) and returns when the User quits
 // (nil), when ctx is cancelled (ctx.Err()), when a terminating signal arrives (an error
@@ -50,6 +62,12 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 		}
 	}()
 
+	if f, ok := out.(*os.File); ok && opts.Width == 0 {
+		// The first frame is drawn at the window's real size, not 80×24 then redrawn.
+		if w, h, err := term.GetSize(f.Fd()); err == nil && w > 0 && h > 0 {
+			opts.Width, opts.Height = w, h
+		}
+	}
 	m := New(b, opts)
 	popts := []tea.ProgramOption{
 		tea.WithContext(runCtx),
@@ -87,10 +105,19 @@ func Run(ctx context.Context, b Backend, in io.Reader, out io.Writer, opts Optio
 	}()
 	_, err := p.Run()
 	m.c.cancelAll()
+	if derr := m.c.keepDraft(); derr != nil && err == nil {
+		err = fmt.Errorf("keeping what was not sent: %w", derr)
+	}
 	cancel()
 	<-stopped
-	if got != nil {
-		return fmt.Errorf("%w: %s", ErrSignal, got)
+	if got == nil {
+		select { // a signal that also cancelled ctx (the caller's SIGTERM) may be waiting
+		case got = <-sigs:
+		default:
+		}
+	}
+	if sig, ok := got.(syscall.Signal); ok {
+		return &SignalError{Signal: sig}
 	}
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()

@@ -25,16 +25,16 @@ func TestQuestionYesKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
 	}
 }
 
-// "n" also keeps it: the failed message and what was submitted meanwhile are back in the
-// input, in order.
+// "n" also keeps it: the failed message and what was submitted meanwhile stay queued, in
+// order, held until Enter.
 func TestQuestionNoKeepsWhatWasSubmittedMeanwhile(t *testing.T) {
 	_, h := questionAsked(t, fmt.Errorf("x: %w", ErrContextClosed), nil, 80, "hi", "(y/n)")
 	h.typeText("hello sunny")
 	h.key("enter")
 	h.typeText("n")
 	h.until("the answer", func() bool { return h.m.c.panel == nil })
-	if got := h.m.c.in.value(); got != "hi\nhello sunny" {
-		t.Fatalf("input after n = %q", got)
+	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"hi", "hello sunny"}) || !h.m.c.in.empty() {
+		t.Fatalf("queue after n = %q, input %q", got, h.m.c.in.value())
 	}
 }
 
@@ -59,9 +59,9 @@ func TestQuestionBurstIsText(t *testing.T) {
 	}
 }
 
-// A send that fails on the network puts the message back in the input, like Esc and a
-// dead delegation do.
-func TestNetworkFailurePutsMessageBack(t *testing.T) {
+// A send that fails on the network holds the message at the head of the queue, drawn once,
+// marked "not sent"; Enter on the empty input sends it again, in the same turn.
+func TestNetworkFailureHoldsTheMessage(t *testing.T) {
 	f := newFake()
 	f.reply = func(ctx context.Context, text string) (Reply, error) {
 		return Reply{}, errors.New("could not reach the Provider (connection refused)")
@@ -70,11 +70,17 @@ func TestNetworkFailurePutsMessageBack(t *testing.T) {
 	h.typeText("where is A-1?")
 	h.key("enter")
 	h.until("failure", h.screenHas("could not reach the Provider"))
-	if got := h.m.c.in.value(); got != "where is A-1?" {
-		t.Fatalf("input after the failure = %q, want the message", got)
+	if got := queueTexts(h.m.c); !slices.Equal(got, []string{"where is A-1?"}) {
+		t.Fatalf("queue after the failure = %q, want the message", got)
 	}
-	if !strings.Contains(plain(h.view()), "back in the input") {
-		t.Errorf("nothing says the message is back:\n%s", plain(h.view()))
+	p := plain(h.view())
+	if !strings.Contains(p, "not sent") || !strings.Contains(p, "Enter with an empty input sends it again") {
+		t.Errorf("nothing says the message waits:\n%s", p)
+	}
+	h.key("enter")
+	h.until("second failure", func() bool { return len(f.sentTexts()) == 2 && len(h.m.c.queue) == 1 && h.m.c.pending == nil })
+	if n := strings.Count(plain(h.view()), "You 12:00"); n != 1 {
+		t.Errorf("the message is drawn %d times, want once:\n%s", n, plain(h.view()))
 	}
 }
 
@@ -84,7 +90,7 @@ func TestStatusLineWrapsInsteadOfCutting(t *testing.T) {
 	h := newHarness(t, newFake(), testOptions(), 80, 24)
 	h.typeText("/bogus")
 	h.key("enter")
-	if p := strings.Join(strings.Fields(plain(h.view())), " "); !strings.Contains(p, "start with // to send text that begins with /.") {
+	if p := strings.Join(strings.Fields(plain(h.view())), " "); !strings.Contains(p, "to send it as a message, start it with //.") {
 		t.Errorf("the notice is cut:\n%s", plain(h.view()))
 	}
 
@@ -142,8 +148,11 @@ func TestNewDuringSendNoticeStaysUntilTheReply(t *testing.T) {
 	_, h, release := waitingForReply(t, 100, 24)
 	h.typeText("/new")
 	h.key("enter")
-	h.typeText("x")
-	if !strings.Contains(strings.Join(strings.Fields(plain(h.view())), " "), "wait for the reply (or press Esc) before starting a new conversation") {
+	if v := h.m.c.in.value(); v != "/new" {
+		t.Errorf("the command that must wait left the input: %q", v)
+	}
+	h.key("left")
+	if !strings.Contains(strings.Join(strings.Fields(plain(h.view())), " "), "wait for the reply before starting a new conversation") {
 		t.Errorf("the notice went at the next key:\n%s", plain(h.view()))
 	}
 	release <- struct{}{}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,15 +47,16 @@ func (c *chat) render() string {
 	w := c.width
 	now := c.now()
 	status := c.statusRows(now)
-	h := max(1, c.height-5-len(status)-c.in.height())
+	qrows := c.queueRows()
+	h := max(1, c.height-5-len(status)-len(qrows)-c.in.height())
 	top := renderHeader(&c.st, c.header, now, w)
 	top = append(top, c.st.rule.Render(strings.Repeat("─", w)))
-	bottom := append(status, c.in.view())
+	bottom := append(append(status, qrows...), c.in.view())
 	help := c.st.help.Render(fit(joinFit(c.helpLine(), " · ", w), w))
 
 	var area []string
 	if c.panel != nil {
-		area = c.panel.view(c, w, now)
+		area = c.panelWindow(c.panel.view(c, w, now), h)
 	}
 	if area == nil {
 		area = c.sb.visible(w, h)
@@ -67,7 +69,7 @@ func (c *chat) render() string {
 	}
 	// Rows left for the header and the help line once the area (one row at least), the
 	// status and the input are drawn.
-	spare := c.height - 1 - len(status) - c.in.height() // the area's first row, status, input
+	spare := c.height - 1 - len(status) - len(qrows) - c.in.height() // the area's first row, status, queue, input
 	showHelp := spare >= 1
 	if showHelp {
 		spare--
@@ -112,15 +114,24 @@ func (c *chat) statusLine(now time.Time) string {
 	queued := ""
 	if n := len(c.queue); n > 0 {
 		queued = fmt.Sprintf(" · %d queued", n)
+		if c.paused {
+			queued += " (held: Enter sends)"
+		}
 	}
 	if c.hold != "" {
 		queued += " · " + c.hold
 	}
 	switch {
-	case c.pending != nil:
+	case c.editing != nil:
+		return c.st.status.Render("Editing a queued message: Enter puts it back (empty: removes it) · Alt+↑/↓ the others · Esc leaves it" + queued)
+	case c.waiting():
 		return c.spin.View() + c.st.status.Render(" waiting for "+c.brandName()+" "+elapsed(now.Sub(c.pending.started))+queued)
+	case c.pending != nil:
+		return c.st.status.Render("the answer to your message is still on its way (Esc gives up on it)" + queued)
 	case c.busy != "":
 		return c.spin.View() + c.st.status.Render(" "+c.busy+queued)
+	case c.paused:
+		return c.st.status.Render(strings.TrimPrefix(queued, " · "))
 	case c.sb.unseen && !c.sb.follow:
 		return c.st.status.Render("↓ new messages below · End")
 	case !c.sb.follow && len(c.sb.entries) > 0:
@@ -143,7 +154,7 @@ func (c *chat) helpLine() []string {
 	if c.panel != nil {
 		return c.panel.help(c)
 	}
-	return c.keys.conversationHelp(c.pending != nil)
+	return c.keys.conversationHelp(c.waiting())
 }
 
 // joinFit joins items with sep, leaving out the items that do not fit in w cells.
@@ -165,4 +176,33 @@ func joinFit(items []string, sep string, w int) string {
 // wrapStyled wraps a line that may carry styles.
 func wrapStyled(s string, w int) []string {
 	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// panelWindow is the part of a panel's lines that fits in h rows, from c.panelTop: a
+// panel taller than the window scrolls (PgUp, PgDn, the mouse wheel), a row at either end
+// saying that there is more. nil stays nil (the panel leaves the conversation visible).
+func (c *chat) panelWindow(lines []string, h int) []string {
+	if lines == nil || len(lines) <= h || h < 3 {
+		c.panelTop = 0
+		return lines
+	}
+	c.panelTop = min(max(c.panelTop, 0), len(lines)-h)
+	out := slices.Clone(lines[c.panelTop : c.panelTop+h])
+	if c.panelTop > 0 {
+		out[0] = c.st.dim.Render(fit("↑ more above · PgUp", c.width))
+	}
+	if c.panelTop+h < len(lines) {
+		out[h-1] = c.st.dim.Render(fit("↓ more below · PgDn", c.width))
+	}
+	return out
+}
+
+// scrollPanel moves the open panel's view n rows (up when negative); it reports whether a
+// panel is open that draws over the conversation.
+func (c *chat) scrollPanel(n int) bool {
+	if c.panel == nil || c.panel.view(c, c.width, c.now()) == nil {
+		return false
+	}
+	c.panelTop += n
+	return true
 }

@@ -17,7 +17,7 @@ import (
 // A browser that fails later is reported until finished is closed.
 func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 	st := a.io.ErrStyles()
-	out := &browserLines{w: a.io.ErrOut, clear: a.io.IsStderrTTY()}
+	out := &browserLines{w: a.io.ErrOut, clear: a.io.CanRedrawErr()}
 	p, err := opener.Start(link, out)
 	switch {
 	case errors.Is(err, opener.ErrHeadless):
@@ -35,7 +35,7 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 			out.flush()
 			if err := p.Err(); err != nil {
 				clear := ""
-				if a.io.IsStderrTTY() {
+				if a.io.CanRedrawErr() {
 					clear = "\r\x1b[K"
 				}
 				a.io.Eprintf("%s%s could not open the browser (%v); open this link: %s\n", clear, st.Warning.Render("!"), err, line(link))

@@ -15,6 +15,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/tui"
 )
 
 func newChatCmd(a *app) *cobra.Command {
@@ -26,13 +27,14 @@ func newChatCmd(a *app) *cobra.Command {
 chat; otherwise each line of stdin is sent as a message and each reply printed
 (JSON lines with --json, one object per reply, as pact send --json prints).
 
-In that line mode a line starting with / is a command, never sent:
+In that line mode a line whose first word is one of these commands runs it:
   /new              start a new conversation
   /login SCOPE...   let pact act on your account at the Brand
   /help             list the commands
   /quit             leave (Ctrl+D, or the end of stdin, too)
-To send a message that starts with /, type the slash twice: //text sends /text.
-A mistyped command is reported and not sent, and the chat goes on. A message
+Any other line is sent as typed, a path such as /home/me/a.pdf too. A line
+starting with an unknown /word is reported and not sent, and the chat goes on;
+to send it, type the slash twice: //text sends /text. A message
 that fails does not end the chat either; at the end pact exits with the code
 of the last failure (2 for a mistyped command), so scripts notice.
 When you type at a terminal, a "you›" prompt on stderr shows that pact is
@@ -96,12 +98,10 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 		if !ok {
 			break
 		}
-		text := strings.TrimSpace(line)
-		if text == "" {
-			continue
-		}
-		if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
-			quit, err := a.lineCommand(ctx, s, text)
+		in := tui.ParseInput(line, isLineCommand)
+		switch in.Kind {
+		case tui.InputCommand, tui.InputUnknown:
+			quit, err := a.lineCommand(ctx, s, in)
 			if err != nil {
 				last = silentError{code: a.reportLine(err)}
 			}
@@ -110,7 +110,10 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			}
 			continue
 		}
-		text = strings.TrimPrefix(text, "/") // "//text" sends "/text"
+		text := in.Text // "//text" sends "/text"
+		if text == "" {
+			continue
+		}
 		res, err := a.deliver(ctx, s, text)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -177,14 +180,24 @@ const lineHelp = `Type a message and press Enter to send it. Commands:
   /login SCOPE...   let pact act on your account at the Brand (/login alone lists its permissions)
   /help             this help
   /quit             leave (Ctrl+D too)
-A line starting with / is a command and is not sent. To send a message that
-starts with /, type the slash twice: //text sends /text.`
+Any other line is sent as typed (a path such as /home/me/a.pdf too); a line
+starting with an unknown /word is not sent. To send a message that starts
+with /, type the slash twice: //text sends /text.`
 
-// lineCommand runs one line-mode command (text starts with a single "/").
+// isLineCommand reports whether name is a line-mode command.
+func isLineCommand(name string) bool {
+	switch name {
+	case "/quit", "/exit", "/q", "/help", "/?", "/new", "/login":
+		return true
+	}
+	return false
+}
+
+// lineCommand runs one line-mode command, or reports an unknown /word (tui.ParseInput).
 // It reports whether the chat should end.
-func (a *app) lineCommand(ctx context.Context, s *conversation.Session, text string) (quit bool, err error) {
+func (a *app) lineCommand(ctx context.Context, s *conversation.Session, in tui.Input) (quit bool, err error) {
 	st := a.io.ErrStyles()
-	f := strings.Fields(text)
+	f := append([]string{in.Name}, in.Args...)
 	switch f[0] {
 	case "/quit", "/exit", "/q":
 		return true, nil
@@ -218,7 +231,7 @@ func (a *app) lineCommand(ctx context.Context, s *conversation.Session, text str
 		}
 		a.reportGrant(f[1:], g)
 	default:
-		return false, usageError{fmt.Errorf("unknown command %s: type /help for the commands; to send a message that starts with /, type //%s", f[0], strings.TrimPrefix(text, "/"))}
+		return false, usageError{fmt.Errorf("unknown command %s: type /help for the commands; to send a message that starts with /, type //%s", f[0], strings.TrimPrefix(strings.Join(f, " "), "/"))}
 	}
 	return false, nil
 }

@@ -293,6 +293,13 @@ func TestLineModePromptWithStdoutPipedInPTY(t *testing.T) {
 // message with the same Markdown text; it checks no PA JWT.
 func markdownProvider(t *testing.T, text string) string {
 	t.Helper()
+	return cannedProvider(t, []any{map[string]any{"text": text}})
+}
+
+// cannedProvider is a Provider on 127.0.0.1 whose agent answers every
+// message with the same parts (A2A JSON); it checks no PA JWT.
+func cannedProvider(t *testing.T, parts []any) string {
+	t.Helper()
 	mux := http.NewServeMux()
 	var base string
 	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
@@ -310,7 +317,7 @@ func markdownProvider(t *testing.T, text string) string {
 	mux.HandleFunc("/a2a/md/message:send", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/a2a+json")
 		json.NewEncoder(w).Encode(map[string]any{"message": map[string]any{
-			"messageId": "r-1", "contextId": "ctx-1", "role": "ROLE_AGENT", "parts": []any{map[string]any{"text": text}}}})
+			"messageId": "r-1", "contextId": "ctx-1", "role": "ROLE_AGENT", "parts": parts}})
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

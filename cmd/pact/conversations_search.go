@@ -85,7 +85,14 @@ func newConversationsShowCmd(a *app) *cobra.Command {
 			}
 			a.io.Printf("%s  %s  %s\n", st.Bold.Render(line(name)), st.Faint.Render("context "+line(rec.ContextID)), rec.State)
 			for _, t := range rec.Turns {
-				a.io.Printf("\n%s %s\n%s\n", st.Accent.Render(who(t.Role)), st.Faint.Render(t.At.Local().Format(humanTime)), safe(t.Text))
+				head := st.Accent.Render(who(t.Role)) + " " + st.Faint.Render(t.At.Local().Format(humanTime))
+				if t.State == conversation.TurnUnanswered {
+					head += " " + st.Faint.Render("(no answer yet)")
+				}
+				a.io.Printf("\n%s\n%s\n", head, safe(t.Text))
+				for _, p := range t.Parts {
+					a.io.Printf("  %s\n", st.Faint.Render("["+line(p.Describe())+"]"))
+				}
 			}
 			return nil
 		},

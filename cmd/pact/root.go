@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/tui"
 )
 
 // app holds what every command may need, built lazily (the gh "factory").
@@ -212,6 +214,11 @@ func run(args []string, streams *iostreams.IO) int {
 	}
 	if err == nil {
 		return 0
+	}
+	if sig := (*tui.SignalError)(nil); errors.As(err, &sig) {
+		// The chat ended by SIGHUP, SIGQUIT or SIGTERM: 128 + the signal (129, 131, 143).
+		a.report(err)
+		return sig.ExitCode()
 	}
 	return a.report(err)
 }

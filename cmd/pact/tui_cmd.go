@@ -3,18 +3,21 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/pact-cli/pact/chatbackend"
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/opener"
 	"github.com/pact-cli/pact/tui"
 )
 
 // tuiAvailable reports whether `pact chat` can open the full-screen chat:
-// stdin and stdout are terminals (the caller has already ruled out --json),
-// and no --debug trace is headed for the same screen (line mode then).
+// stdin and stdout are terminals (the caller has already ruled out --json)
+// that can address the cursor (iostreams.CursorAddressable: not TERM=dumb), and no --debug
+// trace is headed for the same screen (line mode then).
 func (a *app) tuiAvailable() bool {
-	return a.io.IsStdinTTY() && a.io.IsStdoutTTY() && !(a.debug && a.io.IsStderrTTY())
+	return a.io.IsStdinTTY() && a.io.IsStdoutTTY() && !(a.debug && a.io.IsStderrTTY()) && iostreams.CursorAddressable(os.Getenv("TERM"))
 }
 
 // runTUI holds the conversation s in the full-screen chat until the User

@@ -160,17 +160,22 @@ func TestIssue10_3_MultibyteSplitAcrossReads(t *testing.T) {
 	s.quit(t)
 }
 
-// Issue 10 (4): Enter while a reply is on its way queues the message; a multi-line paste
-// without bracketed paste becomes one message per line, sent in order, none lost or glued.
+// Issue 10 (4), issue 19: Enter while a reply is on its way queues the message; a
+// multi-line paste without bracketed paste (one burst) is one message, its Enters newlines.
 func TestIssue10_4_EnterWhilePendingQueues(t *testing.T) {
 	_, s, tr, _ := tracedChat(t, true)
-	want := []string{"first line", "where is my order A-10001?", "third line", "fourth"}
-	s.typeKeys(strings.Join(want, "\r") + "\r")
-	got := waitSent(t, s, tr, len(want))
-	if !slices.Equal(got, want) {
-		t.Fatalf("the Brand received %q, want %q in this order", got, want)
+	lines := []string{"first line", "where is my order A-10001?", "third line", "fourth"}
+	s.typeKeys(strings.Join(lines, "\r") + "\r")
+	got := waitSent(t, s, tr, 1)
+	if want := strings.Join(lines, "\n"); len(got) != 1 || got[0] != want {
+		t.Fatalf("the Brand received %q, want the burst as one message %q", got, want)
 	}
 	s.waitFor("Order A-10001 (running shoes) is being processed", 0)
+	s.typeKeys("next one\r") // a burst of its own: Enter at its end sends
+	got = waitSent(t, s, tr, 2)
+	if got[1] != "next one" {
+		t.Fatalf("the Brand received %q", got)
+	}
 	s.quit(t)
 }
 
@@ -192,8 +197,8 @@ func TestIssue10_5_PasteKeepsCursorInView(t *testing.T) {
 	s.quit(t)
 }
 
-// Issue 10 (7): every terminating signal restores the terminal: main screen, cursor, echo
-// and canonical mode.
+// Issue 10 (7), issue 19: every terminating signal restores the terminal (main screen,
+// cursor, echo and canonical mode) and exits 128 + the signal: HUP 129, QUIT 131, TERM 143.
 func TestIssue10_7_SignalsRestoreTheTerminal(t *testing.T) {
 	e := newPTYEnv(t)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTERM} {
@@ -203,8 +208,8 @@ func TestIssue10_7_SignalsRestoreTheTerminal(t *testing.T) {
 			if err := s.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			if code := s.exit(); code == 0 {
-				t.Errorf("pact chat exited 0 after %s, want a failure code", sig)
+			if code, want := s.exit(), 128+int(sig); code != want {
+				t.Errorf("pact chat exited %d after %s, want %d (128 + the signal)", code, sig, want)
 			}
 			s.checkRestored()
 		})
@@ -240,12 +245,17 @@ func TestIssue10_8_UnknownContextAfterRestartOffersNew(t *testing.T) {
 	s.quit(t)
 }
 
-// Issue 10 (9), (10): an unknown /command says so in plain words and leaves nothing in
-// the input: the next message is exactly what is typed next.
-func TestIssue10_9_UnknownCommandClearsInput(t *testing.T) {
+// Issue 10 (9), (10), issue 19: an unknown /command says so in plain words and stays in
+// the input; Ctrl+U clears it, and the next message is exactly what is typed next.
+func TestIssue10_9_UnknownCommandStaysInTheInput(t *testing.T) {
 	_, s, tr, at := tracedChat(t, true)
 	s.typeKeys("/bogus\r")
-	s.waitFor("Unknown command /bogus", at)
+	s.waitFor("/bogus is not a command", at)
+	if !strings.Contains(s.shown(), "> /bogus") {
+		t.Fatalf("the input lost /bogus:\n%s", s.shown())
+	}
+	s.typeKeys("\x15") // Ctrl+U
+	s.waitFor("Ctrl+Y brings it back", at)
 	s.typeKeys("hello\r")
 	if got := waitSent(t, s, tr, 1); got[0] != "hello" {
 		t.Fatalf("the Brand received %q, want \"hello\"", got[0])

@@ -72,11 +72,17 @@ func startJobShell(t *testing.T, e *pactEnv, tr *os.File) *screen {
 // opened.
 func startOnPTY(t *testing.T, cmd *exec.Cmd, answer bool, errFile *os.File) *screen {
 	t.Helper()
+	return startOnPTYSize(t, cmd, 80, 24, answer, errFile)
+}
+
+// startOnPTYSize is startOnPTY on a pty of cols×rows.
+func startOnPTYSize(t *testing.T, cmd *exec.Cmd, cols, rows int, answer bool, errFile *os.File) *screen {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)
 	}
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
@@ -87,7 +93,7 @@ func startOnPTY(t *testing.T, cmd *exec.Cmd, answer bool, errFile *os.File) *scr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &screen{t: t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(80, 24), done: make(chan struct{})}
+	s := &screen{t: t, cmd: cmd, ptmx: ptmx, tty: tty, vt: vt.NewEmulator(cols, rows), done: make(chan struct{})}
 	go io.Copy(io.Discard, s.vt) // the emulator's own answers: the loop below answers
 	go func() {
 		defer close(s.done)

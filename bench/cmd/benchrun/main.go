@@ -260,6 +260,12 @@ func run() ([]row, error) {
 		rows = append(rows, row{name: "5'. TUI keystroke, 10,000 vs 100 messages", value: fmt.Sprintf("%.3f ms vs %.3f ms", a/1e6, b/1e6), ratio: a / b, target: 2}) // issue: flat within 2×
 	}
 
+	ir, err := inputRows()
+	rows = append(rows, ir...)
+	if err != nil {
+		return rows, err
+	}
+
 	// 6. peak RSS of pact chat (line mode) over many turns.
 	kb, err := chatRSS(pact, brand.CardURL, *turns)
 	if err != nil {
