@@ -110,6 +110,15 @@ func LoginCommand(brand string) func(ids []string) string {
 	}
 }
 
+// ChatLogin is the chats' remedy for Words (the full-screen chat and
+// line-mode `pact chat`): their /login command for ids.
+func ChatLogin(ids []string) string {
+	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
+}
+
+// ChatNoScopes is the chats' words for Words when the Brand named no scope.
+const ChatNoScopes = "type /login with the permissions you need, then send again"
+
 // StepUpPending is a step-up the front-end left unanswered, or one the User
 // may not be asked for (see StepUp.Askable): the turn ends with the reply
 // that asked (StepUp.Result). The CLI exits 4 (AUTH_REQUIRED).

@@ -259,7 +259,7 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 			// Nothing the User could approve: the Brand named no scope, or
 			// one its card does not list. Its words, then pact's, no panel.
 			r.Turns = append(r.Turns, b.agentTurn(res), tui.Turn{Role: tui.RoleError, At: time.Now(),
-				Text: su.Words(chatLogin, "type /login with the permissions you need, then send again")})
+				Text: su.Words(agent.ChatLogin, agent.ChatNoScopes)})
 		}
 	} else {
 		r.Turns = append(r.Turns, b.agentTurn(res))
@@ -270,11 +270,6 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: Plain(err), At: time.Now()})
 	}
 	return r, nil
-}
-
-// chatLogin is the chat's remedy in a step-up's words (agent.StepUp.Words).
-func chatLogin(ids []string) string {
-	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
 }
 
 // scopes are agent's scopes for the chat.
