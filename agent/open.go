@@ -23,6 +23,16 @@ type Start struct {
 // ErrNewAndContext is a Start with both New and Context.
 var ErrNewAndContext = errors.New("--new and --context cannot be used together")
 
+// Err is the Start's own error, before anything is opened:
+// ErrNewAndContext, or nil. Front-ends check it first (a usage error) and
+// word it for their input; Open returns it too.
+func (st Start) Err() error {
+	if st.New && st.Context != "" {
+		return ErrNewAndContext
+	}
+	return nil
+}
+
 // Open opens the Brand named brand (a domain, an origin or a card URL,
 // discovery.CardURL) for a turn: the card is fetched or taken from the
 // cache, checked, its signature verified and compared with the Brand's pin
@@ -31,8 +41,8 @@ var ErrNewAndContext = errors.New("--new and --context cannot be used together")
 // request), conversation.Open's (*discovery.CardChangedError for a changed
 // card), the store's.
 func Open(ctx context.Context, opts conversation.Options, brand string, st Start) (*conversation.Session, error) {
-	if st.New && st.Context != "" {
-		return nil, ErrNewAndContext
+	if err := st.Err(); err != nil {
+		return nil, err
 	}
 	s, err := conversation.Open(ctx, opts, brand)
 	if err != nil {
