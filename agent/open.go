@@ -184,3 +184,21 @@ func LookPin(ctx context.Context, pins discovery.Pins, card *discovery.Card, now
 	l.Fingerprint = discovery.PinFingerprint(l.New)
 	return l, nil
 }
+
+// AcceptChange asks the User about a changed card a turn refused (the
+// full-screen chat's y/n panel): confirm shows changed (old and new side by
+// side) and returns the answer. Yes records the new values (changed.New,
+// discovery.Accept), and the Brand can be opened again; no is
+// *NotAcceptedError naming arg, with nothing recorded or sent. confirm's
+// error is returned as is.
+func AcceptChange(ctx context.Context, pins discovery.Pins, arg string, changed *discovery.CardChangedError, now time.Time,
+	confirm func(changed *discovery.CardChangedError) (bool, error)) error {
+	ok, err := confirm(changed)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &NotAcceptedError{Brand: arg}
+	}
+	return discovery.Accept(ctx, pins, changed, now)
+}
