@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/iostreams"
 )
@@ -133,12 +134,26 @@ func (e *StepUpPending) Error() string {
 	return e.StepUp.Words(LoginCommand(e.StepUp.Brand), "try `pact login` with the permissions you need, then send again")
 }
 
+// Granted is nil when g holds every scope the step-up asked for, else the
+// *NotGrantedError that keeps the message from being sent again (§5.5).
+func (su *StepUp) Granted(g *delegation.Grant) error {
+	var held []string
+	if g != nil {
+		held = g.Scopes
+	}
+	if cmp := CompareGrant(su.IDs(), held); len(cmp.Missing) > 0 {
+		return &NotGrantedError{Asked: su.IDs(), Granted: held, Missing: cmp.Missing}
+	}
+	return nil
+}
+
 // NotGrantedError ends a turn whose step-up login granted fewer scopes than
 // the Brand asked for: the message is not sent again. It unwraps to
 // deviceflow.ErrAccessDenied (a consent outcome).
 type NotGrantedError struct {
 	Asked   []string
 	Granted []string
+	Missing []string // asked and not granted
 }
 
 func (e *NotGrantedError) Error() string {
