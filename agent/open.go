@@ -23,6 +23,16 @@ type Start struct {
 // ErrNewAndContext is a Start with both New and Context.
 var ErrNewAndContext = errors.New("--new and --context cannot be used together")
 
+// Err is the Start's own error, before anything is opened:
+// ErrNewAndContext, or nil. Front-ends check it first (a usage error) and
+// word it for their input; Open returns it too.
+func (st Start) Err() error {
+	if st.New && st.Context != "" {
+		return ErrNewAndContext
+	}
+	return nil
+}
+
 // Open opens the Brand named brand (a domain, an origin or a card URL,
 // discovery.CardURL) for a turn: the card is fetched or taken from the
 // cache, checked, its signature verified and compared with the Brand's pin
@@ -31,8 +41,8 @@ var ErrNewAndContext = errors.New("--new and --context cannot be used together")
 // request), conversation.Open's (*discovery.CardChangedError for a changed
 // card), the store's.
 func Open(ctx context.Context, opts conversation.Options, brand string, st Start) (*conversation.Session, error) {
-	if st.New && st.Context != "" {
-		return nil, ErrNewAndContext
+	if err := st.Err(); err != nil {
+		return nil, err
 	}
 	s, err := conversation.Open(ctx, opts, brand)
 	if err != nil {
@@ -173,4 +183,22 @@ func LookPin(ctx context.Context, pins discovery.Pins, card *discovery.Card, now
 	}
 	l.Fingerprint = discovery.PinFingerprint(l.New)
 	return l, nil
+}
+
+// AcceptChange asks the User about a changed card a turn refused (the
+// full-screen chat's y/n panel): confirm shows changed (old and new side by
+// side) and returns the answer. Yes records the new values (changed.New,
+// discovery.Accept), and the Brand can be opened again; no is
+// *NotAcceptedError naming arg, with nothing recorded or sent. confirm's
+// error is returned as is.
+func AcceptChange(ctx context.Context, pins discovery.Pins, arg string, changed *discovery.CardChangedError, now time.Time,
+	confirm func(changed *discovery.CardChangedError) (bool, error)) error {
+	ok, err := confirm(changed)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &NotAcceptedError{Brand: arg}
+	}
+	return discovery.Accept(ctx, pins, changed, now)
 }

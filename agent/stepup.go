@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/iostreams"
 )
@@ -110,6 +111,15 @@ func LoginCommand(brand string) func(ids []string) string {
 	}
 }
 
+// ChatLogin is the chats' remedy for Words (the full-screen chat and
+// line-mode `pact chat`): their /login command for ids.
+func ChatLogin(ids []string) string {
+	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
+}
+
+// ChatNoScopes is the chats' words for Words when the Brand named no scope.
+const ChatNoScopes = "type /login with the permissions you need, then send again"
+
 // StepUpPending is a step-up the front-end left unanswered, or one the User
 // may not be asked for (see StepUp.Askable): the turn ends with the reply
 // that asked (StepUp.Result). The CLI exits 4 (AUTH_REQUIRED).
@@ -124,12 +134,26 @@ func (e *StepUpPending) Error() string {
 	return e.StepUp.Words(LoginCommand(e.StepUp.Brand), "try `pact login` with the permissions you need, then send again")
 }
 
+// Granted is nil when g holds every scope the step-up asked for, else the
+// *NotGrantedError that keeps the message from being sent again (§5.5).
+func (su *StepUp) Granted(g *delegation.Grant) error {
+	var held []string
+	if g != nil {
+		held = g.Scopes
+	}
+	if cmp := CompareGrant(su.IDs(), held); len(cmp.Missing) > 0 {
+		return &NotGrantedError{Asked: su.IDs(), Granted: held, Missing: cmp.Missing}
+	}
+	return nil
+}
+
 // NotGrantedError ends a turn whose step-up login granted fewer scopes than
 // the Brand asked for: the message is not sent again. It unwraps to
 // deviceflow.ErrAccessDenied (a consent outcome).
 type NotGrantedError struct {
 	Asked   []string
 	Granted []string
+	Missing []string // asked and not granted
 }
 
 func (e *NotGrantedError) Error() string {

@@ -78,8 +78,8 @@ func SendID(ctx context.Context, s *conversation.Session, text, messageID string
 	if g == nil {
 		return res, &StepUpPending{StepUp: su}
 	}
-	if !g.HasScopes(su.IDs()...) {
-		return res, &NotGrantedError{Asked: su.IDs(), Granted: g.Scopes}
+	if err := su.Granted(g); err != nil {
+		return res, err
 	}
 	if f.Resending != nil {
 		f.Resending()

@@ -53,6 +53,7 @@ type Backend struct {
 	retry  map[string]string // text → messageId of the messages left unanswered by an earlier chat
 	last   string            // the text of the last message answered (what Resend sends again)
 	noted  bool              // the "sent without your delegation" notice was shown
+	asked  *agent.StepUp     // the step-up of the last reply, until a reply answers it
 }
 
 // outgoing is a message as sent: its text and messageId.
@@ -197,10 +198,21 @@ func (b *Backend) Send(ctx context.Context, text string) (tui.Reply, error) {
 // same context, new messageId (§5.5).
 func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
 	b.mu.Lock()
-	text := b.last
+	text, asked := b.last, b.asked
 	b.mu.Unlock()
 	if text == "" {
 		return tui.Reply{}, errors.New("there is no message to send again")
+	}
+	if asked != nil {
+		// Sent again only with every scope the Brand asked for, as
+		// agent.SendID does: the rule is the core's (StepUp.Granted).
+		g, err := b.s.Grant()
+		if err != nil && !errors.Is(err, delegation.ErrNoGrant) {
+			return tui.Reply{}, &PlainError{Err: err}
+		}
+		if err := asked.Granted(g); err != nil {
+			return tui.Reply{}, &PlainError{Err: err}
+		}
 	}
 	return b.deliver(ctx, text, conversation.NewMessageID())
 }
@@ -244,6 +256,7 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	}
 	b.unsent = nil
 	b.last = text
+	b.asked = nil
 	var r tui.Reply
 	if res.DeadGrant != nil && !b.noted {
 		b.noted = true
@@ -254,12 +267,13 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	if errors.As(err, &pending) {
 		err = nil
 		if su := pending.StepUp; su.Askable() {
+			b.asked = su
 			r.StepUp = &tui.StepUp{Text: su.Text, MissingScopes: scopes(su.Scopes)}
 		} else {
 			// Nothing the User could approve: the Brand named no scope, or
 			// one its card does not list. Its words, then pact's, no panel.
 			r.Turns = append(r.Turns, b.agentTurn(res), tui.Turn{Role: tui.RoleError, At: time.Now(),
-				Text: su.Words(chatLogin, "type /login with the permissions you need, then send again")})
+				Text: su.Words(agent.ChatLogin, agent.ChatNoScopes)})
 		}
 	} else {
 		r.Turns = append(r.Turns, b.agentTurn(res))
@@ -270,11 +284,6 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: Plain(err), At: time.Now()})
 	}
 	return r, nil
-}
-
-// chatLogin is the chat's remedy in a step-up's words (agent.StepUp.Words).
-func chatLogin(ids []string) string {
-	return "type /login " + strings.Join(ids, " ") + " to approve, then send again"
 }
 
 // scopes are agent's scopes for the chat.
@@ -293,7 +302,7 @@ func (b *Backend) NewConversation() error {
 	err := b.s.StartNew()
 	b.op.Unlock()
 	b.mu.Lock()
-	b.unsent = nil
+	b.unsent, b.asked = nil, nil
 	b.mu.Unlock()
 	return err
 }

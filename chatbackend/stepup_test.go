@@ -3,12 +3,15 @@ package chatbackend
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/tui"
 )
@@ -73,5 +76,37 @@ func TestSection5_5_StepUpWithAnUndeclaredScopeOpensNoPanel(t *testing.T) {
 	if !strings.Contains(words, `its card does not list ("orders:read$(id>/tmp/PWNED)")`) ||
 		!strings.Contains(words, "/login orders:cancel ") || strings.Contains(words, "/login "+evil) || strings.Contains(words, "orders:cancel "+evil) {
 		t.Fatalf("words = %q", words)
+	}
+}
+
+// §5.5: Resend after a step-up goes out only once the grant holds every
+// scope the Brand asked for (agent.StepUp.Granted, the rule agent.SendID
+// keeps for the CLI): before, it is refused and nothing is sent.
+func TestSection5_5_ResendWaitsForEveryScopeAsked(t *testing.T) {
+	r := newRig(t, demoprovider.Config{})
+	ctx := testCtx(t)
+	if _, err := r.b.Login(ctx, []string{"orders:read"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-r.opened
+	rep, err := r.b.Send(ctx, "please cancel order A-10001")
+	if err != nil || rep.StepUp == nil {
+		t.Fatalf("step-up: %+v, %v", rep, err)
+	}
+	sent := len(r.rec.all())
+	_, err = r.b.Resend(ctx)
+	var ng *agent.NotGrantedError
+	if !errors.As(err, &ng) || !slices.Equal(ng.Missing, []string{"orders:cancel"}) {
+		t.Fatalf("Resend before the scope was granted = %v, want NotGrantedError for orders:cancel", err)
+	}
+	if n := len(r.rec.all()); n != sent {
+		t.Fatalf("%d messages went out although the scope was not granted", n-sent)
+	}
+	if _, err := r.b.Login(ctx, []string{"orders:cancel"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-r.opened
+	if rep, err := r.b.Resend(ctx); err != nil || len(rep.Turns) != 1 || !strings.Contains(rep.Turns[0].Text, "cancelled") {
+		t.Fatalf("Resend once granted: %+v, %v", rep, err)
 	}
 }

@@ -56,10 +56,11 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, SendOutput{}, errors.New("the message is empty")
 	}
-	if in.New && in.Context != "" {
-		return nil, SendOutput{}, errors.New("new and context cannot be used together")
+	st := agent.Start{New: in.New, Context: in.Context}
+	if errors.Is(st.Err(), agent.ErrNewAndContext) {
+		return nil, SendOutput{}, errors.New("new and context cannot be used together") // the tool's inputs
 	}
-	sess, err := s.open(ctx, in.Brand, agent.Start{New: in.New, Context: in.Context})
+	sess, err := s.open(ctx, in.Brand, st)
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}

@@ -135,7 +135,8 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 				a.printJSONLine(pending.StepUp.Result)
 			} else {
 				a.io.Printf("%s\n", safe(pending.StepUp.Result.Text()))
-				a.io.Eprintf("%s\n", safe(pending.Error()))
+				// The chat's own command, as the full-screen chat says it.
+				a.io.Eprintf("%s\n", safe(pending.StepUp.Words(agent.ChatLogin, agent.ChatNoScopes)))
 			}
 		case err != nil:
 			code := a.reportLine(err)

@@ -187,6 +187,21 @@ func readPid(t *testing.T, dir string) int {
 	return 0
 }
 
+// readTTY waits (up to 2 s) for the browser program to say whether it
+// could open the terminal: it writes browser.tty after browser.pid, so a
+// loaded machine may not have written it yet when the pid is there.
+func readTTY(t *testing.T, dir string) string {
+	t.Helper()
+	for range 100 {
+		if b, err := os.ReadFile(filepath.Join(dir, "browser.tty")); err == nil && strings.HasSuffix(string(b), "\n") {
+			return strings.TrimSpace(string(b))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the browser program never said whether it had the terminal")
+	return ""
+}
+
 // RFC 8628 §3.3, §3.4 (PACT §5.3): with a PACT_BROWSER that takes 20 s, the
 // countdown (and polling) starts at once, Ctrl+C ends the login at once
 // (exit 130, long before the browser program ends), and the browser program
@@ -207,7 +222,7 @@ func TestRFC8628_LoginWithSlowBrowserInPTY(t *testing.T) {
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Errorf("the browser program did not survive pact's Ctrl+C (%v): it was not detached", err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "browser.tty")); strings.TrimSpace(string(got)) != "no-tty" {
+	if got := readTTY(t, dir); got != "no-tty" {
 		t.Errorf("the browser program could open the terminal: %q", got)
 	}
 	if strings.Contains(c.text(), "Opened") {

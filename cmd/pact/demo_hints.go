@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"time"
 
 	"github.com/pact-cli/pact/profile"
@@ -14,7 +15,7 @@ import (
 func (a *app) demoServeHints(providerURL, audience, site string) []string {
 	name := a.profile
 	cmd := func(args string) string { return profile.Command(name, args) }
-	issuer := "http://127.0.0.1:8787"
+	issuer := "http://" + freeLoopback("127.0.0.1:8787") // jwks serve listens there
 	var first []string
 	if c, err := (&profile.Profile{Name: name, Dirs: a.dirs()}).Load(); err == nil && c.Issuer != "" {
 		issuer = c.Issuer
@@ -48,4 +49,20 @@ func (a *app) osKeyringUnavailable() bool {
 	}
 	_, err = sec.Get(a.profile + "/doctor-probe")
 	return errors.Is(err, secrets.ErrUnavailable)
+}
+
+// freeLoopback is addr when nothing listens there, else another loopback
+// address free now (the port the system picks), so that a suggested
+// `pact init --issuer` and `pact jwks serve` do not collide with a server
+// already running (a demo on 8787, say). It is a hint: the port may be
+// taken again by the time the User runs it.
+func freeLoopback(addr string) string {
+	for _, a := range []string{addr, "127.0.0.1:0"} {
+		if l, err := net.Listen("tcp", a); err == nil {
+			free := l.Addr().String()
+			l.Close()
+			return free
+		}
+	}
+	return addr
 }

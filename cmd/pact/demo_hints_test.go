@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,7 +21,7 @@ func TestDemoServeHints_UseThisProfilesIssuerAndName(t *testing.T) {
 	t.Setenv("PACT_HOME", t.TempDir())
 	a := &app{profile: "work"}
 	hints := strings.Join(a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2"), "\n")
-	if !strings.Contains(hints, "pact --profile work init --issuer http://127.0.0.1:8787") || !strings.Contains(hints, "pact --profile work jwks serve") {
+	if !regexp.MustCompile(`pact --profile work init --issuer http://127\.0\.0\.1:\d+\n`).MatchString(hints) || !strings.Contains(hints, "pact --profile work jwks serve") {
 		t.Fatalf("hints for a new profile:\n%s", hints)
 	}
 	sec, _ := secrets.Open("file", store.DefaultDirs().Data, 0)
@@ -62,5 +64,23 @@ func TestDemoServeHints_NoOSKeyringSaysExportPACT_KEYRING(t *testing.T) {
 	hints = a.demoServeHints("http://127.0.0.1:1", "pact-demo", "http://127.0.0.1:2")
 	if strings.Contains(strings.Join(hints, "\n"), "PACT_KEYRING") {
 		t.Fatalf("hints with PACT_KEYRING=file:\n%s", strings.Join(hints, "\n"))
+	}
+}
+
+// TestDemoServeHints_IssuerPortIsFree: the suggested loopback issuer is not
+// an address something already listens on (`pact demo serve --addr
+// 127.0.0.1:8787` would make `pact jwks serve` fail).
+func TestDemoServeHints_IssuerPortIsFree(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().String()
+	if got := freeLoopback(taken); got == taken || !strings.HasPrefix(got, "127.0.0.1:") {
+		t.Fatalf("freeLoopback(%s) = %s, want another loopback address", taken, got)
+	}
+	if got := freeLoopback("127.0.0.1:0"); strings.HasSuffix(got, ":0") {
+		t.Fatalf("freeLoopback gave %s, want a port", got)
 	}
 }

@@ -27,15 +27,16 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 // openSession opens a conversation with brand, honouring --new/--context
 // (agent.Open: card, signature and pin checked before anything is sent).
 func (a *app) openSession(ctx context.Context, brand string, f sessionFlags) (*conversation.Session, error) {
-	if f.new && f.context != "" {
-		return nil, usageError{agent.ErrNewAndContext}
+	st := agent.Start{New: f.new, Context: f.context}
+	if err := st.Err(); err != nil {
+		return nil, usageError{err}
 	}
 	opts, err := a.sessionOptions()
 	if err != nil {
 		return nil, err
 	}
 	sp := a.spinner("Fetching the Agent Card")
-	s, err := agent.Open(ctx, opts, brand, agent.Start{New: f.new, Context: f.context})
+	s, err := agent.Open(ctx, opts, brand, st)
 	sp.Stop()
 	return s, err
 }
