@@ -239,9 +239,24 @@ func (c *chat) pauseQueue() {
 	}
 	c.paused = true
 	const how = "The queue waits: Enter with an empty input sends it again; ↑ edits a queued message."
-	if n := len(c.sb.entries); n < 2 || c.sb.entries[n-2].turn.Text != how {
+	if !c.saidSinceLastTurn(how) {
 		c.notice(how) // said once, not after every failure in a row
 	}
+}
+
+// saidSinceLastTurn reports whether notice text was shown after the last turn of the User
+// or the Brand, that is among the notices and errors at the end of the scrollback.
+func (c *chat) saidSinceLastTurn(text string) bool {
+	for i := len(c.sb.entries) - 1; i >= 0; i-- {
+		t := c.sb.entries[i].turn
+		if t.Role != RoleSystem && t.Role != RoleError {
+			return false
+		}
+		if t.Role == RoleSystem && t.Text == text {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *chat) onReply(msg replyMsg) tea.Cmd {
