@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrNoHistory is matched (errors.Is) by the refusal of a profile's
+// database that had history but opens without it: missing, empty,
+// truncated, its WAL cut or missing (HistoryError).
+var ErrNoHistory = errors.New("store: the profile's history is missing from its database")
+
+// HistoryError is the refusal of a profile database that had history (the
+// HistoryMarker or ImportedDir beside it) but whose files do not hold it:
+// pact.db missing, empty, truncated, without the WAL its history is in, or
+// with that WAL cut short. Nothing was written; Error gives the restore
+// advice.
+type HistoryError struct {
+	Path string // the pact.db
+	Why  string // what is wrong, in plain words
+}
+
+func (e *HistoryError) Error() string {
+	dir := filepath.Dir(e.Path)
+	return fmt.Sprintf("store: %s %s, but this profile had history; pact will not start it afresh: "+
+		"restore it with `pact restore BACKUP` (a file `pact backup` wrote), or put back pact.db together with its pact.db-wal; "+
+		"to start this profile afresh instead, move pact.db, pact.db-wal and %s out of %s",
+		e.Path, e.Why, HistoryMarker, dir)
+}
+
+// Is makes errors.Is(err, ErrNoHistory) true.
+func (e *HistoryError) Is(target error) bool { return target == ErrNoHistory }
+
+// checkHistoryFiles looks, before SQLite opens them, at the files of a
+// profile database that had history: pact.db present, not empty, as long as
+// its header says, and a WAL that is whole (a WAL cut short loses the
+// commits past the cut without a word from SQLite). It reads headers only.
+func checkHistoryFiles(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &HistoryError{Path: path, Why: "is missing"}
+	}
+	if err != nil {
+		return nil // SQLite says what is wrong
+	}
+	if fi.Size() == 0 {
+		return &HistoryError{Path: path, Why: "is empty"}
+	}
+	if why := mainFileShort(path, fi.Size()); why != "" {
+		return &HistoryError{Path: path, Why: why}
+	}
+	// A writer appends a frame in two writes (header, then page): a size
+	// between frames is looked at again before it counts as a cut.
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for {
+		why := walCut(path + "-wal")
+		if why == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &HistoryError{Path: path, Why: why}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mainFileShort says why pact.db of size bytes is shorter than its header
+// says ("" when it is not, or when the header is not SQLite's: SQLite says
+// that one is damaged).
+func mainFileShort(path string, size int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var h [100]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:16]) != "SQLite format 3\x00" {
+		return ""
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	if pageSize < 512 {
+		return ""
+	}
+	if size%pageSize != 0 {
+		return fmt.Sprintf("is truncated (%d bytes, not a whole number of %d-byte pages)", size, pageSize)
+	}
+	// The in-header page count is valid when its version-valid-for number
+	// matches the change counter (SQLite file format §1.3.7).
+	pages := int64(binary.BigEndian.Uint32(h[28:32]))
+	if binary.BigEndian.Uint32(h[24:28]) == binary.BigEndian.Uint32(h[92:96]) && pages*pageSize > size {
+		return fmt.Sprintf("is truncated (%d bytes where its header says %d)", size, pages*pageSize)
+	}
+	return ""
+}
+
+// walCut says why the WAL at path is cut short ("" when it is absent,
+// empty, or a whole number of frames after a valid header).
+func walCut(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var h [32]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return fmt.Sprintf("has its write-ahead log %s cut short (%d bytes)", filepath.Base(path), fi.Size())
+	}
+	if m := binary.BigEndian.Uint32(h[0:4]); m != 0x377f0682 && m != 0x377f0683 {
+		return fmt.Sprintf("has a damaged write-ahead log %s", filepath.Base(path))
+	}
+	pageSize := int64(binary.BigEndian.Uint32(h[8:12]))
+	if pageSize < 512 || pageSize > 65536 {
+		return fmt.Sprintf("has a damaged write-ahead log %s", filepath.Base(path))
+	}
+	if (fi.Size()-32)%(pageSize+24) != 0 {
+		return fmt.Sprintf("has its write-ahead log %s cut short (%d bytes, not a whole number of frames)", filepath.Base(path), fi.Size())
+	}
+	return ""
+}
+
+// checkHistorySchema refuses a database of a profile that had history when
+// it has no schema at all (version 0): what a plain copy of a live pact.db
+// without its pact.db-wal looks like, since the history sits in the WAL
+// until a checkpoint.
+// walAbsent is whether pact.db-wal was missing before SQLite opened it.
+func checkHistorySchema(ctx context.Context, c *sql.DB, path string, walAbsent bool) error {
+	var v int
+	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return nil // migrate says what is wrong
+	}
+	if v == 0 {
+		why := "holds no history (no schema)"
+		if walAbsent {
+			why = "holds no history and its pact.db-wal is missing (a copy of pact.db alone?)"
+		}
+		return &HistoryError{Path: path, Why: why}
+	}
+	return nil
+}
