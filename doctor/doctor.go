@@ -23,6 +23,7 @@ import (
 	"github.com/pact-cli/pact/publish"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/store"
 )
 
 // Status is the outcome of one check.
@@ -50,6 +51,7 @@ const (
 	CheckClock      = "clock"
 	CheckGrant      = "grant"
 	CheckHistory    = "history"
+	CheckDatabase   = "database"
 )
 
 // Check is one finding.
@@ -102,6 +104,10 @@ type Options struct {
 	// Pins are the Brands' pins (nil: not compared). Doctor compares each
 	// card with its pin and records nothing, not even on first contact.
 	Pins discovery.Pins
+	// Database, when set, opens the profile's database and checks it
+	// (store.(*DB).Check: the history refusal, PRAGMA quick_check, the
+	// schema version); an error fails the "database" check.
+	Database func(context.Context) (store.Health, error)
 	// ImportProblems, when set, gives the files the one-time import of the
 	// previous release's files could not read, and where they are kept.
 	ImportProblems func() (problems []string, keptIn string)
@@ -194,6 +200,7 @@ func (r *runner) pinChanges(ctx context.Context, card *discovery.Card) ([]string
 // (no profile: no identity checks) are skipped, not failed twice.
 func Run(ctx context.Context, o Options) *Report {
 	r := &runner{o: o, rep: &Report{Profile: o.Profile.Name, Checks: []Check{}}, names: map[string]string{}}
+	r.database(ctx)
 	if r.keyring() && r.profile() {
 		r.identity(ctx)
 		r.brands(ctx)
@@ -203,6 +210,31 @@ func Run(ctx context.Context, o Options) *Report {
 	_, _, fail := r.rep.Counts()
 	r.rep.OK = fail == 0
 	return r.rep
+}
+
+// database: the profile's database opens, holds the history it had, passes
+// PRAGMA quick_check and has this binary's schema version. A failure is
+// Fail: every command that reads or writes history stops on it.
+func (r *runner) database(ctx context.Context) {
+	if r.o.Database == nil {
+		return
+	}
+	h, err := r.o.Database(ctx)
+	if err != nil {
+		fix := "restore the profile's history with `" + r.cmd("restore BACKUP") + "` (a file `pact backup` wrote)"
+		if errors.Is(err, store.ErrNoHistory) {
+			fix = "put back pact.db together with its pact.db-wal, or " + fix
+		}
+		r.add(Check{ID: CheckDatabase, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(), Fix: fix})
+		return
+	}
+	sum := fmt.Sprintf("the profile's history passes its integrity check (schema version %d)", h.SchemaVersion)
+	if h.ReadOnly != nil {
+		r.add(Check{ID: CheckDatabase, Status: Warn, Summary: sum + ", but it can only be read here: nothing can be saved",
+			Fix: "make PACT_HOME writable", Detail: h.ReadOnly.Error()})
+		return
+	}
+	r.add(Check{ID: CheckDatabase, Status: OK, Summary: sum})
 }
 
 // history: the import of the previous release's files left nothing out.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -151,4 +152,63 @@ func checkHistorySchema(ctx context.Context, c *sql.DB, path string, walAbsent b
 		return &HistoryError{Path: path, Why: why}
 	}
 	return nil
+}
+
+// Health is what Check found of a database that can be used.
+type Health struct {
+	SchemaVersion int
+	// ReadOnly is why it can only be read here (nil: writable).
+	ReadOnly error
+}
+
+// Check opens the database as every command does (so a profile whose
+// history is missing is refused, HistoryError), runs PRAGMA quick_check and
+// compares its schema version with this binary's (SchemaVersion). Any
+// finding is an error holding SQLite's words; `pact doctor` fails on it.
+func (db *DB) Check(ctx context.Context) (Health, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return Health{}, err
+	}
+	h := Health{ReadOnly: db.readOnly}
+	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&h.SchemaVersion); err != nil {
+		return h, fmt.Errorf("store: %s: reading the schema version: %w", db.path, err)
+	}
+	if h.SchemaVersion != SchemaVersion {
+		return h, fmt.Errorf("store: %s has schema version %d, this pact writes %d", db.path, h.SchemaVersion, SchemaVersion)
+	}
+	if err := pragmaOK(ctx, c, "PRAGMA quick_check"); err != nil {
+		return h, fmt.Errorf("store: %s failed its integrity check: %w", db.path, err)
+	}
+	return h, nil
+}
+
+// pragmaOK runs a check pragma (integrity_check, quick_check) and returns
+// nil when it answers "ok", else its findings.
+func pragmaOK(ctx context.Context, c interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string) error {
+	rows, err := c.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		found = append(found, s)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(found) == 1 && found[0] == "ok" {
+		return nil
+	}
+	if len(found) > 5 {
+		found = append(found[:5], fmt.Sprintf("and %d more", len(found)-5))
+	}
+	return errors.New(strings.Join(found, "; "))
 }
