@@ -300,12 +300,7 @@ func (db *DB) markHistory() {
 	if db.importer == nil {
 		return
 	}
-	db.marked.Do(func() {
-		marker := filepath.Join(filepath.Dir(db.path), HistoryMarker)
-		if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
-			os.WriteFile(marker, []byte("this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"), 0o600)
-		}
-	})
+	db.marked.Do(func() { writeMarker(db.path) })
 }
 
 func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error {
