@@ -225,16 +225,16 @@ func (r *runner) database(ctx context.Context) {
 		if errors.Is(err, store.ErrNoHistory) {
 			fix = "put back pact.db together with its pact.db-wal, or " + fix
 		}
-		r.add(Check{ID: CheckDatabase, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(), Fix: fix})
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(), Fix: fix})
 		return
 	}
 	sum := fmt.Sprintf("the profile's history passes its integrity check (schema version %d)", h.SchemaVersion)
 	if h.ReadOnly != nil {
-		r.add(Check{ID: CheckDatabase, Status: Warn, Summary: sum + ", but it can only be read here: nothing can be saved",
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Warn, Summary: sum + ", but it can only be read here: nothing can be saved",
 			Fix: "make PACT_HOME writable", Detail: h.ReadOnly.Error()})
 		return
 	}
-	r.add(Check{ID: CheckDatabase, Status: OK, Summary: sum})
+	r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: OK, Summary: sum})
 }
 
 // history: the import of the previous release's files left nothing out.

@@ -156,6 +156,7 @@ func checkHistorySchema(ctx context.Context, c *sql.DB, path string, walAbsent b
 
 // Health is what Check found of a database that can be used.
 type Health struct {
+	Path          string // the database file (set on errors too)
 	SchemaVersion int
 	// ReadOnly is why it can only be read here (nil: writable).
 	ReadOnly error
@@ -166,11 +167,12 @@ type Health struct {
 // compares its schema version with this binary's (SchemaVersion). Any
 // finding is an error holding SQLite's words; `pact doctor` fails on it.
 func (db *DB) Check(ctx context.Context) (Health, error) {
+	h := Health{Path: db.path}
 	c, err := db.conn(ctx)
 	if err != nil {
-		return Health{}, err
+		return h, err
 	}
-	h := Health{ReadOnly: db.readOnly}
+	h.ReadOnly = db.readOnly
 	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&h.SchemaVersion); err != nil {
 		return h, fmt.Errorf("store: %s: reading the schema version: %w", db.path, err)
 	}
