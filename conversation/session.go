@@ -39,6 +39,9 @@ type ReceiptStatus struct {
 	ID       string   `json:"id"`
 	Verified bool     `json:"verified"`
 	Problems []string `json:"problems,omitempty"`
+	// Replayed is set when the Brand returned a receipt it had already
+	// given for another turn: kept, but not verified for this one.
+	Replayed bool `json:"replayed,omitempty"`
 	// JWS is the receipt itself, given only when it may not have been
 	// saved (archiving or saving the conversation failed), so that the
 	// proof of what the Brand did is not lost.
@@ -524,12 +527,12 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	if resp.Message != nil {
 		res.ContextID = resp.Message.ContextID
 		agent.MessageID = resp.Message.ID
-		res.Receipt = s.keepReceipt(ctx, resp.Message.Metadata, grant)
+		res.Receipt = s.keepReceipt(ctx, resp.Message.Metadata, grant, messageID)
 	} else {
 		res.ContextID = resp.Task.ContextID
 		agent.MessageID = string(resp.Task.ID)
 		agent.TaskState = string(resp.Task.Status.State)
-		res.Receipt = s.keepReceipt(ctx, resp.Task.Metadata, grant)
+		res.Receipt = s.keepReceipt(ctx, resp.Task.Metadata, grant, messageID)
 	}
 	if res.Receipt != nil {
 		agent.ReceiptID = res.Receipt.ID

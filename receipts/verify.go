@@ -104,6 +104,10 @@ type Expect struct {
 	// GrantIssuedAt is when the grant was first issued (nil: unknown, a
 	// grant stored before pact kept it): a ts before it is a problem.
 	GrantIssuedAt *time.Time `json:"grantIssuedAt,omitempty"`
+	// Notes say why a receipt means less than it seems though it verifies
+	// (a bundle's Brand labels that did not match the Brand whose key
+	// signed it); kept with the receipt, listed as its notes.
+	Notes []string `json:"notes,omitempty"`
 	// Imported is set for a receipt added from a bundle (`pact receipts
 	// import`): its user is another User's id, not this profile's.
 	Imported bool `json:"imported,omitempty"`
