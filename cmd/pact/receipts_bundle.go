@@ -175,7 +175,8 @@ line is not verified.`,
 			}
 			// One transaction per thousand receipts, not one per receipt.
 			b := opts.Receipts.NewBatch(1000)
-			jwksURIOf := conversation.BrandJWKSURIResolver(cmd.Context(), opts)
+			keysOf := conversation.BrandKeysResolver(cmd.Context(), opts)
+			cardOf := conversation.CardOfBrandResolver(cmd.Context(), opts)
 			put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
 				if e, err := opts.Receipts.Get(res.ID); err == nil && e.Verified {
 					return false, nil // already in the archive (one kept as not verified is checked again)
@@ -184,10 +185,24 @@ line is not verified.`,
 				// The signature verified with the line's key; the key must
 				// also be one the Brand publishes (as `receipts verify`
 				// checks online), or the line proves nothing.
-				uri, err := jwksURIOf(res.Expect.Brand)
+				bk, err := keysOf(res.Expect.Brand)
+				uri := bk.JWKSURI
 				var problems []string
 				if err == nil {
 					problems, err = receipts.CheckPublished(cmd.Context(), opts.Keys, res, uri)
+				}
+				if err != nil {
+					res.AttributeTo("", "") // no key checked: the labels are nobody's word
+				} else {
+					// The Brand whose published key signed it; the line's
+					// cardUrl only when that card is this Brand's too.
+					card, name := bk.CardURL, bk.Name
+					if lc := res.Expect.Card; lc != "" && lc != card {
+						if n, ok := cardOf(lc, res.Expect.Brand); ok {
+							card, name = lc, n
+						}
+					}
+					res.AttributeTo(card, name)
 				}
 				switch {
 				case err != nil:

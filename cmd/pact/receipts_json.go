@@ -55,6 +55,10 @@ func appendItemJSON(b []byte, it *receiptItemJSON) []byte {
 	} else {
 		b = appendStrings(b, it.Problems)
 	}
+	b = append(b, ",\n    \"replayed\": "...)
+	b = strconv.AppendBool(b, it.Replayed)
+	b = append(b, ",\n    \"notes\": "...)
+	b = appendStrings(b, it.Notes)
 	b = append(b, ",\n    \"cardUrl\": "...)
 	b = appendJSONString(b, it.CardURL)
 	b = append(b, ",\n    \"brandName\": "...)

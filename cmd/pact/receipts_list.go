@@ -116,6 +116,8 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 			v := "yes"
 			if !it.Verified {
 				v = "NO"
+			} else if it.Replayed {
+				v = "yes, REPLAYED"
 			}
 			ri := withBrand(it)
 			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), receiptBrandLabel(brandRef{CardURL: ri.CardURL, Name: ri.BrandName}, it.Brand), strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})
