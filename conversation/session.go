@@ -571,6 +571,12 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 	} else if err != nil {
 		return nil, nil, err
 	}
+	// A turn under the User's delegation acts on their account, and its
+	// receipt is their proof of it (§5.6): it goes only when the archive
+	// can keep that receipt.
+	if err := s.proofCanBeKept(ctx); err != nil {
+		return nil, nil, err
+	}
 	var (
 		resp  *a2aclient.Response
 		grant *delegation.Grant
@@ -591,6 +597,22 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		lr.BrandName, lr.Arg = s.Card.Name(), s.arg
 	}
 	return resp, grant, err
+}
+
+// ErrProofNotKept is matched by the refusal of a delegated send whose
+// receipt could not be archived (a read-only PACT_HOME): nothing was sent.
+var ErrProofNotKept = errors.New("the receipt of this turn could not be kept")
+
+// proofCanBeKept checks, before a delegated send, that the receipt archive
+// can take the receipt the reply will carry.
+func (s *Session) proofCanBeKept(ctx context.Context) error {
+	if s.opts.DB == nil || s.opts.Receipts == nil {
+		return nil
+	}
+	if err := s.opts.DB.CanWrite(ctx); err != nil {
+		return fmt.Errorf("%w, so nothing was sent: a message under your delegation acts on your account, and its receipt is your proof of what the Brand did: %w", ErrProofNotKept, err)
+	}
+	return nil
 }
 
 func (s *Session) now() time.Time { return s.opts.now() }

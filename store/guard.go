@@ -214,3 +214,20 @@ func pragmaOK(ctx context.Context, c interface {
 	}
 	return errors.New(strings.Join(found, "; "))
 }
+
+// ErrCannotWrite is matched by CanWrite's error: the database can only be
+// read here.
+var ErrCannotWrite = errors.New("store: the database cannot be written here")
+
+// CanWrite reports whether a write could be saved now: nil, or an error
+// matching ErrCannotWrite saying why (a read-only PACT_HOME). It opens the
+// database when it is not yet open, and writes nothing.
+func (db *DB) CanWrite(ctx context.Context) error {
+	if _, err := db.conn(ctx); err != nil {
+		return err
+	}
+	if db.readOnly != nil {
+		return fmt.Errorf("%w: %s can only be read (%v); make PACT_HOME writable", ErrCannotWrite, db.path, db.readOnly)
+	}
+	return nil
+}
