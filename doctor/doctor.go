@@ -180,20 +180,21 @@ func (r *runner) cmdWords(words ...string) string {
 	return r.cmd(iostreams.CommandHint(words...))
 }
 
-// pinChanges compares card with its pin (discovery.ComparePin) without
-// recording anything: the changes that would stop pact send, and the
+// pinChanges compares card with its pin (discovery.Judge) without
+// recording a pin: the changes that would stop pact send, and the
 // fingerprint that `pact card --trust --expect` takes. No pin yet (first
 // contact) is no change.
 func (r *runner) pinChanges(ctx context.Context, card *discovery.Card) ([]string, string, error) {
 	if r.o.Pins == nil {
 		return nil, "", nil
 	}
-	old, ok, err := discovery.LookupPin(ctx, r.o.Pins, card.URL)
-	if err != nil || !ok {
+	// One card state (discovery.Judge): a change any command saw stops
+	// doctor too, and one doctor sees is remembered for every command.
+	j, err := discovery.Judge(ctx, r.o.Pins, card, r.now())
+	if err != nil || !j.Had {
 		return nil, "", err
 	}
-	next, _, changes := discovery.ComparePin(old, card, r.now())
-	return changes, discovery.PinFingerprint(next), nil
+	return j.Changes, discovery.PinFingerprint(j.Next), nil
 }
 
 // Run runs every check. Checks that need what an earlier one found missing

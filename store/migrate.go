@@ -200,6 +200,15 @@ WHERE id IN (SELECT receipt_id FROM receipt_turns GROUP BY receipt_id HAVING cou
 DROP INDEX receipts_listing;
 CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts,
 	card_url, brand_name, replays, notes);`,
+	// 9: one card state (issue 20): a changed Agent Card once seen by any
+	// command is remembered until the User accepts a card (SetPin), so
+	// that every command stops before sending, whatever card it holds.
+	`CREATE TABLE card_changes (
+	brand TEXT PRIMARY KEY,
+	pin TEXT NOT NULL,
+	changes TEXT NOT NULL,
+	seen_at TEXT NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

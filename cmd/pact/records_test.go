@@ -2,8 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -41,4 +47,46 @@ func cmdRelabelBundle(ts *testscript.TestScript, neg bool, args []string) {
 		out = append(append(out, b...), '\n')
 	}
 	ts.Check(os.WriteFile(path, out, 0o600))
+}
+
+// runCode runs pact ARGS... without a terminal and returns its exit code
+// and output (stdout and stderr).
+func (e *pactEnv) runCode(args ...string) (int, string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := e.command(ctx, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		e.t.Fatalf("pact %s: %v", strings.Join(args, " "), err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String()
+}
+
+// One card state (issue 20): once `pact card` has seen a changed card
+// (CARD_CHANGED), `pact send` stops too though it holds the earlier card,
+// fresh in its cache; doctor and MCP agree; nothing reaches the Brand
+// until the User accepts a card.
+func TestCardChangedSeenOnceStopsEveryCommand(t *testing.T) {
+	e, srv := newRoguePTYEnv(t)
+	e.run("send", e.brand, "hello") // first contact: the real card, pinned and cached
+	runs := srv.AgentRuns()
+	code, out := e.runCode("card", e.brand) // a fresh fetch: the rogue card
+	if code != 1 || !strings.Contains(out, "changed since you accepted it") {
+		t.Fatalf("pact card: exit %d\n%s", code, out)
+	}
+	code, out = e.runCode("send", e.brand, "hello again")
+	if code != 1 || !strings.Contains(out, "changed since you accepted it") || !strings.Contains(out, "--trust --expect") {
+		t.Fatalf("pact send after the change was seen: exit %d\n%s", code, out)
+	}
+	code, out = e.runCode("doctor")
+	if code != 1 || !strings.Contains(out, "pact sends nothing to it") {
+		t.Fatalf("pact doctor after the change was seen: exit %d\n%s", code, out)
+	}
+	if n := srv.AgentRuns(); n != runs {
+		t.Fatalf("the Brand's agent ran %d times after the change was seen", n-runs)
+	}
 }
