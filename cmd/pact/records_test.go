@@ -7,11 +7,15 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/store"
 )
 
 // cut-half FILE truncates FILE to half its size, as a failed copy would.
@@ -68,19 +72,15 @@ func (e *pactEnv) runCode(args ...string) (int, string) {
 
 // One card state (issue 20): once `pact card` has seen a changed card
 // (CARD_CHANGED), `pact send` stops too though it holds the earlier card,
-// fresh in its cache; doctor and MCP agree; nothing reaches the Brand
-// until the User accepts a card.
+// fresh in its cache, and doctor agrees; nothing reaches the Brand until the
+// User accepts a card.
 func TestCardChangedSeenOnceStopsEveryCommand(t *testing.T) {
 	e, srv := newRoguePTYEnv(t)
-	e.run("send", e.brand, "hello") // first contact: the real card, pinned and cached
+	e.run("send", e.brand, "hello") // first contact: the real card, pinned
 	runs := srv.AgentRuns()
 	code, out := e.runCode("card", e.brand) // a fresh fetch: the rogue card
 	if code != 1 || !strings.Contains(out, "changed since you accepted it") {
 		t.Fatalf("pact card: exit %d\n%s", code, out)
-	}
-	code, out = e.runCode("send", e.brand, "hello again")
-	if code != 1 || !strings.Contains(out, "changed since you accepted it") || !strings.Contains(out, "--trust --expect") {
-		t.Fatalf("pact send after the change was seen: exit %d\n%s", code, out)
 	}
 	code, out = e.runCode("doctor")
 	if code != 1 || !strings.Contains(out, "pact sends nothing to it") {
@@ -89,4 +89,36 @@ func TestCardChangedSeenOnceStopsEveryCommand(t *testing.T) {
 	if n := srv.AgentRuns(); n != runs {
 		t.Fatalf("the Brand's agent ran %d times after the change was seen", n-runs)
 	}
+}
+
+// The earlier card, fresh in the cache (max-age 300), no longer sends once a
+// changed card was seen by another command; accepting a card lets it go.
+func TestCardChangedSeenStopsASendHoldingTheCachedCard(t *testing.T) {
+	e := newCLIEnv(t)
+	e.run("send", e.brand, "hello") // pinned, and the card cached
+	runs := e.srv.AgentRuns()
+	// What `pact card` records when it sees a changed card.
+	db, err := store.Open(context.Background(), filepath.Join(e.dir, "pact", "data", "profiles", "default", store.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cardURL, err := discovery.CardURL(e.brand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin, _, _ := db.Pin(context.Background(), cardURL)
+	pin.KeyThumbprint = "another-key"
+	if err := db.NoteCardChange(context.Background(), cardURL, pin, []string{"signed by another key"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	code, out := e.runCode("send", e.brand, "hello again")
+	if code != 1 || !strings.Contains(out, "changed since you accepted it") || !strings.Contains(out, "signed by another key") {
+		t.Fatalf("pact send holding the cached card: exit %d\n%s", code, out)
+	}
+	if n := e.srv.AgentRuns(); n != runs {
+		t.Fatalf("the Brand's agent ran %d times after the change was seen", n-runs)
+	}
+	e.run("card", e.brand, "--trust") // the card as it is (the one accepted before)
+	e.run("send", e.brand, "hello again")
 }
