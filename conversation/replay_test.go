@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -132,5 +134,28 @@ func TestSection5_6_ReplayedReceiptIsNotVerifiedForAnotherTurn(t *testing.T) {
 	turns, _ := e.opts.Store.Turns(s.Card.InterfaceURL, r3.ContextID)
 	if last := turns[len(turns)-1]; last.ReceiptVerified == nil || *last.ReceiptVerified {
 		t.Fatalf("the turn that carried the replayed receipt is stored as verified: %+v", last)
+	}
+}
+
+// One card state (issue 20): a session opened before (the chat) stops
+// before its next send once another command has seen a changed card of its
+// Brand; nothing reaches the Brand.
+func TestSessionStopsOnceAChangedCardWasSeen(t *testing.T) {
+	e := newEnv(t, demoprovider.Config{})
+	s := e.open(e.brands[0].SiteURL)
+	e.send(s, "hello")
+	runs := e.srv.AgentRuns()
+	pin, _, _ := e.opts.DB.Pin(context.Background(), s.Card.URL)
+	pin.KeyThumbprint = "another-key"
+	if err := e.opts.DB.NoteCardChange(context.Background(), s.Card.URL, pin, []string{"signed by another key"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Send(context.Background(), "hello again")
+	var ce *discovery.CardChangedError
+	if !errors.As(err, &ce) || ce.New.KeyThumbprint != "another-key" {
+		t.Fatalf("send after a change was seen: %v", err)
+	}
+	if n := e.srv.AgentRuns(); n != runs {
+		t.Fatalf("the Brand's agent ran %d times", n-runs)
 	}
 }

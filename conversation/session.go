@@ -474,6 +474,9 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("the message is empty")
 	}
+	if err := s.noChangeSeen(ctx); err != nil {
+		return nil, err
+	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
 	msg.ID = messageID
 	msg.ContextID = s.contextID
@@ -597,6 +600,22 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		lr.BrandName, lr.Arg = s.Card.Name(), s.arg
 	}
 	return resp, grant, err
+}
+
+// noChangeSeen stops a session opened earlier (the chat) before it sends,
+// once any command has seen a changed card of its Brand (one card state,
+// discovery.Judge): a *discovery.CardChangedError, nothing sent.
+func (s *Session) noChangeSeen(ctx context.Context) error {
+	mem, ok := s.opts.Pins.(discovery.ChangeMemory)
+	if !ok {
+		return nil
+	}
+	next, changes, seen, err := mem.CardChange(ctx, s.Card.URL)
+	if err != nil || !seen {
+		return nil
+	}
+	old, _, _ := discovery.LookupPin(ctx, s.opts.Pins, s.Card.URL)
+	return &discovery.CardChangedError{Brand: s.brandArg(), Old: old, New: next, Changes: changes}
 }
 
 // ErrProofNotKept is matched by the refusal of a delegated send whose
