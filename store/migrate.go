@@ -209,6 +209,14 @@ CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand,
 	changes TEXT NOT NULL,
 	seen_at TEXT NOT NULL
 );`,
+	// 10: search that finds words in scripts written without spaces (CJK,
+	// Thai): the turns are indexed by trigrams (FTS5 trigram tokenizer,
+	// case-insensitive substrings) instead of unicode61 words. The index is
+	// rebuilt in place, by the next search (fts_upto back to 0; the
+	// triggers of version 5 act only on turns already indexed).
+	`DROP TABLE turns_fts;
+CREATE VIRTUAL TABLE turns_fts USING fts5 (text, content = 'turns', content_rowid = 'id', tokenize = 'trigram');
+UPDATE meta SET value = '0' WHERE key = 'fts_upto';`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).
