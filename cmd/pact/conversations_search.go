@@ -22,7 +22,7 @@ written without spaces (Chinese, Japanese, Thai) are found inside longer
 runs. Newest first. On a PACT_HOME that can only be read, messages added
 since the last search cannot be indexed: they are not searched, and pact
 says how many.`,
-		Args:  cobra.MinimumNArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text := strings.Join(args, " ")
 			if strings.TrimSpace(text) == "" {
