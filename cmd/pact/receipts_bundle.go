@@ -42,17 +42,18 @@ the key is in the Brand's published set. Exits 6 if any line fails.`
 }
 
 func newReceiptsExportCmd(a *app) *cobra.Command {
-	var all bool
+	var all, force bool
 	var brand, out string
 	cmd := &cobra.Command{
-		Use:   "export [ID...|--all] [--brand BRAND] -o FILE",
+		Use:   "export [ID...|--all] [--brand BRAND] -o FILE [--force]",
 		Short: "Write receipts to a bundle anyone can verify without pact",
 		Long: `Write archived receipts to FILE as JSON Lines, one receipt a line:
 {"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri", "verifiedAt",
 "cardUrl", "brandName"} (the last two name the Brand for people; they verify nothing).
 A Brand, a bank or a court can check each line with a standard JOSE library
 (docs/json.md shows how) or with ` + "`pact receipts verify --bundle FILE`" + `.
-Only verified receipts are exported. -o - writes to stdout.`,
+Only verified receipts are exported. -o - writes to stdout. An existing FILE
+is not overwritten unless --force.`,
 		ValidArgsFunction: a.completeReceiptIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -64,6 +65,9 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				return usageError{errors.New("name the receipts to export (IDs from `pact receipts list`) or --all")}
 			case brand != "" && len(args) > 0:
 				return usageError{errors.New("--brand selects with --all; give it without receipt IDs")}
+			}
+			if _, err := os.Lstat(out); err == nil && out != "-" && !force {
+				return usageError{fmt.Errorf("%s exists: pact does not overwrite it (name another file, or --force to replace it)", out)}
 			}
 			opts, err := a.sessionOptions()
 			if err != nil {
@@ -125,6 +129,7 @@ Only verified receipts are exported. -o - writes to stdout.`,
 	cmd.Flags().BoolVar(&all, "all", false, "export every verified receipt")
 	cmd.Flags().StringVar(&brand, "brand", "", "with --all: only this Brand's receipts")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the bundle file to write (- for stdout)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace FILE when it exists")
 	cmd.RegisterFlagCompletionFunc("brand", a.completeBrands)
 	return cmd
 }
