@@ -343,9 +343,46 @@ type ListOptions struct {
 func (a *Archive) ListFunc(ctx context.Context, o ListOptions, fn func(Item) error) error {
 	f := BrandFilter(o.Brand)
 	f.Scope, f.Since, f.Until, f.Limit = o.Scope, o.Since, o.Until, o.Limit
+	var memo itemMemo
 	return a.DB.EachReceipt(ctx, f, func(r store.Receipt) error {
-		return fn(item(r))
+		return fn(memo.item(r))
 	})
+}
+
+// itemMemo decodes, within one listing, each distinct scopesUsed and
+// actions column once (most receipts share them). The shared slices are
+// clipped, and not to be changed in place.
+type itemMemo struct {
+	scopes  map[string][]string
+	actions map[string][]json.RawMessage
+}
+
+const memoMax = 512
+
+func (m *itemMemo) item(r store.Receipt) Item {
+	sc, okS := m.scopes[string(r.ScopesUsed)]
+	ac, okA := m.actions[string(r.Actions)]
+	if !okS || !okA {
+		it := item(r)
+		if m.scopes == nil {
+			m.scopes, m.actions = map[string][]string{}, map[string][]json.RawMessage{}
+		}
+		if len(it.Problems) == len(r.Problems) && len(m.scopes) < memoMax && len(m.actions) < memoMax { // both decoded
+			m.scopes[string(r.ScopesUsed)] = it.ScopesUsed[:len(it.ScopesUsed):len(it.ScopesUsed)]
+			m.actions[string(r.Actions)] = it.Actions[:len(it.Actions):len(it.Actions)]
+		}
+		return it
+	}
+	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems,
+		CardURL: r.CardURL, BrandName: r.BrandName, Notes: r.Notes, ScopesUsed: sc, Actions: ac}
+	it.setReplays(r.Replays)
+	if len(r.ID) != 64 {
+		it.Problems = append(it.Problems, "damaged archive row: its id is not a receipt id")
+	}
+	if len(it.Problems) > 0 {
+		it.Verified = false
+	}
+	return it.withEmptyLists()
 }
 
 // item is the list view of a stored row. Its fields were taken from the

@@ -268,6 +268,9 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 		return err
 	}
 	defer rows.Close()
+	// Most rows share their scopes, actions and problems with others: one
+	// copy (and one decode) of each, not one a row.
+	var memo columnMemo
 	for rows.Next() {
 		var r Receipt
 		var problems, notes, verifiedAt string
@@ -280,14 +283,16 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 			r.Problems = append(r.Problems, "damaged archive row: "+err.Error())
 		} else if problems == "[]" {
 			// the common case: nothing to decode
-		} else if err := json.Unmarshal([]byte(problems), &r.Problems); err != nil {
+		} else if ps, ok := memo.strings(problems); ok {
+			r.Problems = ps
+		} else {
 			r.Problems = append(r.Problems, "damaged archive row: its problems are not a JSON array of strings")
 		}
 		if notes != "[]" && notes != "" {
-			json.Unmarshal([]byte(notes), &r.Notes)
+			r.Notes, _ = memo.strings(notes)
 		}
-		r.ScopesUsed = append([]byte(nil), scopes...)
-		r.Actions = append([]byte(nil), actions...)
+		r.ScopesUsed = memo.bytes(scopes)
+		r.Actions = memo.bytes(actions)
 		if f.Full {
 			r.Claims = append([]byte(nil), claims...)
 			r.JWK = append([]byte(nil), jwk...)
@@ -395,4 +400,49 @@ func (db *DB) ReceiptCount(ctx context.Context) (int, error) {
 	var n int
 	err = c.QueryRowContext(ctx, `SELECT count(*) FROM receipts`).Scan(&n)
 	return n, err
+}
+
+// columnMemo shares, within one walk over the archive, the values that
+// repeat from row to row: a copy of a column's bytes, the strings a JSON
+// array decodes to. The shared slices are clipped (append copies) and are
+// not to be changed in place. At most memoMax values of each kind.
+type columnMemo struct {
+	raw  map[string][]byte
+	strs map[string][]string
+}
+
+const memoMax = 512
+
+// bytes returns a copy of b, the same copy for the same bytes.
+func (m *columnMemo) bytes(b []byte) []byte {
+	if v, ok := m.raw[string(b)]; ok {
+		return v
+	}
+	v := append([]byte(nil), b...)
+	if m.raw == nil {
+		m.raw = map[string][]byte{}
+	}
+	if len(m.raw) < memoMax {
+		m.raw[string(b)] = v
+	}
+	return v
+}
+
+// strings decodes s, a JSON array of strings; ok is false when it is not one.
+func (m *columnMemo) strings(s string) ([]string, bool) {
+	if v, ok := m.strs[s]; ok {
+		return v, true
+	}
+	var v []string
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, false
+	}
+	v = v[:len(v):len(v)]
+	if m.strs == nil {
+		m.strs = map[string][]string{}
+	}
+	if len(m.strs) < memoMax {
+		m.strs[s] = v
+	}
+	return v, true
 }
