@@ -105,11 +105,23 @@ func mainFileShort(path string, size int64) string {
 	return ""
 }
 
-// walCut says why the WAL at path is cut short ("" when it is absent,
-// empty, or a whole number of frames after a valid header).
+// walCut says why the WAL at path is cut short or missing ("" when it is
+// whole as far as can be told). The WAL index beside it (-shm, when valid
+// and of this WAL) says how many frames were committed (mxFrame): a WAL
+// shorter than that lost committed history, whereas a partial frame past
+// them is what a crash mid-write leaves, and SQLite drops it. Without a
+// usable index, a WAL that is not a whole number of frames counts as cut.
 func walCut(path string) string {
+	shm := strings.TrimSuffix(path, "-wal") + "-shm"
+	name := filepath.Base(path)
 	fi, err := os.Stat(path)
-	if err != nil || fi.Size() == 0 {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Size() == 0) {
+		if mx, _, ok := walIndex(shm); ok && mx > 0 {
+			return fmt.Sprintf("has lost its write-ahead log %s (%s says %d committed pages are in it)", name, filepath.Base(shm), mx)
+		}
+		return ""
+	}
+	if err != nil {
 		return ""
 	}
 	f, err := os.Open(path)
@@ -119,19 +131,48 @@ func walCut(path string) string {
 	defer f.Close()
 	var h [32]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil {
-		return fmt.Sprintf("has its write-ahead log %s cut short (%d bytes)", filepath.Base(path), fi.Size())
+		return fmt.Sprintf("has its write-ahead log %s cut short (%d bytes)", name, fi.Size())
 	}
 	if m := binary.BigEndian.Uint32(h[0:4]); m != 0x377f0682 && m != 0x377f0683 {
-		return fmt.Sprintf("has a damaged write-ahead log %s", filepath.Base(path))
+		return fmt.Sprintf("has a damaged write-ahead log %s", name)
 	}
 	pageSize := int64(binary.BigEndian.Uint32(h[8:12]))
 	if pageSize < 512 || pageSize > 65536 {
-		return fmt.Sprintf("has a damaged write-ahead log %s", filepath.Base(path))
+		return fmt.Sprintf("has a damaged write-ahead log %s", name)
+	}
+	frames := (fi.Size() - 32) / (pageSize + 24)
+	if mx, salt, ok := walIndex(shm); ok && salt == [8]byte(h[16:24]) {
+		if frames < int64(mx) {
+			return fmt.Sprintf("has its write-ahead log %s cut short (%d of the %d committed frames %s names)", name, frames, mx, filepath.Base(shm))
+		}
+		return ""
 	}
 	if (fi.Size()-32)%(pageSize+24) != 0 {
-		return fmt.Sprintf("has its write-ahead log %s cut short (%d bytes, not a whole number of frames)", filepath.Base(path), fi.Size())
+		return fmt.Sprintf("has its write-ahead log %s cut short (%d bytes, not a whole number of frames)", name, fi.Size())
 	}
 	return ""
+}
+
+// walIndex reads the header of the WAL index (-shm) at path: the number of
+// frames committed to the WAL (mxFrame) and the WAL's salts it belongs to.
+// ok is false when there is none or it is not initialised, or its two
+// copies of the header differ (being written). The index is in the host's
+// byte order (SQLite WAL format §4.2).
+func walIndex(path string) (mxFrame uint32, salt [8]byte, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, salt, false
+	}
+	defer f.Close()
+	var h [96]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return 0, salt, false
+	}
+	if string(h[:48]) != string(h[48:96]) || h[12] == 0 || binary.NativeEndian.Uint32(h[0:4]) != 3007000 {
+		return 0, salt, false
+	}
+	copy(salt[:], h[32:40])
+	return binary.NativeEndian.Uint32(h[16:20]), salt, true
 }
 
 // checkHistorySchema refuses a database of a profile that had history when

@@ -14,7 +14,7 @@ import (
 // historyProfile makes a profile database with history (n turns) and
 // returns its Dirs and pact.db, closed as a pact process leaves it (the
 // WAL kept).
-func historyProfile(t *testing.T, n int) (Dirs, string) {
+func historyProfile(t *testing.T, n int, extra ...string) (Dirs, string) {
 	t.Helper()
 	home := t.TempDir()
 	dirs := Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data")}
@@ -30,7 +30,7 @@ func historyProfile(t *testing.T, n int) (Dirs, string) {
 	// and the marker come along.
 	copied := Dirs{Config: filepath.Join(home, "config2"), Data: filepath.Join(home, "data2")}
 	os.MkdirAll(copied.ProfileDataDir("p"), 0o700)
-	for _, f := range []string{DBFileName, DBFileName + "-wal", HistoryMarker} {
+	for _, f := range append([]string{DBFileName, DBFileName + "-wal", HistoryMarker}, extra...) {
 		b, err := os.ReadFile(filepath.Join(dirs.ProfileDataDir("p"), f))
 		if err != nil {
 			t.Fatal(err)
@@ -97,5 +97,34 @@ func TestOpen_ProfileWithHistoryMissingOrTruncatedIsRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("a new pact.db was created")
+	}
+}
+
+// With the WAL index (-shm) beside it, what a crash mid-write leaves (a
+// partial frame past the committed ones) opens, with its history; a WAL
+// shorter than the frames the index says were committed is refused, and
+// so is a WAL missing while the index says it held commits.
+func TestOpen_WALIndexTellsACrashFromACut(t *testing.T) {
+	dirs, path := historyProfile(t, 20, DBFileName+"-shm")
+	fi, _ := os.Stat(path + "-wal")
+	f, _ := os.OpenFile(path+"-wal", os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(make([]byte, 100)) // a frame header and a bit, never finished
+	f.Close()
+	db := ProfileDB(dirs, "p")
+	turns, err := db.Turns(context.Background(), "iface", "c1")
+	db.Close()
+	if err != nil || len(turns) != 20 {
+		t.Fatalf("after a crash mid-write: %d turns, %v", len(turns), err)
+	}
+	dirs, path = historyProfile(t, 20, DBFileName+"-shm")
+	fi, _ = os.Stat(path + "-wal")
+	os.Truncate(path+"-wal", 32+((fi.Size()-32)/(4096+24))/2*(4096+24)) // whole frames, half of them
+	if err := openErr(dirs); !errors.Is(err, ErrNoHistory) || !strings.Contains(err.Error(), "committed frames") {
+		t.Fatalf("a WAL cut at a frame boundary: %v", err)
+	}
+	dirs, path = historyProfile(t, 3, DBFileName+"-shm")
+	os.Remove(path + "-wal")
+	if err := openErr(dirs); !errors.Is(err, ErrNoHistory) || !strings.Contains(err.Error(), "lost its write-ahead log") {
+		t.Fatalf("the WAL removed, its index kept: %v", err)
 	}
 }
