@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,7 +73,11 @@ func TestSearch_MigratedInPlaceToTrigrams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrate(ctx, c, 9); err != nil {
+	before := slices.IndexFunc(Migrations, func(m string) bool { return strings.Contains(m, "tokenize = 'trigram'") })
+	if before < 0 {
+		t.Fatal("no trigram migration")
+	}
+	if err := migrate(ctx, c, before); err != nil {
 		t.Fatal(err)
 	}
 	mustExec(t, c, `INSERT INTO conversations (brand, interface_url, context_id, last_message_at, last_message_ns) VALUES ('card', 'iface', 'c1', '', 0)`)
@@ -84,5 +90,42 @@ func TestSearch_MigratedInPlaceToTrigrams(t *testing.T) {
 	defer db.Close()
 	if got := fmt.Sprint(found(t, db, "テスト")); got != "[漢字テスト]" {
 		t.Fatalf("after migrating: %s", got)
+	}
+}
+
+// The migration that adds replays counts, from the turns already stored,
+// the turns past the first that carried the same receipt.
+func TestMigration_ReplaysCountedFromStoredTurns(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFileName)
+	c, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := slices.IndexFunc(Migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE receipt_turns") })
+	if err := migrate(ctx, c, before); err != nil {
+		t.Fatal(err)
+	}
+	rid := strings.Repeat("ab", 32)
+	mustExec(t, c, `INSERT INTO conversations (brand, interface_url, context_id, last_message_at, last_message_ns) VALUES ('card', 'iface', 'c1', '', 0), ('card', 'iface', 'c2', '', 0)`)
+	mustExec(t, c, `INSERT INTO turns (conversation_id, message_id, role, text, at, receipt_id) VALUES
+		(1, 'u1', 'user', 'a', '', ''), (1, 'a1', 'agent', 'b', '', '`+rid+`'),
+		(1, 'u2', 'user', 'c', '', ''), (1, 'a2', 'agent', 'd', '', '`+rid+`'),
+		(2, 'u3', 'user', 'e', '', ''), (2, 'a3', 'agent', 'f', '', '`+rid+`')`)
+	mustExec(t, c, `INSERT INTO receipts (id, jws, verified) VALUES ('`+rid+`', 'x.y.z', 1)`)
+	c.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var got []Receipt
+	db.EachReceipt(ctx, ReceiptFilter{}, func(r Receipt) error { got = append(got, r); return nil })
+	if len(got) != 1 || got[0].Replays != 2 {
+		t.Fatalf("after migrating: %+v", got)
+	}
+	// The first turn archiving it again is that same turn: no replay more.
+	if others, err := db.PutTurnReceipt(ctx, Receipt{ID: rid, JWS: "x.y.z", Verified: true}, "iface u1"); err != nil || others != 2 {
+		t.Fatalf("the first turn again: %d others, %v", others, err)
 	}
 }
