@@ -106,7 +106,6 @@ func TestOpen_ProfileWithHistoryMissingOrTruncatedIsRefused(t *testing.T) {
 // so is a WAL missing while the index says it held commits.
 func TestOpen_WALIndexTellsACrashFromACut(t *testing.T) {
 	dirs, path := historyProfile(t, 20, DBFileName+"-shm")
-	fi, _ := os.Stat(path + "-wal")
 	f, _ := os.OpenFile(path+"-wal", os.O_WRONLY|os.O_APPEND, 0)
 	f.Write(make([]byte, 100)) // a frame header and a bit, never finished
 	f.Close()
@@ -117,7 +116,7 @@ func TestOpen_WALIndexTellsACrashFromACut(t *testing.T) {
 		t.Fatalf("after a crash mid-write: %d turns, %v", len(turns), err)
 	}
 	dirs, path = historyProfile(t, 20, DBFileName+"-shm")
-	fi, _ = os.Stat(path + "-wal")
+	fi, _ := os.Stat(path + "-wal")
 	os.Truncate(path+"-wal", 32+((fi.Size()-32)/(4096+24))/2*(4096+24)) // whole frames, half of them
 	if err := openErr(dirs); !errors.Is(err, ErrNoHistory) || !strings.Contains(err.Error(), "committed frames") {
 		t.Fatalf("a WAL cut at a frame boundary: %v", err)
