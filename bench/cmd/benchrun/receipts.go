@@ -25,10 +25,11 @@ func problemRows(tmp, pact string) ([]row, error) {
 		return nil, err
 	}
 	env := append(os.Environ(), "PACT_HOME="+home, "PACT_KEYRING=file", "NO_COLOR=1")
-	sec, kb, out, err := timed(env, pact, "receipts", "list", "--json")
+	t, err := timedCPU(env, pact, "receipts", "list", "--json")
 	if err != nil {
 		return nil, err
 	}
+	sec, kb, out := t.wall, t.kb, t.out
 	var items []json.RawMessage
 	if err := json.Unmarshal(out, &items); err != nil || len(items) != n {
 		return nil, fmt.Errorf("receipts list --json (problems) gave %d items (%v), want %d", len(items), err, n)
