@@ -207,6 +207,10 @@ func (db *DB) openReadOnly(ctx context.Context, why error) (*sql.DB, error) {
 			lastErr = err
 			continue
 		}
+		if v == 0 && db.hadHistory() {
+			sdb.Close()
+			return nil, &HistoryError{Path: db.path, Why: "holds no history (no schema)"}
+		}
 		if v != len(Migrations) {
 			sdb.Close()
 			return nil, fmt.Errorf("store: %s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
