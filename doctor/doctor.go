@@ -132,6 +132,8 @@ type runner struct {
 	cfg *profile.Config
 	// names are the Brands' names by card URL, from the conversations.
 	names map[string]string
+	// dbFailed: the database check failed (what depends on it says no more).
+	dbFailed bool
 }
 
 func (r *runner) time(t time.Time) string {
@@ -222,11 +224,16 @@ func (r *runner) database(ctx context.Context) {
 	}
 	h, err := r.o.Database(ctx)
 	if err != nil {
+		r.dbFailed = true
 		fix := "restore the profile's history with `" + r.cmd("restore BACKUP") + "` (a file `pact backup` wrote)"
-		if errors.Is(err, store.ErrNoHistory) {
-			fix = "put back pact.db together with its pact.db-wal, or " + fix
+		sum := "the profile's history cannot be used: " + err.Error()
+		var he *store.HistoryError
+		if errors.As(err, &he) {
+			fix = "put back pact.db together with its pact.db-wal, or " + fix +
+				"; to start this profile afresh instead, move pact.db, pact.db-wal and " + store.HistoryMarker + " out of its folder"
+			sum = "the profile's history cannot be used: " + he.Path + " " + he.Why + ", but this profile had history; pact will not start it afresh"
 		}
-		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(), Fix: fix})
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: sum, Fix: fix, Detail: err.Error()})
 		return
 	}
 	sum := fmt.Sprintf("the profile's history passes its integrity check (schema version %d)", h.SchemaVersion)
@@ -431,7 +438,7 @@ func (r *runner) targets() ([]brand, error) {
 // registered Provider that no Brand covers (reachable, clock).
 func (r *runner) brands(ctx context.Context) {
 	bs, err := r.targets()
-	if err != nil {
+	if err != nil && !r.dbFailed { // else the database check said why
 		r.add(Check{ID: CheckCard, Status: Warn, Summary: "the local conversations and grants cannot be read: " + err.Error()})
 	}
 	covered := map[string]bool{}
