@@ -250,9 +250,10 @@ func writeMarker(path string) {
 	}
 }
 
-// BackupHint is where a backup file may not go: inside the profile's data
-// folder, which a restore replaces.
-func (d Dirs) BackupHint(name, file string) error {
+// CheckBackupPath refuses a backup file of profile name inside that
+// profile's data folder, which a restore replaces and a lost folder takes
+// along.
+func (d Dirs) CheckBackupPath(name, file string) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil

@@ -50,7 +50,7 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 			if _, err := os.Stat(d.ProfileDataDir(a.profile)); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("profile %q has no history to back up (no %s)", a.profile, d.ProfileDataDir(a.profile))
 			}
-			if err := d.BackupHint(a.profile, file); err != nil {
+			if err := d.CheckBackupPath(a.profile, file); err != nil {
 				return usageError{err}
 			}
 			db := store.ProfileDB(d, a.profile)
