@@ -2,9 +2,12 @@ package a2aclient
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	pactreply "github.com/pact-cli/pact/reply"
 )
 
 // A data part's numbers are kept as written (issue 20): 9007199254740993
@@ -40,6 +43,10 @@ func TestParseReply_DataPartNumbersAreExact(t *testing.T) {
 		}
 		if n == 0 {
 			t.Fatalf("no data part in %s", body)
+		}
+		// As `pact send` prints it for people.
+		if out := pactreply.Render(parts, pactreply.Options{}); !strings.Contains(out, "9007199254740993") {
+			t.Errorf("printed for people as:\n%s", out)
 		}
 	}
 }
