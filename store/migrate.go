@@ -200,7 +200,7 @@ WHERE id IN (SELECT receipt_id FROM receipt_turns GROUP BY receipt_id HAVING cou
 DROP INDEX receipts_listing;
 CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts,
 	card_url, brand_name, replays, notes);`,
-	// 9: one card state (issue 20): a changed Agent Card once seen by any
+	// 10: one card state (issue 20): a changed Agent Card once seen by any
 	// command is remembered until the User accepts a card (SetPin), so
 	// that every command stops before sending, whatever card it holds.
 	`CREATE TABLE card_changes (
@@ -209,7 +209,7 @@ CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand,
 	changes TEXT NOT NULL,
 	seen_at TEXT NOT NULL
 );`,
-	// 10: search that finds words in scripts written without spaces (CJK,
+	// 11: search that finds words in scripts written without spaces (CJK,
 	// Thai): the turns are indexed by trigrams (FTS5 trigram tokenizer,
 	// case-insensitive substrings) instead of unicode61 words. The index is
 	// rebuilt in place, by the next search (fts_upto back to 0; the
