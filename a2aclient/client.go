@@ -399,6 +399,7 @@ func ParseReply(data []byte) (*Response, error) {
 	default:
 		return nil, errors.New("the reply has neither a message nor a task")
 	}
+	exactNumbers(r)
 	return r, nil
 }
 

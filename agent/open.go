@@ -161,22 +161,24 @@ type PinLook struct {
 	Fingerprint string     // short fingerprint of New (Trust's expect)
 }
 
-// LookPin compares card with its Brand's pin as a turn would, recording
-// nothing (MCP get_agent_card). pins nil looks like a first contact.
+// LookPin compares card with its Brand's pin as a turn would, recording no
+// pin (MCP get_agent_card); as every command, it remembers a changed card
+// it sees, and a change another command saw is PinChanged here too (one
+// card state, discovery.Judge). pins nil looks like a first contact.
 func LookPin(ctx context.Context, pins discovery.Pins, card *discovery.Card, now time.Time) (PinLook, error) {
 	l := PinLook{State: PinNew, Changes: []string{}, New: discovery.PinOf(card, now)}
 	if pins != nil {
-		old, ok, err := discovery.LookupPin(ctx, pins, card.URL)
+		j, err := discovery.Judge(ctx, pins, card, now)
 		if err != nil {
 			return l, err
 		}
-		if ok {
-			next, updated, changes := discovery.ComparePin(old, card, now)
-			l.Old, l.New, l.State = &old, next, PinSame
+		if j.Had {
+			old := j.Old
+			l.Old, l.New, l.State = &old, j.Next, PinSame
 			switch {
-			case len(changes) > 0:
-				l.State, l.Changes = PinChanged, changes
-			case updated:
+			case len(j.Changes) > 0:
+				l.State, l.Changes = PinChanged, j.Changes
+			case j.Updated:
 				l.State = PinUpdated
 			}
 		}

@@ -122,7 +122,10 @@ func (s *Session) Logout() error {
 // keepReceipt verifies the receipt in a reply's metadata (§5.6) against the
 // grant used and archives it: verified receipts with the key that verified
 // them, failures apart with their reasons. nil when there is no receipt.
-func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *delegation.Grant) *ReceiptStatus {
+// messageID is the User's message the reply answers: a receipt the archive
+// already holds for another turn is kept but is not verified for this one
+// (replayed).
+func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *delegation.Grant, messageID string) *ReceiptStatus {
 	rc, ok, err := receipts.FromMetadata(metadata)
 	if !ok {
 		return nil
@@ -145,13 +148,20 @@ func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *d
 	}
 	st := &ReceiptStatus{ID: res.ID, Verified: res.Verified(), Problems: res.Problems}
 	if s.opts.Receipts != nil {
-		if _, err := s.opts.Receipts.Put(res); err != nil {
+		if _, others, err := s.opts.Receipts.PutTurn(res, TurnKey(s.Card.InterfaceURL, messageID)); err != nil {
 			st.Problems = append(st.Problems, "archiving failed: "+err.Error())
 			st.JWS = rc.JWS // not kept: give it to the User
+		} else if others > 0 {
+			st.Verified, st.Replayed = false, true
+			st.Problems = append(st.Problems, receipts.ReplayNote(others))
 		}
 	}
 	return st
 }
+
+// TurnKey names one turn for the receipt archive: the interface URL and the
+// User's messageId (a resend of the same message keeps it, PACT §4.3).
+func TurnKey(interfaceURL, messageID string) string { return interfaceURL + " " + messageID }
 
 // ListGrants returns the stored delegation grants of the profile.
 func ListGrants(opts Options) ([]delegation.Grant, error) {

@@ -19,18 +19,37 @@ import (
 // that interface, and the metadata its delegation scheme names. A bundle
 // line's own jwks_uri is never trusted.
 func BrandJWKSURIResolver(ctx context.Context, opts Options) func(brand string) (string, error) {
+	keys := BrandKeysResolver(ctx, opts)
+	return func(brand string) (string, error) {
+		k, err := keys(brand)
+		return k.JWKSURI, err
+	}
+}
+
+// BrandKeys is where the Brand whose interface URL a receipt names
+// publishes its keys, and who that Brand is: the Brand a key found there
+// belongs to.
+type BrandKeys struct {
+	JWKSURI string
+	CardURL string // the Brand's Agent Card URL ("" when not known)
+	Name    string // the card's name ("" when not known)
+}
+
+// BrandKeysResolver is BrandJWKSURIResolver with the Brand the keys belong
+// to (BrandKeys), asked once per Brand.
+func BrandKeysResolver(ctx context.Context, opts Options) func(brand string) (BrandKeys, error) {
 	type answer struct {
-		uri string
+		k   BrandKeys
 		err error
 	}
 	seen := map[string]answer{}
-	return func(brand string) (string, error) {
+	return func(brand string) (BrandKeys, error) {
 		if ans, ok := seen[brand]; ok {
-			return ans.uri, ans.err
+			return ans.k, ans.err
 		}
-		uri, err := BrandJWKSURI(ctx, opts, brand)
-		seen[brand] = answer{uri, err}
-		return uri, err
+		k, err := FindBrandKeys(ctx, opts, brand)
+		seen[brand] = answer{k, err}
+		return k, err
 	}
 }
 
@@ -38,18 +57,27 @@ func BrandJWKSURIResolver(ctx context.Context, opts Options) func(brand string) 
 // (a receipt's brand claim), found as BrandJWKSURIResolver says. Errors: the
 // Brand's card or metadata could not be fetched or does not name brand.
 func BrandJWKSURI(ctx context.Context, opts Options, brand string) (string, error) {
+	k, err := FindBrandKeys(ctx, opts, brand)
+	return k.JWKSURI, err
+}
+
+// FindBrandKeys is BrandJWKSURI with the Brand the keys belong to: the
+// grant's card URL (named as the profile's conversations name it), or the
+// Agent Card found at the interface URL.
+func FindBrandKeys(ctx context.Context, opts Options, brand string) (BrandKeys, error) {
 	if opts.Grants != nil {
 		if gs, err := opts.Grants.List(); err == nil {
 			for _, g := range gs {
 				if receipts.SameBrand(g.InterfaceURL, brand) && g.JWKSURI != "" {
-					return g.JWKSURI, nil
+					ref, _ := KnownBrands(opts).Lookup(g.InterfaceURL)
+					return BrandKeys{JWKSURI: g.JWKSURI, CardURL: g.Brand, Name: ref.Name}, nil
 				}
 			}
 		}
 	}
 	u, err := url.Parse(brand)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("the receipt's brand %q is not a URL", brand)
+		return BrandKeys{}, fmt.Errorf("the receipt's brand %q is not a URL", brand)
 	}
 	// The Provider's copy of the card under the interface URL (PACT §2.1),
 	// else the card at the interface URL's origin; either must name this
@@ -76,14 +104,42 @@ func BrandJWKSURI(ctx context.Context, opts Options, brand string) (string, erro
 		}
 	}
 	if card == nil {
-		return "", err
+		return BrandKeys{}, err
 	}
 	if card.Delegation == nil || card.Delegation.OAuth2MetadataURL == "" {
-		return "", fmt.Errorf("the Agent Card at %s names no authorization server metadata", cardURL)
+		return BrandKeys{}, fmt.Errorf("the Agent Card at %s names no authorization server metadata", cardURL)
 	}
 	md, err := deviceflow.FetchMetadata(ctx, opts.HTTP, card.Delegation.OAuth2MetadataURL)
 	if err != nil {
-		return "", err
+		return BrandKeys{}, err
 	}
-	return md.JWKSURI, nil
+	return BrandKeys{JWKSURI: md.JWKSURI, CardURL: cardURL, Name: card.Name()}, nil
+}
+
+// CardOfBrandResolver answers, once per card URL, whether the Agent Card at
+// cardURL is the card of the Brand whose interface URL is brand (it names
+// that interface, PACT §2.1), with the card's name: how a bundle's cardUrl
+// label is checked against the Brand whose key signed the line. A card that
+// cannot be fetched is not that Brand's as far as pact can tell.
+func CardOfBrandResolver(ctx context.Context, opts Options) func(cardURL, brand string) (name string, ok bool) {
+	type answer struct {
+		iface, name string
+		ok          bool
+	}
+	seen := map[string]answer{}
+	return func(cardURL, brand string) (string, bool) {
+		ans, done := seen[cardURL]
+		if !done {
+			if cu, err := discovery.CardURL(cardURL); err == nil {
+				if card, err := discovery.Fetch(ctx, opts.HTTP, cu); err == nil {
+					ans = answer{iface: card.InterfaceURL, name: card.Name(), ok: true}
+				}
+			}
+			seen[cardURL] = ans
+		}
+		if !ans.ok || !receipts.SameBrand(ans.iface, brand) {
+			return "", false
+		}
+		return ans.name, true
+	}
 }

@@ -39,6 +39,9 @@ type ReceiptStatus struct {
 	ID       string   `json:"id"`
 	Verified bool     `json:"verified"`
 	Problems []string `json:"problems,omitempty"`
+	// Replayed is set when the Brand returned a receipt it had already
+	// given for another turn: kept, but not verified for this one.
+	Replayed bool `json:"replayed,omitempty"`
 	// JWS is the receipt itself, given only when it may not have been
 	// saved (archiving or saving the conversation failed), so that the
 	// proof of what the Brand did is not lost.
@@ -471,6 +474,9 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("the message is empty")
 	}
+	if err := s.noChangeSeen(ctx); err != nil {
+		return nil, err
+	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
 	msg.ID = messageID
 	msg.ContextID = s.contextID
@@ -524,12 +530,12 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	if resp.Message != nil {
 		res.ContextID = resp.Message.ContextID
 		agent.MessageID = resp.Message.ID
-		res.Receipt = s.keepReceipt(ctx, resp.Message.Metadata, grant)
+		res.Receipt = s.keepReceipt(ctx, resp.Message.Metadata, grant, messageID)
 	} else {
 		res.ContextID = resp.Task.ContextID
 		agent.MessageID = string(resp.Task.ID)
 		agent.TaskState = string(resp.Task.Status.State)
-		res.Receipt = s.keepReceipt(ctx, resp.Task.Metadata, grant)
+		res.Receipt = s.keepReceipt(ctx, resp.Task.Metadata, grant, messageID)
 	}
 	if res.Receipt != nil {
 		agent.ReceiptID = res.Receipt.ID
@@ -568,6 +574,12 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 	} else if err != nil {
 		return nil, nil, err
 	}
+	// A turn under the User's delegation acts on their account, and its
+	// receipt is their proof of it (§5.6): it goes only when the archive
+	// can keep that receipt.
+	if err := s.proofCanBeKept(ctx); err != nil {
+		return nil, nil, err
+	}
 	var (
 		resp  *a2aclient.Response
 		grant *delegation.Grant
@@ -588,6 +600,38 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		lr.BrandName, lr.Arg = s.Card.Name(), s.arg
 	}
 	return resp, grant, err
+}
+
+// noChangeSeen stops a session opened earlier (the chat) before it sends,
+// once any command has seen a changed card of its Brand (one card state,
+// discovery.Judge): a *discovery.CardChangedError, nothing sent.
+func (s *Session) noChangeSeen(ctx context.Context) error {
+	mem, ok := s.opts.Pins.(discovery.ChangeMemory)
+	if !ok {
+		return nil
+	}
+	next, changes, seen, err := mem.CardChange(ctx, s.Card.URL)
+	if err != nil || !seen {
+		return nil
+	}
+	old, _, _ := discovery.LookupPin(ctx, s.opts.Pins, s.Card.URL)
+	return &discovery.CardChangedError{Brand: s.brandArg(), Old: old, New: next, Changes: changes}
+}
+
+// ErrProofNotKept is matched by the refusal of a delegated send whose
+// receipt could not be archived (a read-only PACT_HOME): nothing was sent.
+var ErrProofNotKept = errors.New("the receipt of this turn could not be kept")
+
+// proofCanBeKept checks, before a delegated send, that the receipt archive
+// can take the receipt the reply will carry.
+func (s *Session) proofCanBeKept(ctx context.Context) error {
+	if s.opts.DB == nil || s.opts.Receipts == nil {
+		return nil
+	}
+	if err := s.opts.DB.CanWrite(ctx); err != nil {
+		return fmt.Errorf("%w, so nothing was sent: a message under your delegation acts on your account, and its receipt is your proof of what the Brand did: %w", ErrProofNotKept, err)
+	}
+	return nil
 }
 
 func (s *Session) now() time.Time { return s.opts.now() }

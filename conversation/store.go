@@ -175,19 +175,28 @@ type Hit struct {
 	Turn
 }
 
-// Search finds the stored turns holding every word of text (case-insensitive
-// whole words, SQLite FTS5), best match first, at most limit (0 = 100).
+// Search finds the stored turns holding every word of text as a substring
+// (case-insensitive; any script, CJK and Thai included: store.SearchTurns),
+// newest first, at most limit (0 = 100).
 func (s *Store) Search(text string, limit int) ([]Hit, error) {
-	hs, err := s.db.SearchTurns(context.Background(), text, limit)
+	hits, _, err := s.SearchIn(text, limit)
+	return hits, err
+}
+
+// SearchIn is Search, with how many turns could not be searched (added
+// since the last search, on a PACT_HOME that can only be read).
+func (s *Store) SearchIn(text string, limit int) ([]Hit, int, error) {
+	res, err := s.db.SearchTurnsIn(context.Background(), text, limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	hs := res.Hits
 	out := make([]Hit, len(hs))
 	for i, h := range hs {
 		out[i] = Hit{Brand: h.Conversation.Brand, BrandName: h.Conversation.BrandName, InterfaceURL: h.Conversation.InterfaceURL,
 			ContextID: h.Conversation.ContextID, Turn: toTurn(h.Turn)}
 	}
-	return out, nil
+	return out, res.Unindexed, nil
 }
 
 // Append adds turns to the conversation sum names (creating it), makes it

@@ -51,6 +51,11 @@ type Grant struct {
 	// `pact login` stores a new grant. See MarkDead.
 	Dead      bool       `json:"dead,omitempty"`
 	DeadSince *time.Time `json:"deadSince,omitempty"`
+	// IssuedAt is when the grant was first issued (UTC): the iat of its
+	// first access token, kept across refreshes and step-ups of the same
+	// grantId; zero for grants stored before it was kept. A receipt's ts
+	// before it is not a receipt of a turn under this grant (PACT §5.6).
+	IssuedAt time.Time `json:"issuedAt,omitzero"`
 }
 
 // HasScopes reports whether every id in want was granted.
@@ -345,6 +350,13 @@ func (m *Manager) Accept(ctx context.Context, o Origin, tok *deviceflow.Token) (
 		JWKSURI:      o.Metadata.JWKSURI,
 		TokenURL:     tokenURL,
 		MetadataURL:  o.MetadataURL,
+		IssuedAt:     claims.IssuedAt.UTC(),
+	}
+	if g.IssuedAt.IsZero() {
+		g.IssuedAt = m.now().UTC()
+	}
+	if old, ok, err := m.Store.Get(g.InterfaceURL); err == nil && ok && old.GrantID == g.GrantID && !old.IssuedAt.IsZero() && old.IssuedAt.Before(g.IssuedAt) {
+		g.IssuedAt = old.IssuedAt // a refresh or step-up of the same grant
 	}
 	if err := m.saveTokens(g.InterfaceURL, tok); err != nil {
 		return nil, err

@@ -281,24 +281,25 @@ func ComparePin(old store.Pin, card *Card, now time.Time) (next store.Pin, updat
 // silently a key rotation announced by the pinned key and a Brand that
 // started signing. Any other difference returns a *CardChangedError (arg is
 // the brand as the User named it, for the hint); the pin is left alone
-// until the User accepts.
+// until the User accepts. A changed card is remembered as seen (Judge), and
+// a change seen earlier by any command stops this one too, whatever card
+// it holds, until the User accepts a card.
 func CheckPin(ctx context.Context, pins Pins, card *Card, arg string, now time.Time) (PinStatus, error) {
-	old, ok, err := LookupPin(ctx, pins, card.URL)
+	j, err := Judge(ctx, pins, card, now)
 	if err != nil {
 		return 0, fmt.Errorf("reading what was accepted for %s: %w", card.URL, err)
 	}
-	if !ok {
+	if !j.Had {
 		return PinFirst, pins.SetPin(ctx, PinOf(card, now))
 	}
-	next, updated, changes := ComparePin(old, card, now)
-	if len(changes) > 0 {
+	if len(j.Changes) > 0 {
 		if arg == "" {
 			arg = card.URL
 		}
-		return 0, &CardChangedError{Brand: arg, Old: old, New: next, Changes: changes}
+		return 0, &CardChangedError{Brand: arg, Old: j.Old, New: j.Next, Changes: j.Changes}
 	}
-	if updated {
-		return PinUpdated, pins.SetPin(ctx, next)
+	if j.Updated {
+		return PinUpdated, pins.SetPin(ctx, j.Next)
 	}
 	return PinSame, nil
 }

@@ -171,6 +171,13 @@ func TestPin_RotationMovesThePinForGoodNoFlapping(t *testing.T) {
 	if ce.New.KeyThumbprint != "ED" || ce.New.RetiredKeys != "ED2" {
 		t.Fatalf("accepting the retired key would pin %+v", ce.New)
 	}
+	// The change seen stops every command, a rotation announced by the
+	// pinned key included, until the User accepts a card (one card state,
+	// issue 20): here the one pinned, signed by ED2.
+	changed(t, second(check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED2", "ED3"))), "signed by a retired key")
+	if _, _, err := Trust(ctx, p, pinCard(t, "https://prov.example/a2a/b1", "ED2"), t0); err != nil {
+		t.Fatal(err)
+	}
 	// A later rotation from ED2 to ED3 retires ED2 as well.
 	if st, err := check(t, p, pinCard(t, "https://prov.example/a2a/b1", "ED2", "ED3")); err != nil || st != PinUpdated {
 		t.Fatalf("second rotation: %v, %v", st, err)

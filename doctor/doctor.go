@@ -23,6 +23,7 @@ import (
 	"github.com/pact-cli/pact/publish"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/store"
 )
 
 // Status is the outcome of one check.
@@ -50,6 +51,7 @@ const (
 	CheckClock      = "clock"
 	CheckGrant      = "grant"
 	CheckHistory    = "history"
+	CheckDatabase   = "database"
 )
 
 // Check is one finding.
@@ -102,6 +104,10 @@ type Options struct {
 	// Pins are the Brands' pins (nil: not compared). Doctor compares each
 	// card with its pin and records nothing, not even on first contact.
 	Pins discovery.Pins
+	// Database, when set, opens the profile's database and checks it
+	// (store.(*DB).Check: the history refusal, PRAGMA quick_check, the
+	// schema version); an error fails the "database" check.
+	Database func(context.Context) (store.Health, error)
 	// ImportProblems, when set, gives the files the one-time import of the
 	// previous release's files could not read, and where they are kept.
 	ImportProblems func() (problems []string, keptIn string)
@@ -126,6 +132,8 @@ type runner struct {
 	cfg *profile.Config
 	// names are the Brands' names by card URL, from the conversations.
 	names map[string]string
+	// dbFailed: the database check failed (what depends on it says no more).
+	dbFailed bool
 }
 
 func (r *runner) time(t time.Time) string {
@@ -174,26 +182,28 @@ func (r *runner) cmdWords(words ...string) string {
 	return r.cmd(iostreams.CommandHint(words...))
 }
 
-// pinChanges compares card with its pin (discovery.ComparePin) without
-// recording anything: the changes that would stop pact send, and the
+// pinChanges compares card with its pin (discovery.Judge) without
+// recording a pin: the changes that would stop pact send, and the
 // fingerprint that `pact card --trust --expect` takes. No pin yet (first
 // contact) is no change.
 func (r *runner) pinChanges(ctx context.Context, card *discovery.Card) ([]string, string, error) {
 	if r.o.Pins == nil {
 		return nil, "", nil
 	}
-	old, ok, err := discovery.LookupPin(ctx, r.o.Pins, card.URL)
-	if err != nil || !ok {
+	// One card state (discovery.Judge): a change any command saw stops
+	// doctor too, and one doctor sees is remembered for every command.
+	j, err := discovery.Judge(ctx, r.o.Pins, card, r.now())
+	if err != nil || !j.Had {
 		return nil, "", err
 	}
-	next, _, changes := discovery.ComparePin(old, card, r.now())
-	return changes, discovery.PinFingerprint(next), nil
+	return j.Changes, discovery.PinFingerprint(j.Next), nil
 }
 
 // Run runs every check. Checks that need what an earlier one found missing
 // (no profile: no identity checks) are skipped, not failed twice.
 func Run(ctx context.Context, o Options) *Report {
 	r := &runner{o: o, rep: &Report{Profile: o.Profile.Name, Checks: []Check{}}, names: map[string]string{}}
+	r.database(ctx)
 	if r.keyring() && r.profile() {
 		r.identity(ctx)
 		r.brands(ctx)
@@ -203,6 +213,36 @@ func Run(ctx context.Context, o Options) *Report {
 	_, _, fail := r.rep.Counts()
 	r.rep.OK = fail == 0
 	return r.rep
+}
+
+// database: the profile's database opens, holds the history it had, passes
+// PRAGMA quick_check and has this binary's schema version. A failure is
+// Fail: every command that reads or writes history stops on it.
+func (r *runner) database(ctx context.Context) {
+	if r.o.Database == nil {
+		return
+	}
+	h, err := r.o.Database(ctx)
+	if err != nil {
+		r.dbFailed = true
+		fix := "restore the profile's history with `" + r.cmd("restore BACKUP") + "` (a file `pact backup` wrote)"
+		sum := "the profile's history cannot be used: " + err.Error()
+		var he *store.HistoryError
+		if errors.As(err, &he) {
+			fix = "put back pact.db together with its pact.db-wal, or " + fix +
+				"; to start this profile afresh instead, move pact.db, pact.db-wal and " + store.HistoryMarker + " out of its folder"
+			sum = "the profile's history cannot be used: " + he.Path + " " + he.Why + ", but this profile had history; pact will not start it afresh"
+		}
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: sum, Fix: fix, Detail: err.Error()})
+		return
+	}
+	sum := fmt.Sprintf("the profile's history passes its integrity check (schema version %d)", h.SchemaVersion)
+	if h.ReadOnly != nil {
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Warn, Summary: sum + ", but it can only be read here: nothing can be saved",
+			Fix: "make PACT_HOME writable", Detail: h.ReadOnly.Error()})
+		return
+	}
+	r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: OK, Summary: sum})
 }
 
 // history: the import of the previous release's files left nothing out.
@@ -398,7 +438,7 @@ func (r *runner) targets() ([]brand, error) {
 // registered Provider that no Brand covers (reachable, clock).
 func (r *runner) brands(ctx context.Context) {
 	bs, err := r.targets()
-	if err != nil {
+	if err != nil && !r.dbFailed { // else the database check said why
 		r.add(Check{ID: CheckCard, Status: Warn, Summary: "the local conversations and grants cannot be read: " + err.Error()})
 	}
 	covered := map[string]bool{}

@@ -45,11 +45,12 @@ type CardFindings struct {
 	Delegation   *Delegation           `json:"delegation" jsonschema:"the delegation the Brand offers; null when identity only"`
 	Problems     []string              `json:"problems"`
 	Signature    Signature             `json:"signature" jsonschema:"whether the card's signature was verified"`
-	Pin          PinState              `json:"pin" jsonschema:"how the card compares with what the User accepted for this Brand (read only: looking records nothing)"`
+	Pin          PinState              `json:"pin" jsonschema:"how the card compares with what the User accepted for this Brand (looking records no pin; a changed card is remembered as seen, as by every command)"`
 }
 
 // PinState is how a card compares with its Brand's pin, as `pact card`
-// would judge it, without recording anything.
+// would judge it, without recording a pin (a changed card is remembered as
+// seen: discovery.Judge).
 type PinState struct {
 	State       string     `json:"state" jsonschema:"new: no pin yet (the first send records it); same: matches what the User accepted; updated: a key rotation announced by the accepted key, or a Brand that started signing, accepted on the next send; changed: send_message and start_login refuse until the User runs pact card BRAND --trust"`
 	Changes     []string   `json:"changes" jsonschema:"what differs, in plain words (changed only)"`

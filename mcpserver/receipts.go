@@ -42,6 +42,8 @@ type ReceiptItem struct {
 	Problems   []string `json:"problems" jsonschema:"why a receipt kept apart failed; empty when verified"`
 	CardURL    string   `json:"cardUrl" jsonschema:"the Brand's Agent Card URL"`
 	BrandName  string   `json:"brandName" jsonschema:"the card's name"`
+	Replayed   bool     `json:"replayed" jsonschema:"the Brand returned this same receipt on more than one turn: it proves the first only"`
+	Notes      []string `json:"notes" jsonschema:"why a verified receipt means less than it seems (replayed, Brand labels set aside); empty otherwise"`
 	// URI is the receipt's MCP resource.
 	URI string `json:"uri"`
 }
@@ -108,7 +110,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		ref := brands.Receipt(it.Brand, it.CardURL, it.BrandName) // the same rule as `pact receipts list`
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
 			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, Problems: cleanAll(it.Problems),
-			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), URI: receiptURI(it.ID)}
+			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), Replayed: it.Replayed, Notes: cleanAll(it.Notes), URI: receiptURI(it.ID)}
 		var tools []string
 		for _, a := range it.Actions {
 			v := rawJSON(a)
@@ -123,6 +125,8 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		v := "verified"
 		if !ri.Verified {
 			v = "NOT verified"
+		} else if ri.Replayed {
+			v = "verified for its first turn only (REPLAYED: " + strings.Join(ri.Notes, "; ") + ")"
 		}
 		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, agent.ReceiptLabel(conversation.BrandRef{Name: ri.BrandName, CardURL: ri.CardURL}, ri.Brand),
 			strings.Join(ri.ScopesUsed, " "), strings.Join(tools, ", "), v))

@@ -16,6 +16,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,8 +127,11 @@ func rawJSON(raw []byte) any {
 	if len(raw) == 0 {
 		return nil
 	}
+	// Numbers kept as written (json.Number): 9007199254740993 stays exact.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	if dec.Decode(&v) != nil {
 		return nil
 	}
 	return cleanJSON(v)

@@ -55,6 +55,9 @@ type Entry struct {
 	Verified      bool            `json:"verified"`
 	Problems      []string        `json:"problems,omitempty"`
 	VerifiedAt    time.Time       `json:"verifiedAt"`
+	// Replays counts the turns past the first that the Brand returned this
+	// same receipt with: it proves nothing about those (PACT §5.6).
+	Replays int `json:"replays,omitempty"`
 }
 
 // Item is the `pact receipts list --json` shape (CLI contract). Problems
@@ -70,6 +73,13 @@ type Item struct {
 	TS         string            `json:"ts"`
 	Verified   bool              `json:"verified"`
 	Problems   []string          `json:"problems"`
+	// Replayed is set when the Brand returned this same receipt on more
+	// than one turn: it was verified for the first, and proves nothing
+	// about the others (Notes says how many).
+	Replayed bool `json:"replayed"`
+	// Notes say why a receipt means less than it seems though it verified
+	// (replayed; a bundle's Brand labels set aside); empty otherwise.
+	Notes []string `json:"notes"`
 	// CardURL and BrandName are the labels archived with the receipt (a
 	// bundle's cardUrl and brandName, or the card of the grant it came
 	// under); commands print them as cardUrl and brandName when the
@@ -99,7 +109,8 @@ func (e *Entry) Item() Item {
 	}
 	_ = json.Unmarshal(claims, &c)
 	it := Item{ID: e.ID, Brand: c.Brand, GrantID: c.GrantID, User: c.User, ScopesUsed: c.ScopesUsed, Actions: c.Actions, TS: c.TS, Verified: e.Verified,
-		CardURL: e.Expect.Card, BrandName: e.Expect.BrandName}
+		CardURL: e.Expect.Card, BrandName: e.Expect.BrandName, Notes: e.Expect.Notes}
+	it.setReplays(e.Replays)
 	return it.withEmptyLists()
 }
 
@@ -114,7 +125,42 @@ func (it Item) withEmptyLists() Item {
 	if it.Problems == nil {
 		it.Problems = []string{}
 	}
+	if it.Notes == nil {
+		it.Notes = []string{}
+	}
 	return it
+}
+
+// ReplayNote is the note of a receipt the Brand returned on n more turns
+// than the one it was first archived for.
+func ReplayNote(n int) string {
+	turns := "1 other turn"
+	if n != 1 {
+		turns = fmt.Sprintf("%d other turns", n)
+	}
+	return "replayed: the Brand returned this same receipt on " + turns + "; it was verified for the first turn only and proves nothing about the others"
+}
+
+// setReplays flags it as replayed when the receipt came with n more turns.
+func (it *Item) setReplays(n int) {
+	if n > 0 {
+		it.Replayed = true
+		it.Notes = append(append([]string(nil), it.Notes...), ReplayNote(n))
+	}
+}
+
+// PutTurn archives res as Put does, as the receipt of turn (the interface
+// URL and the User's messageId, which a resend keeps: PACT §4.3). others
+// is how many other turns the same receipt already came with: more than 0
+// means the Brand replayed it, and it is not a receipt of this turn.
+func (a *Archive) PutTurn(res *Result, turn string) (e *Entry, others int, err error) {
+	if e, err = entryOf(res); err != nil {
+		return nil, 0, err
+	}
+	if others, err = a.DB.PutTurnReceipt(context.Background(), e.row(), turn); err != nil {
+		return nil, 0, fmt.Errorf("receipts: archiving %s: %w", ShortID(e.ID), err)
+	}
+	return e, others, nil
 }
 
 // Put archives res: as verified when res.Verified(), else as rejected with
@@ -209,7 +255,8 @@ func (b *Batch) Flush() error {
 func (e *Entry) row() store.Receipt {
 	expect, _ := json.Marshal(e.Expect)
 	r := store.Receipt{ID: e.ID, JWS: e.JWS, Claims: e.Claims, JWK: e.JWK, JWKThumbprint: e.JWKThumbprint,
-		Expect: expect, Verified: e.Verified, Problems: e.Problems, VerifiedAt: e.VerifiedAt}
+		Expect: expect, Verified: e.Verified, Problems: e.Problems, VerifiedAt: e.VerifiedAt,
+		CardURL: e.Expect.Card, BrandName: e.Expect.BrandName, Notes: e.Expect.Notes}
 	r.SetListing(e.Claims, e.Expect.Brand, e.Expect.Card)
 	return r
 }
@@ -219,7 +266,7 @@ func (e *Entry) row() store.Receipt {
 // (a row edited by hand is shown as not verified; `verify` reports it).
 func entry(r store.Receipt) *Entry {
 	e := &Entry{ID: r.ID, JWS: r.JWS, Claims: json.RawMessage(r.Claims), JWK: json.RawMessage(r.JWK),
-		JWKThumbprint: r.JWKThumbprint, Verified: r.Verified, Problems: r.Problems, VerifiedAt: r.VerifiedAt}
+		JWKThumbprint: r.JWKThumbprint, Verified: r.Verified, Problems: r.Problems, VerifiedAt: r.VerifiedAt, Replays: r.Replays}
 	if len(e.Claims) == 0 {
 		e.Claims = nil
 	}
@@ -296,9 +343,46 @@ type ListOptions struct {
 func (a *Archive) ListFunc(ctx context.Context, o ListOptions, fn func(Item) error) error {
 	f := BrandFilter(o.Brand)
 	f.Scope, f.Since, f.Until, f.Limit = o.Scope, o.Since, o.Until, o.Limit
+	var memo itemMemo
 	return a.DB.EachReceipt(ctx, f, func(r store.Receipt) error {
-		return fn(item(r))
+		return fn(memo.item(r))
 	})
+}
+
+// itemMemo decodes, within one listing, each distinct scopesUsed and
+// actions column once (most receipts share them). The shared slices are
+// clipped, and not to be changed in place.
+type itemMemo struct {
+	scopes  map[string][]string
+	actions map[string][]json.RawMessage
+}
+
+const memoMax = 512
+
+func (m *itemMemo) item(r store.Receipt) Item {
+	sc, okS := m.scopes[string(r.ScopesUsed)]
+	ac, okA := m.actions[string(r.Actions)]
+	if !okS || !okA {
+		it := item(r)
+		if m.scopes == nil {
+			m.scopes, m.actions = map[string][]string{}, map[string][]json.RawMessage{}
+		}
+		if len(it.Problems) == len(r.Problems) && len(m.scopes) < memoMax && len(m.actions) < memoMax { // both decoded
+			m.scopes[string(r.ScopesUsed)] = it.ScopesUsed[:len(it.ScopesUsed):len(it.ScopesUsed)]
+			m.actions[string(r.Actions)] = it.Actions[:len(it.Actions):len(it.Actions)]
+		}
+		return it
+	}
+	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems,
+		CardURL: r.CardURL, BrandName: r.BrandName, Notes: r.Notes, ScopesUsed: sc, Actions: ac}
+	it.setReplays(r.Replays)
+	if len(r.ID) != 64 {
+		it.Problems = append(it.Problems, "damaged archive row: its id is not a receipt id")
+	}
+	if len(it.Problems) > 0 {
+		it.Verified = false
+	}
+	return it.withEmptyLists()
 }
 
 // item is the list view of a stored row. Its fields were taken from the
@@ -306,7 +390,8 @@ func (a *Archive) ListFunc(ctx context.Context, o ListOptions, fn func(Item) err
 // a rejected one); a column that does not decode is a problem of the item.
 func item(r store.Receipt) Item {
 	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems,
-		CardURL: r.CardURL, BrandName: r.BrandName}
+		CardURL: r.CardURL, BrandName: r.BrandName, Notes: r.Notes}
+	it.setReplays(r.Replays)
 	if err := json.Unmarshal(r.ScopesUsed, &it.ScopesUsed); err != nil {
 		it.Problems = append(it.Problems, "damaged archive row: scopesUsed is not a JSON array of strings")
 	}
@@ -383,6 +468,10 @@ type Check struct {
 	// Unchecked is set when the receipt could not be checked at all (its
 	// jwks_uri did not answer): an outage, not a forgery.
 	Unchecked bool `json:"unchecked,omitempty"`
+	// Replayed and Notes are as in Item: a receipt the Brand returned on
+	// several turns verifies for the first only.
+	Replayed bool     `json:"replayed,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // VerifyAll verifies every archived receipt again, those kept as rejected
@@ -450,6 +539,14 @@ func (a *Archive) VerifyIDs(ctx context.Context, ids []string, online bool) []Ch
 
 // check verifies one entry again.
 func (a *Archive) check(ctx context.Context, e *Entry, online bool) Check {
+	c := a.check1(ctx, e, online)
+	it := Item{Notes: e.Expect.Notes}
+	it.setReplays(e.Replays)
+	c.Replayed, c.Notes = it.Replayed, it.Notes
+	return c
+}
+
+func (a *Archive) check1(ctx context.Context, e *Entry, online bool) Check {
 	c := Check{ID: e.ID, Problems: []string{}}
 	if !e.Verified {
 		return a.recheckRejected(ctx, e, online)

@@ -2,6 +2,7 @@ package receipts
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/pact-cli/pact/discovery"
@@ -47,4 +48,47 @@ func BrandFilter(arg string) store.ReceiptFilter {
 // (trailing slashes do not count).
 func SameBrand(a, b string) bool {
 	return a != "" && strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+}
+
+// AttributeTo names an imported receipt (a bundle line) by the Brand whose
+// published key verified it (cardURL and name; both "" when no key was
+// checked: an unknown Brand). A bundle's cardUrl and brandName are labels
+// anyone can write: they are kept only when they are that Brand's (the
+// same card URL; the name the card gives, when known), and otherwise set
+// aside with a note saying so, so that a line signed by one Brand is never
+// listed, filtered or shown as another.
+func (r *Result) AttributeTo(cardURL, name string) {
+	labelCard, labelName := r.Expect.Card, r.Expect.BrandName
+	if labelCard == "" && labelName == "" {
+		r.Expect.Card, r.Expect.BrandName = cardURL, name
+		return
+	}
+	sameCard := cardURL != "" && strings.TrimRight(labelCard, "/") == strings.TrimRight(cardURL, "/")
+	if sameCard && (name == "" || labelName == "" || labelName == name) {
+		if labelName == "" {
+			r.Expect.BrandName = name
+		}
+		return
+	}
+	label := labelName
+	if labelCard != "" {
+		if label != "" {
+			label += " (" + labelCard + ")"
+		} else {
+			label = labelCard
+		}
+	}
+	r.Expect.Card, r.Expect.BrandName = cardURL, name
+	var note string
+	switch {
+	case cardURL == "":
+		note = "the bundle labelled it " + strconv.Quote(label) + ", but no published key of that Brand was checked: it is listed as an unknown Brand"
+	default:
+		who := cardURL
+		if name != "" {
+			who = name + " (" + cardURL + ")"
+		}
+		note = "the bundle labelled it " + strconv.Quote(label) + ", but the key that signed it is published by " + who + ": it is named by that key's Brand"
+	}
+	r.Expect.Notes = append(r.Expect.Notes, note)
 }

@@ -101,6 +101,13 @@ type Expect struct {
 	// BrandName is the card's name, kept only as a label (a bundle's
 	// brandName); the receipt's verification does not depend on it.
 	BrandName string `json:"brandName,omitempty"`
+	// GrantIssuedAt is when the grant was first issued (nil: unknown, a
+	// grant stored before pact kept it): a ts before it is a problem.
+	GrantIssuedAt *time.Time `json:"grantIssuedAt,omitempty"`
+	// Notes say why a receipt means less than it seems though it verifies
+	// (a bundle's Brand labels that did not match the Brand whose key
+	// signed it); kept with the receipt, listed as its notes.
+	Notes []string `json:"notes,omitempty"`
 	// Imported is set for a receipt added from a bundle (`pact receipts
 	// import`): its user is another User's id, not this profile's.
 	Imported bool `json:"imported,omitempty"`
@@ -109,10 +116,15 @@ type Expect struct {
 // ExpectFromGrant builds the expectation for a message sent under g by the
 // personal agent paIssuer.
 func ExpectFromGrant(g *delegation.Grant, paIssuer string) Expect {
-	return Expect{
+	e := Expect{
 		PA: paIssuer, Brand: g.InterfaceURL, GrantID: g.GrantID, User: g.Subject,
 		Scopes: append([]string(nil), g.Scopes...), JWKSURI: g.JWKSURI, Card: g.Brand,
 	}
+	if !g.IssuedAt.IsZero() {
+		t := g.IssuedAt.UTC()
+		e.GrantIssuedAt = &t
+	}
+	return e
 }
 
 // Result is the outcome of verifying one receipt. It is archived as is.
@@ -156,7 +168,9 @@ const MaxFutureSkew = delegation.DefaultSkew
 // then the signed payload must equal the claims shown (compared as JSON
 // values), pa == exp.PA, brand == exp.Brand, grantId == exp.GrantID,
 // user == exp.User, scopesUsed ⊆ exp.Scopes, ts an RFC 3339 time no more
-// than MaxFutureSkew after the time of verification.
+// than MaxFutureSkew after the time of verification and, when the grant's
+// issue time is known (exp.GrantIssuedAt), no more than MaxFutureSkew
+// before it (a receipt cannot record a turn under a grant not yet issued).
 //
 // The Result is always returned, for archiving. err is nil when verified, a
 // *delegation.VerifyError listing every failed check, or, when the key could
@@ -231,6 +245,8 @@ func checkPayload(payload, shown []byte, exp Expect, now time.Time) (*Claims, []
 		problems = append(problems, fmt.Sprintf("ts %q is not an RFC 3339 time", c.TS))
 	} else if ahead := ts.Sub(now); ahead > MaxFutureSkew {
 		problems = append(problems, fmt.Sprintf("ts %s is %s in the future, beyond the allowed clock skew of %s", c.TS, ahead.Round(time.Second), MaxFutureSkew))
+	} else if exp.GrantIssuedAt != nil && exp.GrantIssuedAt.Sub(ts) > MaxFutureSkew {
+		problems = append(problems, fmt.Sprintf("ts %s is before the grant was issued (%s): it is not a receipt of a turn under this grant", c.TS, exp.GrantIssuedAt.UTC().Format(time.RFC3339)))
 	}
 	return &c, problems
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Conversation is a stored conversation's row.
@@ -243,26 +244,75 @@ type Hit struct {
 	Turn         Turn
 }
 
-// SearchTurns finds the stored turns containing every word of text (SQLite
-// FTS5, unicode61 tokens, case-insensitive; the words are matched as given,
-// never read as a query language), best match first, at most limit (0 =
-// 100). Turns appended since the last search are indexed first.
+// SearchTurns finds the stored turns containing every word of text as a
+// substring, case-insensitively (SQLite FTS5 with the trigram tokenizer, so
+// words of scripts written without spaces, CJK or Thai, are found inside
+// longer runs; words of one or two characters, which trigrams cannot
+// match, are matched with LIKE), newest first, at most limit (0 = 100).
+// The words are matched as given, never read as a query language. Turns
+// appended since the last search are indexed first. See SearchTurnsIn.
 func (db *DB) SearchTurns(ctx context.Context, text string, limit int) ([]Hit, error) {
+	res, err := db.SearchTurnsIn(ctx, text, limit)
+	return res.Hits, err
+}
+
+// Search is what SearchTurnsIn found.
+type Search struct {
+	Hits []Hit
+	// Unindexed counts the turns that could not be searched: those
+	// appended since the last search, on a database that can only be read
+	// here (the index cannot be brought up to date).
+	Unindexed int
+}
+
+// SearchTurnsIn is SearchTurns, saying what it could not search: on a
+// read-only database the turns not yet indexed are left out and counted.
+func (db *DB) SearchTurnsIn(ctx context.Context, text string, limit int) (Search, error) {
+	var res Search
 	c, err := db.conn(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	if err := db.indexTurns(ctx, c); err != nil {
-		return nil, err
+	if db.readOnly == nil {
+		if err := db.indexTurns(ctx, c); err != nil {
+			return res, err
+		}
 	}
-	q := ftsQuery(text)
-	if q == "" {
-		return nil, nil
+	upto := int64(-1)
+	if err := c.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_upto'), 0)`).Scan(&upto); err != nil {
+		return res, err
+	}
+	if db.readOnly != nil {
+		if err := c.QueryRowContext(ctx, `SELECT count(*) FROM turns WHERE id > ?`, upto).Scan(&res.Unindexed); err != nil {
+			return res, err
+		}
+	}
+	long, short := searchWords(text)
+	if len(long) == 0 && len(short) == 0 {
+		return res, nil
 	}
 	if limit <= 0 {
 		limit = 100
 	}
-	return queryAll(ctx, c, func(sc scanner) (Hit, error) {
+	var where []string
+	var args []any
+	from := `turns t`
+	if len(long) > 0 {
+		from = `turns_fts f JOIN turns t ON t.id = f.rowid`
+		where = append(where, `turns_fts MATCH ?`)
+		args = append(args, ftsQuery(long))
+	} else {
+		// LIKE alone reads every turn: only those the index covers, as the
+		// index does (the same turns either way).
+		where = append(where, `t.id <= ?`)
+		args = append(args, upto)
+	}
+	for _, w := range short {
+		where = append(where, `t.text LIKE ? ESCAPE '\'`)
+		args = append(args, "%"+likeEscape(w)+"%")
+	}
+	args = append(args, limit)
+	res.Hits, err = queryAll(ctx, c, func(sc scanner) (Hit, error) {
 		var h Hit
 		var at string
 		var err error
@@ -271,15 +321,34 @@ func (db *DB) SearchTurns(ctx context.Context, text string, limit int) ([]Hit, e
 		h.Conversation.LastMessageAt = parseTime(at)
 		return h, err
 	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
-		FROM turns_fts f JOIN turns t ON t.id = f.rowid JOIN conversations c ON c.id = t.conversation_id
-		WHERE turns_fts MATCH ? ORDER BY f.rank, t.id LIMIT ?`, q, limit)
+		FROM `+from+` JOIN conversations c ON c.id = t.conversation_id
+		WHERE `+strings.Join(where, ` AND `)+` ORDER BY t.id DESC LIMIT ?`, args...)
+	return res, err
+}
+
+// searchWords splits text into words: long ones (three characters or
+// more, which trigrams match) and short ones (LIKE).
+func searchWords(text string) (long, short []string) {
+	for _, w := range strings.Fields(text) {
+		if utf8.RuneCountInString(w) >= 3 {
+			long = append(long, w)
+		} else {
+			short = append(short, w)
+		}
+	}
+	return long, short
+}
+
+// likeEscape escapes LIKE's wildcards (ESCAPE '\').
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // ftsQuery turns plain words into an FTS5 query: every word a quoted
 // string (quotes doubled), all of them required.
-func ftsQuery(text string) string {
+func ftsQuery(words []string) string {
 	var parts []string
-	for _, w := range strings.Fields(text) {
+	for _, w := range words {
 		parts = append(parts, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
 	}
 	return strings.Join(parts, " ")

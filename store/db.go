@@ -128,13 +128,19 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(db.path), err)
 	}
-	// A database file that exists but is empty (truncated, or a failed
-	// copy) is not a new profile when this profile had history: SQLite
-	// would take it as a new database and start afresh. (A file another
-	// process has just created is empty only until its first write, and
-	// such a profile has no history yet.)
-	if fi, err := os.Stat(db.path); err == nil && fi.Size() == 0 && db.hadHistory() {
-		return nil, fmt.Errorf("store: %s is empty but this profile had history; pact will not start it afresh: restore it from a backup (pact.db together with pact.db-wal and pact.db-shm), or move it aside to start this profile's history afresh", db.path)
+	// A profile that had history is not started afresh: a pact.db that is
+	// missing, empty (truncated, a failed copy: SQLite would take it as a
+	// new database), shorter than its header says, or whose WAL is cut
+	// short is refused before SQLite opens it. (A file another process has
+	// just created is empty only until its first write, and such a profile
+	// has no history yet.)
+	history := db.hadHistory()
+	_, werr := os.Stat(db.path + "-wal")
+	walAbsent := errors.Is(werr, fs.ErrNotExist)
+	if history {
+		if err := checkHistoryFiles(db.path); err != nil {
+			return nil, err
+		}
 	}
 	// Create the file with mode 0600 before SQLite does (it would use 0644).
 	if f, err := os.OpenFile(db.path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
@@ -151,10 +157,17 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
 	}
+	if history {
+		// Without its WAL, a live pact.db has no schema yet.
+		if err := checkHistorySchema(ctx, sdb, db.path, walAbsent); err != nil {
+			sdb.Close()
+			return nil, err
+		}
+	}
 	if err := migrate(ctx, sdb, len(Migrations)); err != nil {
 		sdb.Close()
 		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
-			return nil, fmt.Errorf("store: %s is damaged (%v); pact will not overwrite it: move it aside to start this profile's history afresh, or restore it from a backup", db.path, err)
+			return nil, fmt.Errorf("store: %s is damaged (%v); pact will not overwrite it: restore it with `pact restore BACKUP` (a file `pact backup` wrote), or move it aside to start this profile's history afresh", db.path, err)
 		}
 		return nil, fmt.Errorf("store: %s: %w", db.path, err)
 	}
@@ -193,6 +206,10 @@ func (db *DB) openReadOnly(ctx context.Context, why error) (*sql.DB, error) {
 			sdb.Close()
 			lastErr = err
 			continue
+		}
+		if v == 0 && db.hadHistory() {
+			sdb.Close()
+			return nil, &HistoryError{Path: db.path, Why: "holds no history (no schema)"}
 		}
 		if v != len(Migrations) {
 			sdb.Close()
@@ -287,12 +304,7 @@ func (db *DB) markHistory() {
 	if db.importer == nil {
 		return
 	}
-	db.marked.Do(func() {
-		marker := filepath.Join(filepath.Dir(db.path), HistoryMarker)
-		if _, err := os.Stat(marker); errors.Is(err, fs.ErrNotExist) {
-			os.WriteFile(marker, []byte("this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"), 0o600)
-		}
-	})
+	db.marked.Do(func() { writeMarker(db.path) })
 }
 
 func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error {

@@ -393,7 +393,7 @@ func TestOpen_EmptiedDatabaseOfAProfileWithHistoryIsRefused(t *testing.T) {
 	db = ProfileDB(dirs, "p")
 	_, err := db.ReceiptCount(ctx)
 	db.Close()
-	if err == nil || !strings.Contains(err.Error(), "is empty but this profile had history") || !strings.Contains(err.Error(), "backup") {
+	if err == nil || !strings.Contains(err.Error(), "is empty, but this profile had history") || !strings.Contains(err.Error(), "backup") {
 		t.Fatalf("opening an emptied database: %v", err)
 	}
 	if fi, _ := os.Stat(path); fi.Size() != 0 {

@@ -455,9 +455,10 @@ func (st *oldState) eachReceipt(fn func(Receipt) error) error {
 			if !r.Verified && len(r.Problems) == 0 {
 				r.Problems = []string{"not verified"}
 			}
-			var ex struct{ Brand, Card string }
+			var ex struct{ Brand, Card, BrandName string }
 			json.Unmarshal(e.Expect, &ex)
 			r.SetListing(r.Claims, ex.Brand, ex.Card)
+			r.CardURL, r.BrandName = ex.Card, ex.BrandName
 			st.receipts++
 			if err := fn(r); err != nil {
 				return err

@@ -172,6 +172,51 @@ CREATE TABLE drafts (
 	queue TEXT NOT NULL DEFAULT '[]',
 	at TEXT NOT NULL
 );`,
+	// 9: receipts that mean what they say (issue 20). A receipt remembers
+	// the turns it came with (receipt_turns; replays counts the turns past
+	// the first: a Brand returning the same receipt again), why it means
+	// less than it seems (notes, a JSON array), and the Brand labels it is
+	// listed under as columns (card_url, brand_name, once read from
+	// expect), all in the covering listing index, so that a listing reads
+	// the index alone.
+	`ALTER TABLE receipts ADD COLUMN replays INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE receipts ADD COLUMN notes TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE receipts ADD COLUMN card_url TEXT NOT NULL DEFAULT '';
+ALTER TABLE receipts ADD COLUMN brand_name TEXT NOT NULL DEFAULT '';
+UPDATE receipts SET
+	card_url = CASE WHEN json_valid(expect) THEN coalesce(json_extract(expect, '$.card'), '') ELSE '' END,
+	brand_name = CASE WHEN json_valid(expect) THEN coalesce(json_extract(expect, '$.brandName'), '') ELSE '' END;
+CREATE TABLE receipt_turns (
+	receipt_id TEXT NOT NULL,
+	turn TEXT NOT NULL,
+	PRIMARY KEY (receipt_id, turn)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO receipt_turns (receipt_id, turn)
+SELECT t.receipt_id, c.interface_url || ' ' || coalesce((SELECT u.message_id FROM turns u
+	WHERE u.conversation_id = t.conversation_id AND u.role = 'user' AND u.id < t.id ORDER BY u.id DESC LIMIT 1), t.message_id)
+FROM turns t JOIN conversations c ON c.id = t.conversation_id WHERE t.role = 'agent' AND t.receipt_id != '';
+UPDATE receipts SET replays = (SELECT count(*) - 1 FROM receipt_turns WHERE receipt_id = receipts.id)
+WHERE id IN (SELECT receipt_id FROM receipt_turns GROUP BY receipt_id HAVING count(*) > 1);
+DROP INDEX receipts_listing;
+CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts,
+	card_url, brand_name, replays, notes);`,
+	// 10: one card state (issue 20): a changed Agent Card once seen by any
+	// command is remembered until the User accepts a card (SetPin), so
+	// that every command stops before sending, whatever card it holds.
+	`CREATE TABLE card_changes (
+	brand TEXT PRIMARY KEY,
+	pin TEXT NOT NULL,
+	changes TEXT NOT NULL,
+	seen_at TEXT NOT NULL
+);`,
+	// 11: search that finds words in scripts written without spaces (CJK,
+	// Thai): the turns are indexed by trigrams (FTS5 trigram tokenizer,
+	// case-insensitive substrings) instead of unicode61 words. The index is
+	// rebuilt in place, by the next search (fts_upto back to 0; the
+	// triggers of version 5 act only on turns already indexed).
+	`DROP TABLE turns_fts;
+CREATE VIRTUAL TABLE turns_fts USING fts5 (text, content = 'turns', content_rowid = 'id', tokenize = 'trigram');
+UPDATE meta SET value = '0' WHERE key = 'fts_upto';`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -37,10 +38,50 @@ func (db *DB) SetPin(ctx context.Context, p Pin) error {
 		p.PinnedAt = time.Now().UTC()
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
+		// Accepting a card ends any change seen for the Brand.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM card_changes WHERE brand = ?`, p.Brand); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO pins (brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (brand) DO UPDATE SET provider_origin = excluded.provider_origin, interface_url = excluded.interface_url,
 				key_thumbprint = excluded.key_thumbprint, retired_keys = excluded.retired_keys, pinned_at = excluded.pinned_at`,
 			p.Brand, p.ProviderOrigin, p.InterfaceURL, p.KeyThumbprint, p.RetiredKeys, fmtTime(p.PinnedAt))
 		return err
 	})
+}
+
+// NoteCardChange remembers that a card of brand was seen that differs from
+// its pin (next: what accepting it would record; changes: in plain words),
+// so that every command stops before sending until the User accepts a card
+// (SetPin ends it). Noting it again keeps the first sighting's time.
+func (db *DB) NoteCardChange(ctx context.Context, brand string, next Pin, changes []string) error {
+	pin, _ := json.Marshal(next)
+	ch, _ := json.Marshal(changes)
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO card_changes (brand, pin, changes, seen_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (brand) DO UPDATE SET pin = excluded.pin, changes = excluded.changes
+			WHERE pin != excluded.pin OR changes != excluded.changes`, brand, string(pin), string(ch), fmtTime(time.Now().UTC()))
+		return err
+	})
+}
+
+// CardChange returns the changed card last seen for brand (NoteCardChange)
+// while the User has not accepted a card since; ok is false when none.
+func (db *DB) CardChange(ctx context.Context, brand string) (next Pin, changes []string, ok bool, err error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return Pin{}, nil, false, err
+	}
+	var pin, ch string
+	err = c.QueryRowContext(ctx, `SELECT pin, changes FROM card_changes WHERE brand = ?`, brand).Scan(&pin, &ch)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Pin{}, nil, false, nil
+	}
+	if err != nil {
+		return Pin{}, nil, false, err
+	}
+	if json.Unmarshal([]byte(pin), &next) != nil || json.Unmarshal([]byte(ch), &changes) != nil {
+		return Pin{}, []string{"a changed card was seen (its record is damaged)"}, true, nil
+	}
+	return next, changes, true, nil
 }

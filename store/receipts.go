@@ -34,9 +34,16 @@ type Receipt struct {
 	// --scope finds it under.
 	Brands []string
 	Scopes []string
-	// CardURL and BrandName are read (never written) from Expect's card
-	// and brandName: the labels a listing names the Brand by.
+	// CardURL and BrandName are the labels a listing names the Brand by
+	// (Expect's card and brandName).
 	CardURL, BrandName string
+	// Notes say why the receipt means less than it seems though it
+	// verified (a bundle's labels not matching the key's Brand); kept as
+	// given.
+	Notes []string
+	// Replays (read only) counts the turns past the first that this
+	// receipt came with (PutTurnReceipt).
+	Replays int
 }
 
 // PutReceipt archives r: added, or replacing the row with the same id,
@@ -91,13 +98,14 @@ func newReceiptWriter(ctx context.Context, tx *sql.Tx) (*receiptWriter, error) {
 		q  string
 	}{
 		{&w.upsert, `INSERT INTO receipts (id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
-			brand, grant_id, user, scopes_used, actions, ts, ts_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			brand, grant_id, user, scopes_used, actions, ts, ts_ns, card_url, brand_name, notes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET jws = excluded.jws, claims = excluded.claims, jwk = excluded.jwk,
 			jwk_thumbprint = excluded.jwk_thumbprint, expect = excluded.expect, verified = excluded.verified,
 			problems = excluded.problems, verified_at = excluded.verified_at, brand = excluded.brand,
 			grant_id = excluded.grant_id, user = excluded.user, scopes_used = excluded.scopes_used,
-			actions = excluded.actions, ts = excluded.ts, ts_ns = excluded.ts_ns
+			actions = excluded.actions, ts = excluded.ts, ts_ns = excluded.ts_ns,
+			card_url = excluded.card_url, brand_name = excluded.brand_name, notes = excluded.notes
 		WHERE excluded.verified OR NOT receipts.verified`},
 		{&w.delBrands, `DELETE FROM receipt_brands WHERE receipt_id = ?`},
 		{&w.delScopes, `DELETE FROM receipt_scopes WHERE receipt_id = ?`},
@@ -127,13 +135,18 @@ func (w *receiptWriter) put(ctx context.Context, r Receipt) error {
 	if r.Problems == nil {
 		problems = []byte("[]")
 	}
+	notes, _ := json.Marshal(r.Notes)
+	if r.Notes == nil {
+		notes = []byte("[]")
+	}
 	var tsNS any
 	if t, err := time.Parse(time.RFC3339, r.TS); err == nil {
 		tsNS = t.UnixNano()
 	}
 	res, err := w.upsert.ExecContext(ctx,
 		r.ID, r.JWS, string(r.Claims), string(r.JWK), r.JWKThumbprint, jsonOr(r.Expect, "{}"), r.Verified, string(problems),
-		fmtTime(r.VerifiedAt), r.Brand, r.GrantID, r.User, jsonOr(r.ScopesUsed, "[]"), jsonOr(r.Actions, "[]"), r.TS, tsNS)
+		fmtTime(r.VerifiedAt), r.Brand, r.GrantID, r.User, jsonOr(r.ScopesUsed, "[]"), jsonOr(r.Actions, "[]"), r.TS, tsNS,
+		r.CardURL, r.BrandName, string(notes))
 	if err != nil {
 		return err
 	}
@@ -193,10 +206,9 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 	if err != nil {
 		return err
 	}
-	// The labels in expect, without failing the listing on a damaged row.
+	// Every listing column is in the covering index receipts_listing.
 	cols := `r.id, r.verified, r.problems, r.brand, r.grant_id, r.user, r.scopes_used, r.actions, r.ts,
-		CASE WHEN json_valid(r.expect) THEN coalesce(json_extract(r.expect, '$.card'), '') ELSE '' END,
-		CASE WHEN json_valid(r.expect) THEN coalesce(json_extract(r.expect, '$.brandName'), '') ELSE '' END`
+		r.card_url, r.brand_name, r.replays, r.notes`
 	if f.Full {
 		cols += `, r.jws, r.claims, r.jwk, r.jwk_thumbprint, r.expect, r.verified_at`
 	}
@@ -256,11 +268,14 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 		return err
 	}
 	defer rows.Close()
+	// Most rows share their scopes, actions and problems with others: one
+	// copy (and one decode) of each, not one a row.
+	var memo columnMemo
 	for rows.Next() {
 		var r Receipt
-		var problems, verifiedAt string
+		var problems, notes, verifiedAt string
 		var scopes, actions, claims, jwk, expect sql.RawBytes
-		dest := []any{&r.ID, &r.Verified, &problems, &r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName}
+		dest := []any{&r.ID, &r.Verified, &problems, &r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes}
 		if f.Full {
 			dest = append(dest, &r.JWS, &claims, &jwk, &r.JWKThumbprint, &expect, &verifiedAt)
 		}
@@ -268,11 +283,16 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 			r.Problems = append(r.Problems, "damaged archive row: "+err.Error())
 		} else if problems == "[]" {
 			// the common case: nothing to decode
-		} else if err := json.Unmarshal([]byte(problems), &r.Problems); err != nil {
+		} else if ps, ok := memo.strings(problems); ok {
+			r.Problems = ps
+		} else {
 			r.Problems = append(r.Problems, "damaged archive row: its problems are not a JSON array of strings")
 		}
-		r.ScopesUsed = append([]byte(nil), scopes...)
-		r.Actions = append([]byte(nil), actions...)
+		if notes != "[]" && notes != "" {
+			r.Notes, _ = memo.strings(notes)
+		}
+		r.ScopesUsed = memo.bytes(scopes)
+		r.Actions = memo.bytes(actions)
 		if f.Full {
 			r.Claims = append([]byte(nil), claims...)
 			r.JWK = append([]byte(nil), jwk...)
@@ -323,11 +343,11 @@ func (db *DB) ReceiptsByPrefix(ctx context.Context, prefix string, max int) ([]R
 
 func (db *DB) receipt(ctx context.Context, c *sql.DB, id string) (Receipt, error) {
 	var r Receipt
-	var problems, verifiedAt, claims, jwk, expect, scopes, actions string
+	var problems, notes, verifiedAt, claims, jwk, expect, scopes, actions string
 	err := c.QueryRowContext(ctx, `SELECT id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
-		brand, grant_id, user, scopes_used, actions, ts FROM receipts WHERE id = ?`, id).Scan(
+		brand, grant_id, user, scopes_used, actions, ts, card_url, brand_name, replays, notes FROM receipts WHERE id = ?`, id).Scan(
 		&r.ID, &r.JWS, &claims, &jwk, &r.JWKThumbprint, &expect, &r.Verified, &problems, &verifiedAt,
-		&r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS)
+		&r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes)
 	if err != nil {
 		return r, err
 	}
@@ -336,7 +356,39 @@ func (db *DB) receipt(ctx context.Context, c *sql.DB, id string) (Receipt, error
 	if json.Unmarshal([]byte(problems), &r.Problems) != nil {
 		r.Problems = append(r.Problems, "damaged archive row: its problems are not a JSON array of strings")
 	}
+	json.Unmarshal([]byte(notes), &r.Notes)
 	return r, nil
+}
+
+// PutTurnReceipt archives r (PutReceipt's rules) as the receipt of turn
+// (a key naming one turn: the interface URL and the User's messageId,
+// which a resend of the same message keeps, PACT §4.3), in one
+// transaction. others is how many other turns it had already come with:
+// more than 0 means the Brand returned a receipt it had given before
+// (replayed), which proves nothing about this turn. The row is kept, with
+// its count of replays.
+func (db *DB) PutTurnReceipt(ctx context.Context, r Receipt, turn string) (others int, err error) {
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		w, err := newReceiptWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		if err := w.put(ctx, r); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO receipt_turns (receipt_id, turn) VALUES (?, ?)`, r.ID, turn); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM receipt_turns WHERE receipt_id = ? AND turn != ?`, r.ID, turn).Scan(&others); err != nil {
+			return err
+		}
+		if others > 0 {
+			_, err = tx.ExecContext(ctx, `UPDATE receipts SET replays = (SELECT count(*) - 1 FROM receipt_turns WHERE receipt_id = ?1) WHERE id = ?1`, r.ID)
+		}
+		return err
+	})
+	return others, err
 }
 
 // ReceiptCount is the number of archived receipts.
@@ -348,4 +400,49 @@ func (db *DB) ReceiptCount(ctx context.Context) (int, error) {
 	var n int
 	err = c.QueryRowContext(ctx, `SELECT count(*) FROM receipts`).Scan(&n)
 	return n, err
+}
+
+// columnMemo shares, within one walk over the archive, the values that
+// repeat from row to row: a copy of a column's bytes, the strings a JSON
+// array decodes to. The shared slices are clipped (append copies) and are
+// not to be changed in place. At most memoMax values of each kind.
+type columnMemo struct {
+	raw  map[string][]byte
+	strs map[string][]string
+}
+
+const memoMax = 512
+
+// bytes returns a copy of b, the same copy for the same bytes.
+func (m *columnMemo) bytes(b []byte) []byte {
+	if v, ok := m.raw[string(b)]; ok {
+		return v
+	}
+	v := append([]byte(nil), b...)
+	if m.raw == nil {
+		m.raw = map[string][]byte{}
+	}
+	if len(m.raw) < memoMax {
+		m.raw[string(b)] = v
+	}
+	return v
+}
+
+// strings decodes s, a JSON array of strings; ok is false when it is not one.
+func (m *columnMemo) strings(s string) ([]string, bool) {
+	if v, ok := m.strs[s]; ok {
+		return v, true
+	}
+	var v []string
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, false
+	}
+	v = v[:len(v):len(v)]
+	if m.strs == nil {
+		m.strs = map[string][]string{}
+	}
+	if len(m.strs) < memoMax {
+		m.strs[s] = v
+	}
+	return v, true
 }

@@ -15,8 +15,14 @@ func newConversationsSearchCmd(a *app) *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "search TEXT",
-		Short: "Find stored messages holding every word of TEXT (any conversation)",
-		Args:  cobra.MinimumNArgs(1),
+		Short: "Find stored messages holding every word of TEXT (any conversation), newest first",
+		Long: `Find the stored messages (any conversation) that hold every word of TEXT
+as a substring, case-insensitively, in any script: words of languages
+written without spaces (Chinese, Japanese, Thai) are found inside longer
+runs. Newest first. On a PACT_HOME that can only be read, messages added
+since the last search cannot be indexed: they are not searched, and pact
+says how many.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text := strings.Join(args, " ")
 			if strings.TrimSpace(text) == "" {
@@ -29,9 +35,13 @@ func newConversationsSearchCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hits, err := opts.Store.Search(text, limit)
+			hits, unindexed, err := opts.Store.SearchIn(text, limit)
 			if err != nil {
 				return err
+			}
+			if unindexed > 0 {
+				a.io.Eprintf("%s %s added since the last search were not searched: PACT_HOME can only be read here, so they cannot be indexed (search once where it can be written)\n",
+					a.io.ErrStyles().Warning.Render("!"), plural(unindexed, "message", "messages"))
 			}
 			if hits == nil {
 				hits = []conversation.Hit{}
@@ -56,7 +66,7 @@ func newConversationsSearchCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 100, "at most N messages, best matches first")
+	cmd.Flags().IntVar(&limit, "limit", 100, "at most N messages, newest first")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -42,6 +43,11 @@ fails, 1 otherwise. --json prints the report (see docs/json.md).`,
 			p.Secrets = sec
 			o := doctor.Options{Profile: p, SecretsErr: secErr, HTTP: a.httpClient(),
 				FormatTime: func(t time.Time) string { return t.Local().Format(humanTime) }}
+			if _, err := os.Stat(p.Dirs.ProfileDataDir(p.Name)); err == nil {
+				// A profile with a data folder has a database to check (one
+				// without has nothing yet, and doctor creates none).
+				o.Database = store.ProfileDB(p.Dirs, p.Name).Check
+			}
 			if secErr == nil {
 				opts := conversation.NewOptions(p, a.httpClient())
 				o.Conversations = opts.Store.List

@@ -73,6 +73,9 @@ var exitTable = []exitRule{
 	{is(conversation.ErrNoConversation), exitNotFound, "NOT_FOUND", 0},
 	{is(profile.ErrNotFound), exitNotFound, "NOT_FOUND", 0},
 	{is(delegation.ErrNoGrant), exitNotFound, "NO_GRANT", 0},
+	// No Provider registration for the Brand: not found, as the README's
+	// table says (5).
+	{is(conversation.ErrNotRegistered), exitNotFound, "NOT_REGISTERED", 0},
 	// A receipt failed verification (6).
 	{is(receipts.ErrNotVerified), exitReceipts, "NOT_VERIFIED", 0},
 	// Everything else (1).
@@ -83,7 +86,6 @@ var exitTable = []exitRule{
 	{is(profile.ErrActiveKey), exitFailure, "ACTIVE_KEY", 0},
 	{is(errKeyNotLive), exitFailure, "KEY_NOT_LIVE", 0},
 	{is(profile.ErrNotInitialised), exitFailure, "NOT_INITIALISED", 0},
-	{is(conversation.ErrNotRegistered), exitFailure, "NOT_REGISTERED", 0},
 	{is(conversation.ErrNoDelegation), exitFailure, "NO_DELEGATION", 0},
 	{is(secrets.ErrUnavailable), exitFailure, "KEYRING_UNAVAILABLE", 0},
 	{is(secrets.ErrTooLarge), exitFailure, "TOO_LARGE", 0},

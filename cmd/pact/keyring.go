@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -81,6 +82,12 @@ the old copies are deleted; if a copy fails nothing changes.`,
 				return fmt.Errorf("reading the delegation grants: %w", err)
 			}
 			res, err := p.MoveSecrets(dst, extra)
+			if err != nil && res.Moved == 0 && to == "os" && errors.Is(err, secrets.ErrUnavailable) {
+				// The secrets are still where they were (the file): the
+				// fix is the OS keyring, not a move to the file.
+				return keyringError{msg: fmt.Sprintf("the OS keyring is not available: no keyring service answers on this machine, or it is locked; nothing was moved: the secrets of profile %q stay in %s. Start or unlock the OS keyring (Secret Service, Keychain or Credential Manager), then run %s again",
+					p.Name, src.Where(), profile.Command(p.Name, "keyring move --to os")), cause: err}
+			}
 			if err != nil && res.Moved == 0 {
 				return err
 			}

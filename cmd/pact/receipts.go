@@ -119,6 +119,14 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			if e.JWKThumbprint != "" {
 				row("signed by", "key "+e.JWKThumbprint+" (kept in the archive; `pact receipts verify` checks it again)")
 			}
+			// Why it means less than it seems (replayed, labels set aside).
+			for i, n := range e.Item().Notes {
+				label := ""
+				if i == 0 {
+					label = "note"
+				}
+				row(label, st.Warning.Render(safe(n)))
+			}
 			return nil
 		},
 	}

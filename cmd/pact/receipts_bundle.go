@@ -42,17 +42,18 @@ the key is in the Brand's published set. Exits 6 if any line fails.`
 }
 
 func newReceiptsExportCmd(a *app) *cobra.Command {
-	var all bool
+	var all, force bool
 	var brand, out string
 	cmd := &cobra.Command{
-		Use:   "export [ID...|--all] [--brand BRAND] -o FILE",
+		Use:   "export [ID...|--all] [--brand BRAND] -o FILE [--force]",
 		Short: "Write receipts to a bundle anyone can verify without pact",
 		Long: `Write archived receipts to FILE as JSON Lines, one receipt a line:
 {"jws": "<compact JWS>", "jwk": {<public JWK that verifies it>}, "jwks_uri", "verifiedAt",
 "cardUrl", "brandName"} (the last two name the Brand for people; they verify nothing).
 A Brand, a bank or a court can check each line with a standard JOSE library
 (docs/json.md shows how) or with ` + "`pact receipts verify --bundle FILE`" + `.
-Only verified receipts are exported. -o - writes to stdout.`,
+Only verified receipts are exported. -o - writes to stdout. An existing FILE
+is not overwritten unless --force.`,
 		ValidArgsFunction: a.completeReceiptIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -64,6 +65,9 @@ Only verified receipts are exported. -o - writes to stdout.`,
 				return usageError{errors.New("name the receipts to export (IDs from `pact receipts list`) or --all")}
 			case brand != "" && len(args) > 0:
 				return usageError{errors.New("--brand selects with --all; give it without receipt IDs")}
+			}
+			if _, err := os.Lstat(out); err == nil && out != "-" && !force {
+				return usageError{fmt.Errorf("%s exists: pact does not overwrite it (name another file, or --force to replace it)", out)}
 			}
 			opts, err := a.sessionOptions()
 			if err != nil {
@@ -125,6 +129,7 @@ Only verified receipts are exported. -o - writes to stdout.`,
 	cmd.Flags().BoolVar(&all, "all", false, "export every verified receipt")
 	cmd.Flags().StringVar(&brand, "brand", "", "with --all: only this Brand's receipts")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the bundle file to write (- for stdout)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace FILE when it exists")
 	cmd.RegisterFlagCompletionFunc("brand", a.completeBrands)
 	return cmd
 }
@@ -175,7 +180,8 @@ line is not verified.`,
 			}
 			// One transaction per thousand receipts, not one per receipt.
 			b := opts.Receipts.NewBatch(1000)
-			jwksURIOf := conversation.BrandJWKSURIResolver(cmd.Context(), opts)
+			keysOf := conversation.BrandKeysResolver(cmd.Context(), opts)
+			cardOf := conversation.CardOfBrandResolver(cmd.Context(), opts)
 			put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
 				if e, err := opts.Receipts.Get(res.ID); err == nil && e.Verified {
 					return false, nil // already in the archive (one kept as not verified is checked again)
@@ -184,10 +190,24 @@ line is not verified.`,
 				// The signature verified with the line's key; the key must
 				// also be one the Brand publishes (as `receipts verify`
 				// checks online), or the line proves nothing.
-				uri, err := jwksURIOf(res.Expect.Brand)
+				bk, err := keysOf(res.Expect.Brand)
+				uri := bk.JWKSURI
 				var problems []string
 				if err == nil {
 					problems, err = receipts.CheckPublished(cmd.Context(), opts.Keys, res, uri)
+				}
+				if err != nil {
+					res.AttributeTo("", "") // no key checked: the labels are nobody's word
+				} else {
+					// The Brand whose published key signed it; the line's
+					// cardUrl only when that card is this Brand's too.
+					card, name := bk.CardURL, bk.Name
+					if lc := res.Expect.Card; lc != "" && lc != card {
+						if n, ok := cardOf(lc, res.Expect.Brand); ok {
+							card, name = lc, n
+						}
+					}
+					res.AttributeTo(card, name)
 				}
 				switch {
 				case err != nil:

@@ -14,6 +14,24 @@ import (
 // 100,000-receipt listing. TestAppendItemJSON_SameAsEncodingJSON holds it
 // to encoding/json's bytes.
 func appendItemJSON(b []byte, it *receiptItemJSON) []byte {
+	return (*jsonMemo)(nil).appendItem(b, it)
+}
+
+// jsonMemo remembers, for one listing, the JSON of values that repeat from
+// item to item (an action object, a problem's words): most receipts of an
+// archive share them, and indenting or escaping them once is enough. A nil
+// memo remembers nothing. It keeps at most memoMax entries.
+type jsonMemo struct {
+	actions, strs map[string][]byte
+}
+
+const memoMax = 512
+
+func newJSONMemo() *jsonMemo {
+	return &jsonMemo{actions: map[string][]byte{}, strs: map[string][]byte{}}
+}
+
+func (m *jsonMemo) appendItem(b []byte, it *receiptItemJSON) []byte {
 	b = append(b, "{\n    \"id\": "...)
 	b = appendJSONString(b, it.ID)
 	b = append(b, ",\n    \"brand\": "...)
@@ -36,10 +54,19 @@ func appendItemJSON(b []byte, it *receiptItemJSON) []byte {
 				b = append(b, ",\n"...)
 			}
 			b = append(b, "      "...)
+			if m != nil {
+				if js, ok := m.actions[string(a)]; ok {
+					b = append(b, js...)
+					continue
+				}
+			}
 			var buf bytes.Buffer
 			if err := json.Indent(&buf, a, "      ", "  "); err != nil {
 				b = append(b, "null"...) // never: item() decoded it as JSON
 				continue
+			}
+			if m != nil && len(m.actions) < memoMax {
+				m.actions[string(a)] = buf.Bytes()
 			}
 			b = append(b, buf.Bytes()...)
 		}
@@ -53,8 +80,12 @@ func appendItemJSON(b []byte, it *receiptItemJSON) []byte {
 	if it.Problems == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendStrings(b, it.Problems)
+		b = m.appendStrings(b, it.Problems)
 	}
+	b = append(b, ",\n    \"replayed\": "...)
+	b = strconv.AppendBool(b, it.Replayed)
+	b = append(b, ",\n    \"notes\": "...)
+	b = m.appendStrings(b, it.Notes)
 	b = append(b, ",\n    \"cardUrl\": "...)
 	b = appendJSONString(b, it.CardURL)
 	b = append(b, ",\n    \"brandName\": "...)
@@ -62,7 +93,9 @@ func appendItemJSON(b []byte, it *receiptItemJSON) []byte {
 	return append(b, "\n  }"...)
 }
 
-func appendStrings(b []byte, ss []string) []byte {
+func appendStrings(b []byte, ss []string) []byte { return (*jsonMemo)(nil).appendStrings(b, ss) }
+
+func (m *jsonMemo) appendStrings(b []byte, ss []string) []byte {
 	if ss == nil {
 		return append(b, "null"...)
 	}
@@ -75,15 +108,51 @@ func appendStrings(b []byte, ss []string) []byte {
 			b = append(b, ",\n"...)
 		}
 		b = append(b, "      "...)
-		b = appendJSONString(b, s)
+		b = m.appendString(b, s)
 	}
 	return append(b, "\n    ]"...)
 }
 
+// appendString is appendJSONString, remembering the JSON of strings that
+// need escaping.
+func (m *jsonMemo) appendString(b []byte, s string) []byte {
+	if m == nil {
+		return appendJSONString(b, s)
+	}
+	if js, ok := m.strs[s]; ok {
+		return append(b, js...)
+	}
+	start := len(b)
+	b = appendJSONString(b, s)
+	if len(m.strs) < memoMax {
+		m.strs[s] = append([]byte(nil), b[start:]...)
+	}
+	return b
+}
+
 // appendJSONString appends s as encoding/json does with HTML escaping off:
-// printable ASCII as is (but " and \), anything else through
-// encoding/json itself.
+// printable ASCII as is, " and \ escaped with a backslash, anything else
+// (control characters, non-ASCII) through encoding/json itself.
 func appendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf {
+			plain = false
+			break
+		} else if c == '"' || c == '\\' {
+			plain = false
+		}
+	}
+	if !plain && asciiQuoted(s) {
+		b = append(b, '"')
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '"' || c == '\\' {
+				b = append(b, '\\')
+			}
+			b = append(b, s[i])
+		}
+		return append(b, '"')
+	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
 			var buf bytes.Buffer
@@ -96,4 +165,15 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// asciiQuoted reports whether s is printable ASCII (quotes and backslashes
+// allowed): what appendJSONString escapes by hand.
+func asciiQuoted(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -33,3 +33,24 @@ func TestAppendItemJSON_SameAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// The memo of a listing (actions and escaped strings met before) writes
+// the same bytes as encoding/json, the second time as the first.
+func TestAppendItemJSON_MemoSameAsEncodingJSON(t *testing.T) {
+	it := receiptItemJSON{Item: receipts.Item{ID: "id", Brand: `https://p.example/a2a/"x"\`, ScopesUsed: []string{"orders:read"},
+		Actions:  []json.RawMessage{json.RawMessage(`{"tool":"list_orders", "n":[1,2]}`)},
+		Problems: []string{`not checked: Get "https://x/": dial tcp \ refused`, "plain", "é \u2028"}, Replayed: true, Notes: []string{`a "note"`}}}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode([]receiptItemJSON{it})
+	m := newJSONMemo()
+	for round := 0; round < 2; round++ {
+		got := append([]byte("[\n  "), m.appendItem(nil, &it)...)
+		got = append(got, "\n]\n"...)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want.Bytes())
+		}
+	}
+}

@@ -87,6 +87,7 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 	case a.json:
 		w := bufio.NewWriterSize(a.io.Out, 64<<10)
 		buf := make([]byte, 0, 1024)
+		memo := newJSONMemo()
 		n := 0
 		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error {
 			note(it)
@@ -97,7 +98,7 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 			}
 			n++
 			ri := withBrand(it)
-			buf = appendItemJSON(buf, &ri)
+			buf = memo.appendItem(buf, &ri)
 			_, err := w.Write(buf)
 			return err
 		})
@@ -116,6 +117,8 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 			v := "yes"
 			if !it.Verified {
 				v = "NO"
+			} else if it.Replayed {
+				v = "yes, REPLAYED"
 			}
 			ri := withBrand(it)
 			rows = append(rows, []string{receipts.ShortID(it.ID), localRFC3339(it.TS), receiptBrandLabel(brandRef{CardURL: ri.CardURL, Name: ri.BrandName}, it.Brand), strings.Join(it.ScopesUsed, " "), actionNames(it.Actions), v})

@@ -154,6 +154,7 @@ Start with:  pact demo`,
 		newMCPCmd(a),
 	)
 	root.AddCommand(newDoctorCmd(a), newKeyringCmd(a))
+	root.AddCommand(newBackupCmd(a), newRestoreCmd(a))
 	addDelegationCommands(a, root)
 	root.AddCommand(newGenCmd(a))
 	// cobra adds `completion` when it executes; adding it here puts it in

@@ -122,6 +122,10 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), receipts.ShortID(res.Receipt.ID))
 		return
 	}
+	if res.Receipt.Replayed {
+		a.io.Eprintf("%s receipt %s is NOT a receipt of this turn: %s\n", st.Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(strings.Join(res.Receipt.Problems, "; ")))
+		return
+	}
 	a.io.Eprintf("%s receipt %s FAILED verification and was kept apart: %s\n", st.Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(strings.Join(res.Receipt.Problems, "; ")))
 }
 

@@ -19,11 +19,14 @@
 //
 //  8. `pact receipts list --json` over 100,000 receipts         target < 1 s, < 60 MB RSS
 //     and with --brand                                          target < 0.5 s
+//     and every receipt with a problem (vs database/sql +
+//     encoding/json, in process)                                target < 1 s, < 60 MB RSS
 //
 //  9. `pact chat` line mode: turns 2,501–3,000 vs turns 1–500 of one
 //     conversation, as processes                               target ≤ 1.25×
 //
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
+// -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
 // -breakdown prints where one `pact send` spends its time (startup.go).
 //
@@ -92,6 +95,7 @@ var (
 	brkOnly     = flag.Bool("breakdown", false, "print only the breakdown of one pact send (issue 21: process start, package init, pprof phases)")
 	sends       = flag.Int("sends", 300, "profiled sends for -breakdown")
 	keepProfile = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
+	rcptOnly    = flag.Bool("receipts", false, "run only the receipts list rows (8)")
 )
 
 func main() {
@@ -148,6 +152,9 @@ func run() ([]row, error) {
 	}
 	if *storeOnly {
 		return storeRows(tmp, pact)
+	}
+	if *rcptOnly {
+		return receiptRows(tmp, pact)
 	}
 	home := filepath.Join(tmp, "home")
 	os.Setenv("PACT_HOME", home)

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/store"
+)
+
+// backupJSON is the `pact backup --json` and `pact restore --json` shape
+// (docs/json.md).
+type backupJSON struct {
+	Profile string `json:"profile"`
+	File    string `json:"file"`
+	Bytes   int64  `json:"bytes,omitempty"`
+	store.Contents
+	Aside string `json:"aside,omitempty"`
+	// NotIncluded says where what the file does not hold is: the secrets
+	// (keyring) and the profile's settings.
+	NotIncluded []string `json:"notIncluded"`
+}
+
+func newBackupCmd(a *app) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "backup FILE",
+		Short: "Write this profile's history to one file (safe while pact runs)",
+		Long: `Write a consistent copy of this profile's database (conversations, turns,
+the receipt archive, grants' metadata, the card cache and pins) to FILE,
+one SQLite file, while other pact processes may go on using it. FILE is
+written beside its final name and renamed into place (mode 0600); an
+existing FILE is refused unless --force.
+
+Secrets are not in it: signing keys, the pairwise-sub secret and delegation
+tokens stay in the keyring, and the profile's settings in its config folder.
+Keep those with the keyring's own backup (for the file keyring, a copy of
+its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the history back.`,
+		Args: exactArgs(1, "backup takes the file to write"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := store.CheckProfileName(a.profile); err != nil {
+				return usageError{err}
+			}
+			d, file := a.dirs(), args[0]
+			if _, err := os.Stat(d.ProfileDataDir(a.profile)); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("profile %q has no history to back up (no %s)", a.profile, d.ProfileDataDir(a.profile))
+			}
+			if err := d.CheckBackupPath(a.profile, file); err != nil {
+				return usageError{err}
+			}
+			db := store.ProfileDB(d, a.profile)
+			n, err := db.Backup(cmd.Context(), file, force)
+			if errors.Is(err, store.ErrExists) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			out := backupJSON{Profile: a.profile, File: absPath(file), Contents: n, NotIncluded: a.notInBackup()}
+			if fi, err := os.Stat(file); err == nil {
+				out.Bytes = fi.Size()
+			}
+			if a.json {
+				return a.printJSON(out)
+			}
+			st := a.io.OutStyles()
+			a.io.Printf("%s backed up profile %q to %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(n))
+			for _, s := range out.NotIncluded {
+				a.io.Printf("%s not in it: %s\n", st.Warning.Render("!"), safe(s))
+			}
+			a.io.Printf("  restore it with: %s\n", profile.CommandWords(a.profile, "restore", out.File))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "replace FILE when it exists")
+	return cmd
+}
+
+func newRestoreCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore FILE",
+		Short: "Put back this profile's history from a file `pact backup` wrote",
+		Long: `Check FILE (an SQLite database that passes its integrity check, with a
+schema version this pact can read), keep the profile's current database
+aside as pact.db.before-restore-TIME (with its -wal), and put FILE in its
+place, migrated to this pact's schema. Conversations, receipts, grants'
+metadata, the card cache and pins come back as they were in FILE; secrets
+come from the keyring as before. Run it while no other pact process uses
+the profile. Nothing changes when FILE is refused.`,
+		Args: exactArgs(1, "restore takes the backup file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := store.CheckProfileName(a.profile); err != nil {
+				return usageError{err}
+			}
+			file := args[0]
+			if _, err := os.Stat(file); err != nil {
+				return usageError{fmt.Errorf("no backup at %s: %w", file, err)}
+			}
+			res, err := store.Restore(cmd.Context(), a.dirs(), a.profile, file)
+			if err != nil {
+				return err
+			}
+			out := backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()}
+			if a.json {
+				return a.printJSON(out)
+			}
+			st := a.io.OutStyles()
+			a.io.Printf("%s restored profile %q from %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(res.Contents))
+			if res.Aside != "" {
+				a.io.Printf("  the database it replaced is kept as %s\n", safe(res.Aside))
+			}
+			return nil
+		},
+	}
+}
+
+// notInBackup says where what a backup does not hold lives.
+func (a *app) notInBackup() []string {
+	where := "the keyring"
+	if sec, err := a.secrets(); err == nil {
+		where = sec.Where()
+	}
+	return []string{
+		"secrets (signing keys, the pairwise-sub secret, delegation tokens): they stay in " + where + "; keep them with that keyring's own backup",
+		"the profile's settings (identity, registered Providers): " + a.dirs().ProfileConfigDir(a.profile),
+	}
+}
+
+func contentsWords(n store.Contents) string {
+	return fmt.Sprintf("%s (%s), %s, %s, %s",
+		plural(n.Conversations, "conversation", "conversations"), plural(n.Turns, "turn", "turns"),
+		plural(n.Receipts, "receipt", "receipts"), plural(n.Grants, "grant", "grants"), plural(n.Pins, "pin", "pins"))
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
