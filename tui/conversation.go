@@ -319,8 +319,15 @@ func (c *chat) onSendError(q *queued, err error) tea.Cmd {
 		c.fail("The delegation for " + c.brandName() + " stopped working: continuing with identity only (/login approves it again).")
 		c.holdBack(q)
 		return nil
+	case errors.Is(err, ErrSentUnanswered):
+		// It may have reached the Brand: on record, unanswered, never a draft (§4.3).
+		c.fail(clean(err.Error()))
+		c.setState(q, Unanswered)
+		c.queue = append([]*queued{q}, c.queue...)
+		c.pauseQueue()
+		return nil
 	}
-	// Any other failure (the network, a refusal).
+	// Any other failure (a refusal: the message was not processed).
 	c.fail(clean(err.Error()))
 	c.holdBack(q)
 	return nil
