@@ -155,8 +155,15 @@ func (c *chat) submit() tea.Cmd {
 	c.in.reset()
 	c.layout()
 	c.sb.end()
-	c.paused = false
 	q := &queued{text: in.Text}
+	if c.paused && len(c.queue) > 0 {
+		// A held queue (a failure, or messages kept from the last chat) goes only on an
+		// Enter of its own: this message joins it, it does not set it off with it.
+		c.queue = append(c.queue, q)
+		c.flash = "Queued behind the held messages: Enter with an empty input sends them."
+		return nil
+	}
+	c.paused = false
 	if c.busyForSend() || len(c.queue) > 0 {
 		c.queue = append(c.queue, q)
 		return c.next()
