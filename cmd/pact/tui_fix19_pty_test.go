@@ -27,7 +27,7 @@ func TestFix19_RetryWithProviderDownKeepsTheMessageID(t *testing.T) {
 	s = e.startPTY(true, tr, "--debug", "chat", e.brand)
 	at = s.waitFor("same message id", 0)
 	s.typeKeys("\r")
-	at = s.waitFor("the connection was refused", at)
+	s.waitFor("the connection was refused", at)
 	if scr := s.shown(); !strings.Contains(scr, "unanswered 1 · dup test A-88213") || strings.Contains(scr, "not sent 1") {
 		t.Errorf("the retried message is not shown as unanswered:\n%s", scr)
 	}
