@@ -169,6 +169,16 @@ type DelegationLostError struct {
 func (e *DelegationLostError) Error() string   { return Plain(e.Err) + " Continuing with identity only." }
 func (e *DelegationLostError) Unwrap() []error { return []error{tui.ErrDelegationLost, e.Err} }
 
+// UnansweredError is what Send returns when the message may have reached the Brand and is
+// on record as sent and unanswered (conversation.Session.SentUnanswered). It matches
+// tui.ErrSentUnanswered; Unwrap also gives the original for errors.Is and errors.As.
+type UnansweredError struct{ Err error }
+
+func (e *UnansweredError) Error() string {
+	return Plain(e.Err) + " It may have reached the Brand: it stays on record, unanswered."
+}
+func (e *UnansweredError) Unwrap() []error { return []error{tui.ErrSentUnanswered, e.Err} }
+
 // PlainError carries an error in plain words (Plain) for the chat; Unwrap gives the
 // original for errors.Is and errors.As.
 type PlainError struct{ Err error }
@@ -235,6 +245,12 @@ func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, erro
 	if res == nil {
 		if err == nil {
 			err = errors.New("no reply")
+		}
+		if b.s.SentUnanswered(id) {
+			// The outcome is unknown (conversation.Session.endSend): on record as sent
+			// and unanswered; only this messageId asks for its answer (§4.3).
+			b.unsent = &outgoing{text: text, id: id}
+			return tui.Reply{}, &UnansweredError{Err: err}
 		}
 		var stale *conversation.StaleContextError
 		if errors.As(err, &stale) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/pact-cli/pact/a2aclient"
+
 	"github.com/pact-cli/pact/store"
 )
 
@@ -25,20 +27,62 @@ func (s *Session) recordSend(t Turn) {
 		InterfaceURL: s.Card.InterfaceURL, ContextID: s.contextID, Text: t.Text, At: t.At})
 }
 
-// endSend records how a send ended: delivered (err nil), failed, or, when ctx was
-// cancelled (the User left while waiting), still sending: unanswered.
-func (s *Session) endSend(ctx context.Context, messageID string, err error) {
+// endSend records how a send ended (PACT §4.3: the Brand's agent must not act twice, and
+// a message on record is asked about again only under its own messageId):
+//
+//   - delivered: err is nil (the answer arrived);
+//   - failed: only when the message is known not to have been processed: no earlier
+//     attempt under this messageId is on record (first is true) and err is a refusal
+//     before delivery (refusedUnprocessed);
+//   - otherwise still sending, that is sent and unanswered with an unknown outcome: ctx
+//     cancelled (the User left while waiting), a network failure of any kind (a timeout
+//     after the request left; even "connection refused", because only the last of the
+//     client's attempts is known and an earlier one may have reached the Brand), a 5xx,
+//     and any failure of a message sent before. Reopening offers it for fetching with
+//     the same messageId.
+func (s *Session) endSend(ctx context.Context, messageID string, first bool, err error) {
 	if s.opts.Store == nil {
 		return
 	}
 	switch {
 	case err == nil:
 		s.opts.Store.db.SetSendState(context.Background(), messageID, store.SendDelivered, "")
-	case ctx.Err() != nil || errors.Is(err, context.Canceled):
-		// Left while waiting: the message may have reached the Brand.
-	default:
+	case first && ctx.Err() == nil && refusedUnprocessed(err):
 		s.opts.Store.db.SetSendState(context.Background(), messageID, store.SendFailed, err.Error())
 	}
+}
+
+// refusedUnprocessed reports whether err proves that the message was not processed: the
+// request never went out (no *a2aclient.Error: minting the PA JWT or reading the grant
+// failed), or the Provider's first and only answer was a 4xx error answer, final per
+// §6 (408 Request Timeout excepted: the request may have been read).
+func refusedUnprocessed(err error) bool {
+	var e *a2aclient.Error
+	if !errors.As(err, &e) {
+		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	}
+	return e.Attempts <= 1 && e.HTTPStatus >= 400 && e.HTTPStatus < 500 && e.HTTPStatus != 408
+}
+
+// onRecord reports whether a send of messageID is on record as sending: an earlier
+// attempt that may have reached the Brand.
+func (s *Session) onRecord(messageID string) bool {
+	if s.opts.Store == nil {
+		return false
+	}
+	st, err := s.opts.Store.db.SendState(context.Background(), messageID)
+	return err != nil || st == store.SendSending
+}
+
+// SentUnanswered reports whether the message messageID is on record as sent and
+// unanswered (store.SendSending): its outcome is unknown, and it is asked about again
+// only under the same messageId (§4.3), never sent as a new message.
+func (s *Session) SentUnanswered(messageID string) bool {
+	if s.opts.Store == nil {
+		return false
+	}
+	st, err := s.opts.Store.db.SendState(context.Background(), messageID)
+	return err == nil && st == store.SendSending
 }
 
 // Unanswered returns the User's messages in the current conversation (or, with no

@@ -487,6 +487,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	}
 	sentAt := s.now()
 	resend := s.unanswered[messageID]
+	first := !resend && !s.onRecord(messageID)
 	s.unanswered[messageID] = true
 	s.recordSend(Turn{MessageID: messageID, Text: text, At: sentAt}) // on record before it leaves
 	// An error answer is final, including INVALID_PARAMS for a message sent
@@ -494,7 +495,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	// once, never waited out and retried. Only network failures, 5xx and 429
 	// are retried, inside the A2A client.
 	resp, grant, err := s.deliver(ctx, req)
-	s.endSend(ctx, messageID, err)
+	s.endSend(ctx, messageID, first, err)
 	dead := s.deadNote()
 	if err == nil {
 		delete(s.unanswered, messageID)

@@ -19,7 +19,10 @@ const (
 	SendSending = "sending"
 	// SendDelivered: the answer arrived and the turn is stored.
 	SendDelivered = "delivered"
-	// SendFailed: the message was refused or never left.
+	// SendFailed: the message is known not to have been processed: it never left,
+	// or the Provider refused it before delivery on a first attempt
+	// (conversation.Session.endSend). A send whose outcome is unknown stays
+	// SendSending.
 	SendFailed = "failed"
 )
 
@@ -60,6 +63,20 @@ func (db *DB) SetSendState(ctx context.Context, messageID, state, why string) er
 		_, err := tx.ExecContext(ctx, `UPDATE sends SET state = ?, error = ? WHERE message_id = ?`, state, why, messageID)
 		return err
 	})
+}
+
+// SendState returns the state of the send of messageID ("" when none is on record).
+func (db *DB) SendState(ctx context.Context, messageID string) (string, error) {
+	c, err := db.conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	var st string
+	err = c.QueryRowContext(ctx, `SELECT state FROM sends WHERE message_id = ?`, messageID).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return st, err
 }
 
 // Unanswered returns the sends to the Brand at cardURL still in state

@@ -219,6 +219,12 @@ var ErrContextUnknown = errors.New("the Brand no longer knows this conversation"
 // DelegationLost); the chat says so in one line and keeps the message for a new try.
 var ErrDelegationLost = errors.New("the delegation stopped working")
 
+// ErrSentUnanswered is wrapped by the error Send returns when the message may have reached
+// the Brand (a network failure, a timeout, a 5xx, or a retry of a message sent before): it
+// stays on record as sent and unanswered, never a draft or a new message; Enter asks for
+// its answer again under the same messageId (§4.3).
+var ErrSentUnanswered = errors.New("the message may have reached the Brand")
+
 // Drafts is implemented by a Backend that keeps what the User had not sent when the chat
 // was left: the input and the queued messages, in order. The chat loads them when it opens
 // (the queue held until Enter) and saves them when it ends, however it ends (Ctrl+C, /quit,

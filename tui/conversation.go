@@ -155,8 +155,15 @@ func (c *chat) submit() tea.Cmd {
 	c.in.reset()
 	c.layout()
 	c.sb.end()
-	c.paused = false
 	q := &queued{text: in.Text}
+	if c.paused && len(c.queue) > 0 {
+		// A held queue (a failure, or messages kept from the last chat) goes only on an
+		// Enter of its own: this message joins it, it does not set it off with it.
+		c.queue = append(c.queue, q)
+		c.flash = "Queued behind the held messages: Enter with an empty input sends them."
+		return nil
+	}
+	c.paused = false
 	if c.busyForSend() || len(c.queue) > 0 {
 		c.queue = append(c.queue, q)
 		return c.next()
@@ -319,8 +326,15 @@ func (c *chat) onSendError(q *queued, err error) tea.Cmd {
 		c.fail("The delegation for " + c.brandName() + " stopped working: continuing with identity only (/login approves it again).")
 		c.holdBack(q)
 		return nil
+	case errors.Is(err, ErrSentUnanswered):
+		// It may have reached the Brand: on record, unanswered, never a draft (§4.3).
+		c.fail(clean(err.Error()))
+		c.setState(q, Unanswered)
+		c.queue = append([]*queued{q}, c.queue...)
+		c.pauseQueue()
+		return nil
 	}
-	// Any other failure (the network, a refusal).
+	// Any other failure (a refusal: the message was not processed).
 	c.fail(clean(err.Error()))
 	c.holdBack(q)
 	return nil

@@ -100,6 +100,8 @@ func (c *chat) queueRows() []string {
 			label = fmt.Sprintf("editing %d", i+1)
 		case q.e != nil && q.e.turn.State == Failed:
 			label = fmt.Sprintf("not sent %d", i+1)
+		case q.e != nil && q.e.turn.State == Unanswered:
+			label = fmt.Sprintf("unanswered %d", i+1) // sent, maybe received: never "not sent"
 		}
 		first, rest, more := strings.Cut(q.text, "\n")
 		if more {
