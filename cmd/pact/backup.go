@@ -55,7 +55,7 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 			}
 			db := store.ProfileDB(d, a.profile)
 			n, err := db.Backup(cmd.Context(), file, force)
-			if errors.Is(err, store.ErrExists) {
+			if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrNotRegular) {
 				return usageError{err}
 			}
 			if err != nil {
