@@ -42,6 +42,11 @@ func contentsOf(ctx context.Context, c interface {
 // force).
 var ErrExists = errors.New("the file exists")
 
+// ErrInUse is matched by Restore's refusal of a database another process
+// has open: what it writes after the restore would go to the database kept
+// aside, and be lost from the restored one.
+var ErrInUse = errors.New("the database is in use")
+
 // ErrNotRegular is matched by Backup's refusal, even with force, of a FILE
 // that is not a regular file (a device such as /dev/full, a FIFO, a
 // directory, a symbolic link): the backup is renamed into place, and
@@ -172,7 +177,8 @@ type Restored struct {
 // pact.db.before-restore-TIME (and -wal), whatever their state (a refused,
 // emptied or damaged database is what one restores over). The backup is
 // copied beside pact.db, fsynced, renamed into place and migrated to this
-// binary's schema. Run it while no other pact process uses the profile.
+// binary's schema. A database another process has open is refused
+// (ErrInUse, on unix: its -shm lock), and nothing changes.
 func Restore(ctx context.Context, d Dirs, name, file string) (Restored, error) {
 	n, err := InspectBackup(ctx, file)
 	if err != nil {
@@ -185,6 +191,9 @@ func Restore(ctx context.Context, d Dirs, name, file string) (Restored, error) {
 	}
 	if db, ok := lookupOpened(path); ok {
 		db.Close()
+	}
+	if pid := inUseBy(path); pid != 0 {
+		return Restored{}, fmt.Errorf("store: %s is open in another pact process (pid %d): %w; end it (a chat, `pact mcp`, a send) and restore again (nothing was changed)", path, pid, ErrInUse)
 	}
 	tmp := path + ".restore-tmp"
 	if err := copyFile(file, tmp); err != nil {
