@@ -42,19 +42,36 @@ func contentsOf(ctx context.Context, c interface {
 // force).
 var ErrExists = errors.New("the file exists")
 
+// ErrInUse is matched by Restore's refusal of a database another process
+// has open: what it writes after the restore would go to the database kept
+// aside, and be lost from the restored one.
+var ErrInUse = errors.New("the database is in use")
+
+// ErrNotRegular is matched by Backup's refusal, even with force, of a FILE
+// that is not a regular file (a device such as /dev/full, a FIFO, a
+// directory, a symbolic link): the backup is renamed into place, and
+// would replace it.
+var ErrNotRegular = errors.New("not a regular file")
+
 // Backup writes a consistent copy of the whole database, its WAL included,
 // to the single file dest (SQLite VACUUM INTO: one read transaction, so
 // other pact processes may go on writing meanwhile). The copy is written
 // beside dest, fsynced and renamed into place (mode 0600): dest is either
 // absent, the old file or the whole copy. An existing dest is refused
-// (ErrExists) unless force. Secrets are not in it: they stay in the keyring.
+// (ErrExists) unless force, and one that is not a regular file even with
+// force (ErrNotRegular). Secrets are not in it: they stay in the keyring.
 func (db *DB) Backup(ctx context.Context, dest string, force bool) (Contents, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return Contents{}, err
 	}
-	if _, err := os.Lstat(dest); err == nil && !force {
-		return Contents{}, fmt.Errorf("%s: %w (use --force to replace it)", dest, ErrExists)
+	if fi, err := os.Lstat(dest); err == nil {
+		if !force {
+			return Contents{}, fmt.Errorf("%s: %w (use --force to replace it)", dest, ErrExists)
+		}
+		if !fi.Mode().IsRegular() {
+			return Contents{}, fmt.Errorf("%s: %w (name a new file, or a regular file to replace with --force)", dest, ErrNotRegular)
+		}
 	}
 	n, err := contentsOf(ctx, c)
 	if err != nil {
@@ -160,7 +177,8 @@ type Restored struct {
 // pact.db.before-restore-TIME (and -wal), whatever their state (a refused,
 // emptied or damaged database is what one restores over). The backup is
 // copied beside pact.db, fsynced, renamed into place and migrated to this
-// binary's schema. Run it while no other pact process uses the profile.
+// binary's schema. A database another process has open is refused
+// (ErrInUse, on unix: its -shm lock), and nothing changes.
 func Restore(ctx context.Context, d Dirs, name, file string) (Restored, error) {
 	n, err := InspectBackup(ctx, file)
 	if err != nil {
@@ -173,6 +191,9 @@ func Restore(ctx context.Context, d Dirs, name, file string) (Restored, error) {
 	}
 	if db, ok := lookupOpened(path); ok {
 		db.Close()
+	}
+	if pid := inUseBy(path); pid != 0 {
+		return Restored{}, fmt.Errorf("store: %s is open in another pact process (pid %d): %w; end it (a chat, `pact mcp`, a send) and restore again (nothing was changed)", path, pid, ErrInUse)
 	}
 	tmp := path + ".restore-tmp"
 	if err := copyFile(file, tmp); err != nil {

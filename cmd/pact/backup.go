@@ -55,7 +55,7 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 			}
 			db := store.ProfileDB(d, a.profile)
 			n, err := db.Backup(cmd.Context(), file, force)
-			if errors.Is(err, store.ErrExists) {
+			if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrNotRegular) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -90,8 +90,9 @@ schema version this pact can read), keep the profile's current database
 aside as pact.db.before-restore-TIME (with its -wal), and put FILE in its
 place, migrated to this pact's schema. Conversations, receipts, grants'
 metadata, the card cache and pins come back as they were in FILE; secrets
-come from the keyring as before. Run it while no other pact process uses
-the profile. Nothing changes when FILE is refused.`,
+come from the keyring as before. It is refused while another pact process
+(an open chat, say) has the profile's database open. Nothing changes when
+FILE is refused.`,
 		Args: exactArgs(1, "restore takes the backup file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := store.CheckProfileName(a.profile); err != nil {
