@@ -201,7 +201,7 @@ func (s *screen) typeKeys(keys string) {
 	}
 }
 
-// exit waits (at most 10 s) for pact to end and returns its exit code.
+// exit waits (at most 15 s) for pact to end and returns its exit code.
 func (s *screen) exit() int {
 	s.t.Helper()
 	waited := make(chan error, 1)
@@ -216,9 +216,9 @@ func (s *screen) exit() int {
 			s.t.Fatal(err)
 		}
 		return 0
-	case <-time.After(10 * time.Second):
+	case <-time.After(15 * time.Second):
 		s.cmd.Process.Kill()
-		s.t.Fatalf("pact did not exit within 10s; screen text:\n%s", tail(s.text(), 2000))
+		s.t.Fatalf("pact did not exit within 15s; screen text:\n%s", tail(s.text(), 2000))
 		return -1
 	}
 }
@@ -230,7 +230,7 @@ func (s *screen) checkRestored() {
 	s.t.Helper()
 	// The last bytes may still be on their way through the pty.
 	raw := s.raw()
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); raw = s.raw() {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); raw = s.raw() {
 		if strings.LastIndex(raw, "\x1b[?1049l") > strings.LastIndex(raw, "\x1b[?1049h") {
 			break
 		}
