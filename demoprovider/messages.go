@@ -268,6 +268,13 @@ func (s *Server) runTurn(r *http.Request, b *brandDef, conv *conversation, messa
 			return nil, r.Context().Err()
 		}
 	}
+	if g := s.cfg.AgentGate; g != nil {
+		select {
+		case <-g:
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+	}
 	t := turn{text: text}
 	if del != nil {
 		t.delegated, t.user, t.scopes = true, del.sub, del.scopes

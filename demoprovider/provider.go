@@ -76,6 +76,10 @@ type Config struct {
 	FailReplies int
 	// AgentDelay delays each agent run (to exercise in-flight duplicates).
 	AgentDelay time.Duration
+	// AgentGate, when non-nil, holds each agent run (after AgentDelay)
+	// until a value is received from it or it is closed, so a test can
+	// keep a reply on its way for as long as it needs, on any machine.
+	AgentGate <-chan struct{}
 	// RogueCard makes each brand site serve its real signed card once,
 	// then a card signed by another key (also published at the site), so
 	// the pin warning of `pact demo serve --rogue-card` can be seen.

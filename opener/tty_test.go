@@ -39,7 +39,7 @@ func ttyHelper() {
 	}
 	select {
 	case <-p.Done():
-	case <-time.After(3 * time.Second):
+	case <-time.After(15 * time.Second): // a loaded machine may take seconds to run it
 	}
 	fmt.Println("ready")
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
@@ -89,7 +89,7 @@ func TestOpenerCannotStealKeystrokes(t *testing.T) {
 			}
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // the helper waits up to 15 s for the opener
 	for {
 		mu.Lock()
 		s := screen.String()

@@ -169,10 +169,10 @@ func (h *harness) run(cmd tea.Cmd) {
 	go func() { h.msgs <- cmd() }()
 }
 
-// until feeds command results back until cond holds; it fails after 5 s.
+// until feeds command results back until cond holds; it fails after 15 s.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(15 * time.Second)
 	poll := time.NewTicker(5 * time.Millisecond) // conditions may change on other goroutines
 	defer poll.Stop()
 	for !cond() {

@@ -139,7 +139,7 @@ func TestEscStopsWaitingQuitCancels(t *testing.T) {
 	h.key("ctrl+c")
 	select {
 	case <-cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("quitting did not cancel the Send context")
 	}
 }
@@ -214,7 +214,7 @@ func TestStepUpEscCancelsLogin(t *testing.T) {
 		if !strings.HasPrefix(u, "https://brand.example/login") {
 			t.Fatalf("o opened %q", u)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("o did not open the link")
 	}
 	_, cmd := h.m.Update(press("c"))

@@ -117,10 +117,10 @@ func (c *cliTerm) waitFor(want string, skip int) int {
 	}
 }
 
-// drain waits (at most 2 s) for want to come through the pty after the
+// drain waits (at most 15 s) for want to come through the pty after the
 // program exited: its last bytes may still be on their way.
 func (c *cliTerm) drain(want string) {
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && !strings.Contains(c.text(), want); {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && !strings.Contains(c.text(), want); {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -133,7 +133,7 @@ func (c *cliTerm) typeKeys(s string) {
 }
 
 // exit waits up to limit for pact to end and returns its exit code. The
-// terminal's output is read to its end first (at most 2 s more, for a
+// terminal's output is read to its end first (at most 5 s more, for a
 // browser pact started that still holds the tty), so text() holds all of it.
 func (c *cliTerm) exit(limit time.Duration) int {
 	c.t.Helper()
@@ -143,7 +143,7 @@ func (c *cliTerm) exit(limit time.Duration) int {
 	case err := <-waited:
 		select {
 		case <-c.drained:
-		case <-time.After(2 * time.Second):
+		case <-time.After(5 * time.Second):
 		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -175,7 +175,7 @@ func slowBrowser(t *testing.T, dir, tail string) string {
 
 func readPid(t *testing.T, dir string) int {
 	t.Helper()
-	for range 100 {
+	for range 750 { // 15 s: the program starts in the background
 		if b, err := os.ReadFile(filepath.Join(dir, "browser.pid")); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 				return pid
@@ -187,12 +187,12 @@ func readPid(t *testing.T, dir string) int {
 	return 0
 }
 
-// readTTY waits (up to 2 s) for the browser program to say whether it
+// readTTY waits (up to 15 s) for the browser program to say whether it
 // could open the terminal: it writes browser.tty after browser.pid, so a
 // loaded machine may not have written it yet when the pid is there.
 func readTTY(t *testing.T, dir string) string {
 	t.Helper()
-	for range 100 {
+	for range 750 { // 15 s: the program starts in the background
 		if b, err := os.ReadFile(filepath.Join(dir, "browser.tty")); err == nil && strings.HasSuffix(string(b), "\n") {
 			return strings.TrimSpace(string(b))
 		}
@@ -216,7 +216,7 @@ func TestRFC8628_LoginWithSlowBrowserInPTY(t *testing.T) {
 	pid := readPid(t, dir)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	c.typeKeys("\x03")
-	if code := c.exit(5 * time.Second); code != exitCancelled {
+	if code := c.exit(15 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d after Ctrl+C, want %d; terminal:\n%s", code, exitCancelled, c.text())
 	}
 	if err := syscall.Kill(pid, 0); err != nil {
@@ -239,7 +239,7 @@ func TestRFC8628_LoginBrowserFailingLaterInPTY(t *testing.T) {
 	at := c.waitFor("Waiting for your approval", 0)
 	c.waitFor("could not open the browser (slow-browser exited with status 7); open this link: http", at)
 	c.typeKeys("\x03")
-	if code := c.exit(5 * time.Second); code != exitCancelled {
+	if code := c.exit(15 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d after Ctrl+C, want %d", code, exitCancelled)
 	}
 }
@@ -261,7 +261,7 @@ func TestLoginHeadlessPrintsOnlyTheLinkInPTY(t *testing.T) {
 	at = c.waitFor("No browser here", at)
 	c.waitFor("Waiting for your approval", at)
 	c.typeKeys("\x03")
-	if code := c.exit(5 * time.Second); code != exitCancelled {
+	if code := c.exit(15 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d, want %d", code, exitCancelled)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
@@ -292,7 +292,7 @@ func TestLineModePromptWithStdoutPipedInPTY(t *testing.T) {
 	at = c.waitFor("The next message starts a new conversation", at)
 	c.waitFor("you›", at)
 	c.typeKeys("/quit\r")
-	if code := c.exit(10 * time.Second); code != 0 {
+	if code := c.exit(15 * time.Second); code != 0 {
 		t.Fatalf("exit code %d, want 0; terminal:\n%s", code, c.text())
 	}
 	got, _ := os.ReadFile(outPath)
@@ -397,7 +397,7 @@ func TestLineModeCtrlCWhileWaitingInPTY(t *testing.T) {
 	c := e.startTerm(func(cmd *exec.Cmd, tty *os.File) { cmd.Stdout = out }, "chat", e.brand, "--new")
 	c.waitFor("you›", 0)
 	c.typeKeys("\x03")
-	if code := c.exit(5 * time.Second); code != exitCancelled {
+	if code := c.exit(15 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d after Ctrl+C, want %d; terminal:\n%s", code, exitCancelled, c.text())
 	}
 }
@@ -421,7 +421,7 @@ func TestRFC8628_LoginCompletesWhileSystemOpenerLingersInPTY(t *testing.T) {
 	pid := readPid(t, dir)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	c.waitFor("granted: orders:read", at)
-	if code := c.exit(10 * time.Second); code != 0 {
+	if code := c.exit(15 * time.Second); code != 0 {
 		t.Fatalf("exit code %d, want 0; terminal:\n%s", code, c.text())
 	}
 	if err := syscall.Kill(pid, 0); err != nil {

@@ -163,9 +163,9 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// waitfor URL polls until URL answers 200 (at most 5 s).
+// waitfor URL polls until URL answers 200 (at most 15 s).
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		resp, err := http.Get(args[0])
 		if err == nil {
@@ -175,7 +175,7 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("%s did not answer 200 within 5s: %v", args[0], err)
+			ts.Fatalf("%s did not answer 200 within 15s: %v", args[0], err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -38,14 +38,14 @@ func (s *screen) handledSoFar(prompt string) {
 
 // drained returns once everything the exited pact wrote to the terminal has
 // been read: the test's own copy of the terminal is closed, so the reader
-// gets the end of the output (EIO) after the last byte. At most 5 s.
+// gets the end of the output (EIO) after the last byte. At most 15 s.
 func (s *screen) drained() {
 	s.t.Helper()
 	s.tty.Close()
 	select {
 	case <-s.done:
-	case <-time.After(5 * time.Second):
-		s.t.Fatal("the terminal's output did not end within 5s of pact's exit")
+	case <-time.After(15 * time.Second):
+		s.t.Fatal("the terminal's output did not end within 15s of pact's exit")
 	}
 }
 

@@ -111,7 +111,9 @@ func TestIssue10_1_OnlyTheChatTouchesTheTerminal(t *testing.T) {
 		if raw := s.raw(); strings.Contains(raw, "\x1b") {
 			t.Errorf("pact %s wrote escape sequences on a terminal: %q", strings.Join(args, " "), raw)
 		}
-		if took > 2*time.Second {
+		// The fault was a 5 s wait: 4 s still catches it, and leaves a
+		// loaded machine room to start the binary.
+		if took > 4*time.Second {
 			t.Errorf("pact %s took %s on a silent terminal; it must not wait for terminal answers", strings.Join(args, " "), took)
 		}
 	}
@@ -119,7 +121,7 @@ func TestIssue10_1_OnlyTheChatTouchesTheTerminal(t *testing.T) {
 	start := time.Now()
 	s := e.startPTY(false, nil, "chat", e.brand)
 	s.waitFor("identity only", 0)
-	if took := time.Since(start); took > 2*time.Second {
+	if took := time.Since(start); took > 4*time.Second {
 		t.Errorf("the chat took %s to open on a silent terminal", took)
 	}
 	s.quit(t)

@@ -37,6 +37,38 @@ type screen struct {
 	out  bytes.Buffer
 	vt   *vt.Emulator  // the screen as a terminal would show it (under mu)
 	done chan struct{} // closed when the output is drained
+
+	wmu        sync.Mutex // serialises writes to ptmx
+	lastKeys   time.Time  // when typeKeys last wrote (under wmu)
+	lastAnswer time.Time  // when the terminal last answered a query (under wmu)
+}
+
+// quietGap separates the test's keys from the terminal's answers to pact's
+// queries: a person's Enter and a terminal's answer do not arrive within a
+// few milliseconds of each other, but on a loaded machine the test's keys and
+// the answer loop's writes can, and the chat then rightly reads the Enter as
+// part of a burst (a newline) and sends nothing (seen under CI load).
+const quietGap = 50 * time.Millisecond
+
+// write writes b to the terminal, as keys (typed) or as the terminal's answer,
+// at least quietGap after the last write of the other kind.
+func (s *screen) write(b []byte, typed bool) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	other := &s.lastAnswer
+	if !typed {
+		other = &s.lastKeys
+	}
+	if d := quietGap - time.Since(*other); d > 0 {
+		time.Sleep(d)
+	}
+	_, err := s.ptmx.Write(b)
+	if typed {
+		s.lastKeys = time.Now()
+	} else {
+		s.lastAnswer = time.Now()
+	}
+	return err
 }
 
 // start runs pact ARGS... on a fresh 80x24 pty, or skips the test when no
@@ -118,7 +150,7 @@ func startOnPTYSize(t *testing.T, cmd *exec.Cmd, cols, rows int, answer bool, er
 				if next < 0 {
 					break
 				}
-				ptmx.Write([]byte(terminalAnswers[k][1]))
+				s.write([]byte(terminalAnswers[k][1]), false)
 				scanned += next + len(terminalAnswers[k][0])
 			}
 			if err != nil {
@@ -196,12 +228,12 @@ func tail(s string, n int) string {
 // typeKeys writes keys to the terminal as a person would type them.
 func (s *screen) typeKeys(keys string) {
 	s.t.Helper()
-	if _, err := s.ptmx.Write([]byte(keys)); err != nil {
+	if err := s.write([]byte(keys), true); err != nil {
 		s.t.Fatal(err)
 	}
 }
 
-// exit waits (at most 10 s) for pact to end and returns its exit code.
+// exit waits (at most 15 s) for pact to end and returns its exit code.
 func (s *screen) exit() int {
 	s.t.Helper()
 	waited := make(chan error, 1)
@@ -216,9 +248,9 @@ func (s *screen) exit() int {
 			s.t.Fatal(err)
 		}
 		return 0
-	case <-time.After(10 * time.Second):
+	case <-time.After(15 * time.Second):
 		s.cmd.Process.Kill()
-		s.t.Fatalf("pact did not exit within 10s; screen text:\n%s", tail(s.text(), 2000))
+		s.t.Fatalf("pact did not exit within 15s; screen text:\n%s", tail(s.text(), 2000))
 		return -1
 	}
 }
@@ -230,7 +262,7 @@ func (s *screen) checkRestored() {
 	s.t.Helper()
 	// The last bytes may still be on their way through the pty.
 	raw := s.raw()
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); raw = s.raw() {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); raw = s.raw() {
 		if strings.LastIndex(raw, "\x1b[?1049l") > strings.LastIndex(raw, "\x1b[?1049h") {
 			break
 		}

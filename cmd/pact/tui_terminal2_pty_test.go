@@ -173,7 +173,7 @@ func TestLoginBrowserOutputDoesNotCorruptTheCountdownInPTY(t *testing.T) {
 		t.Errorf("the browser's stderr is not on a line of its own:\n%s", screen)
 	}
 	c.typeKeys("\x03")
-	if code := c.exit(5 * time.Second); code != exitCancelled {
+	if code := c.exit(15 * time.Second); code != exitCancelled {
 		t.Fatalf("exit code %d after Ctrl+C, want %d", code, exitCancelled)
 	}
 }

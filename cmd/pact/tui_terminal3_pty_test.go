@@ -84,7 +84,7 @@ func TestChatPTY_SIGTSTPFromOutsideSuspendsAndFgResumes(t *testing.T) {
 	mark := len(raw)
 	s.typeKeys("fg\r")
 	at = s.waitFor("identity only", at) // redrawn
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		tio, err := unix.IoctlGetTermios(int(s.tty.Fd()), unix.TCGETS)
 		if err != nil {
@@ -125,7 +125,7 @@ func TestChatPTY_CardChangedPanelFitsSmallWindow(t *testing.T) {
 	at = s.waitFor("more below · PgDn", at)
 	// The resized frame may reach the screen in several reads: wait (with a
 	// deadline) for the question and the answer line on it together.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		shown := s.shown()
 		if strings.Contains(shown, "Trust the new card") && strings.Contains(shown, "> ") && strings.Contains(shown, "more below · PgDn") {
 			break
