@@ -66,3 +66,8 @@ func hostOf(u string) string {
 	}
 	return u
 }
+
+// NameWarnings are NameWarnings for the session's Brand.
+func (s *Session) NameWarnings(ctx context.Context) []string {
+	return NameWarnings(ctx, s.opts, s.Card.URL, s.Card.Name())
+}
