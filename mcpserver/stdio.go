@@ -88,10 +88,11 @@ func (b *book) in(line []byte) []byte {
 	if json.Unmarshal(line, &m) != nil {
 		return line
 	}
-	var method string
-	if json.Unmarshal(m["method"], &method) != nil || method == "" {
+	if _, isRequest := m["method"]; !isRequest {
 		return line // a response to one of the server's requests
 	}
+	var method string
+	json.Unmarshal(m["method"], &method)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if method == "notifications/cancelled" {
