@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -22,19 +23,26 @@ import (
 // send_message to the Brand says the message may have been delivered.
 func TestMCP_CancelledSendIsNotAnsweredAndSaidLater(t *testing.T) {
 	t.Parallel()
-	received, gone := make(chan struct{}, 4), make(chan struct{}, 4)
+	received, gone, testDone := make(chan struct{}, 4), make(chan struct{}, 4), make(chan struct{})
 	var hold atomic.Bool
 	hold.Store(true)
 	f := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request) {
 		if hold.Load() {
+			// Read the body first: the server notices that the client
+			// hung up only once it reads the connection again.
+			io.ReadAll(r.Body)
 			received <- struct{}{}
-			<-r.Context().Done()
-			gone <- struct{}{}
+			select {
+			case <-r.Context().Done():
+				gone <- struct{}{}
+			case <-testDone:
+			}
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(agentReply("Done.")))
 	})
+	t.Cleanup(func() { close(testDone) }) // runs before the fake's Close
 	e := hostileEnv(t, f)
 	p := startMCP(t, e)
 	p.initialize()
@@ -218,10 +226,23 @@ func checkAsked(t *testing.T, c *elicitingClient, d *demoEnv, result string, sco
 // send the consent link to the User (elicitation/create, mode url),
 // never to the model; decline, cancel and accept are reported as the
 // User's answers, and an accepted login completes in the Brand's page.
+//
+// Both protocols: 2025-11-25 (pact's elicitation/create while the call
+// runs) and 2026-07-28 (an input-required result the client fulfils, the
+// go-sdk client's default).
 func TestMCP_ConsentGoesToTheUserByURLElicitation(t *testing.T) {
 	t.Parallel()
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Parallel()
+			consentByElicitation(t, protocol)
+		})
+	}
+}
+
+func consentByElicitation(t *testing.T, protocol string) {
 	d := newDemoEnv(t, demoprovider.Config{PollInterval: time.Second}, nil)
-	c := newElicitingClient(t, d, "2025-11-25")
+	c := newElicitingClient(t, d, protocol)
 	b := d.brand.SiteURL
 	status := func() string {
 		_, st := c.call(t, "", "login_status", map[string]any{"brand": b})
