@@ -295,6 +295,10 @@ func TestMCP_RawJSONRPCToTheLetter(t *testing.T) {
 	if a := p.answer(`"res"`); errCode(t, a) != -32002 {
 		t.Fatalf("missing resource answered %s", a["error"])
 	}
+	p.send(`{"jsonrpc":"2.0","id":"res2","method":"resources/read","params":{"uri":"file:///etc/passwd"}}`)
+	if a := p.answer(`"res2"`); errCode(t, a) != -32002 {
+		t.Fatalf("a URI no template matches answered %s", a["error"])
+	}
 	p.end()
 }
 

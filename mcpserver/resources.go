@@ -33,7 +33,7 @@ func resourceNotFound(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		var je *jsonrpc.Error
-		if method == "resources/read" && errors.As(err, &je) && je.Code == mcp.CodeResourceNotFound && je.Message == "Resource not found" {
+		if method == "resources/read" && errors.As(err, &je) && je.Code == jsonrpc.CodeInvalidParams && je.Message == "Resource not found" {
 			return nil, &jsonrpc.Error{Code: codeResourceNotFound, Message: je.Message, Data: je.Data}
 		}
 		return res, err
