@@ -37,7 +37,9 @@ const drainTimeout = time.Minute
 //     SDK's line limit (16 MiB), a batch (a JSON array: MCP has no batches
 //     since 2025-06-18), a request whose id is null or neither a string
 //     nor a number, with an invalid request (-32600). The line is skipped
-//     and the session goes on; the SDK's transport would end it.
+//     and the session goes on; the SDK's transport would end it. A
+//     response with id null (JSON-RPC's answer to what it could not read)
+//     is skipped unanswered: a response is never answered.
 //   - Every id is echoed exactly as the client wrote it (1.5 stays 1.5,
 //     9007199254740993 keeps its digits): the SDK only sees an id of
 //     pact's own ("pact-N") and the answer gets the client's bytes back.
@@ -304,6 +306,10 @@ func check(line []byte) (code int, msg string, id json.RawMessage) {
 	if raw, ok := m["id"]; ok {
 		raw = bytes.TrimSpace(raw)
 		switch {
+		case string(raw) == "null" && !hasMethod(m):
+			// A response with id null (an error the client could not tie
+			// to a request): a response is never answered.
+			return codeDrop, "a response with id null", nil
 		case string(raw) == "null":
 			return codeInvalidRequest, "Invalid Request: the id is null (give a string or a number)", nil
 		case raw[0] == '"' || raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
@@ -318,8 +324,22 @@ func check(line []byte) (code int, msg string, id json.RawMessage) {
 	return 0, "", nil
 }
 
+func hasMethod(m map[string]json.RawMessage) bool {
+	_, ok := m["method"]
+	return ok
+}
+
+// codeDrop is check's verdict for a line that is skipped unanswered.
+const codeDrop = -1
+
 // reject answers a line that was not a message, and tells the log.
 func (f *lineFilter) reject(code int, msg string, id json.RawMessage) {
+	if code == codeDrop {
+		if f.log != nil {
+			f.log("%s (skipped, not answered)", msg)
+		}
+		return
+	}
 	if id == nil {
 		id = json.RawMessage("null")
 	}

@@ -52,6 +52,7 @@ func TestStdio_LinesThatAreNoMessageAreAnsweredAndSkipped(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
 	}, "\n")
 	var out bytes.Buffer
