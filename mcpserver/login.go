@@ -173,11 +173,11 @@ func elicitMessage(st *LoginStarted, code string) string {
 // polling goes on in the server until the User answers, the code expires or
 // the server stops. A login already pending for the Brand is replaced.
 //
-// When the client declared URL elicitation, the link goes to the User by
-// elicitation/create (mode url), never into the result; the call returns
-// with the User's answer (accept, decline, cancel), and a decline or a
-// cancel ends the login. Otherwise pact opens the User's browser (unless
-// NoBrowser) and the result carries the link and code for the User.
+// When the client declared URL elicitation, the result is marked
+// AskedVia "elicitation" and no browser is opened: the caller sends the
+// link to the User with askUser and resumes with the User's answer.
+// Otherwise pact opens the User's browser (unless NoBrowser) and the
+// result carries the link and code for the User.
 func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, sess *conversation.Session, scopes []string) (*LoginStarted, error) {
 	d := sess.Card.Delegation
 	if d == nil {
@@ -229,7 +229,7 @@ func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, sess 
 	}
 	l.started = st
 	elicit := urlElicitation(req)
-	open := func() {
+	if !elicit && !s.cfg.NoBrowser {
 		// The browser is the User's: opening it is fire and forget (a
 		// browser command may run for a while), reported on the log.
 		st.BrowserOpened, st.AskedVia = true, "browser"
@@ -239,9 +239,6 @@ func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, sess 
 				s.logf("could not open a browser (%v); the link was returned to the client", err)
 			}
 		}()
-	}
-	if !elicit && !s.cfg.NoBrowser {
-		open()
 	}
 	s.mu.Lock()
 	if old := s.logins[l.brand]; old != nil && old.status == StatusPending {
