@@ -280,6 +280,13 @@ func (s *Server) askUser(st *LoginStarted, finish func() (*mcp.CallToolResult, a
 	s.mu.Lock()
 	s.consents[state] = &consent{st: st, finish: finish}
 	s.mu.Unlock()
+	// A client that never comes back with the answer leaves nothing
+	// behind once the link has expired.
+	time.AfterFunc(time.Until(st.ExpiresAt)+time.Minute, func() {
+		s.mu.Lock()
+		delete(s.consents, state)
+		s.mu.Unlock()
+	})
 	st.elicitationID = p.ElicitationID
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{consentID: p}, RequestState: state}
 }
