@@ -46,6 +46,9 @@ type Backend struct {
 	s    *conversation.Session
 	opts Options
 
+	warnOnce sync.Once
+	warnings []string // the card name's warnings, looked up once
+
 	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
 
 	mu     sync.Mutex
@@ -73,6 +76,8 @@ func New(s *conversation.Session, o Options) *Backend {
 func (b *Backend) Header() tui.Header {
 	s := b.s
 	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub, Signature: s.Card.Signature.Label()}
+	b.warnOnce.Do(func() { b.warnings = s.NameWarnings(context.Background()) })
+	h.NameWarnings = b.warnings
 	if s.Signer != nil {
 		h.KID = s.Signer.KID()
 	}

@@ -24,12 +24,19 @@ import (
 //     differently from what it is — embeddings and overrides U+202A–U+202E,
 //     isolates U+2066–U+2069, the marks U+200E, U+200F and U+061C — are
 //     shown as "\u202e" and the like.
+//   - Invisible characters (IsInvisible: tag characters U+E0000–U+E007F,
+//     zero-width and filler characters U+200B–U+200F, U+2060–U+2064,
+//     U+FEFF, U+115F, U+1160, U+3164, U+FFA0), which can hide words from a
+//     reader while a program or a model still reads them, are shown the
+//     same way: "\u200b", "\ufeff", and "\U000e0041" for a tag character.
 //   - Each byte of invalid UTF-8 becomes U+FFFD.
 //   - Everything else, including all printable Unicode, is unchanged, and a
 //     string with nothing to neutralise is returned as is.
 //
 // The result contains no byte below 0x20 other than LF and tab, no DEL,
-// no C1 control and no bidi control; Sanitize is idempotent.
+// no C1 control, no bidi control and no invisible character; Sanitize is
+// idempotent. It is the one rule for every human text and every MCP text
+// (CLI, TUI, pact mcp); --json output keeps the text exact.
 func Sanitize(s string) string {
 	if clean(s) {
 		return s
@@ -58,7 +65,7 @@ func clean(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isBidi(r) {
+		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isBidi(r) || IsInvisible(r) {
 			return false
 		}
 		i += n
@@ -72,6 +79,24 @@ func isBidi(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
+// IsInvisible reports whether r is a character that shows nothing (or
+// only blank space) yet is read by programs: a tag character
+// (U+E0000–U+E007F, which can spell out a whole hidden instruction), a
+// zero-width or joiner character (U+200B–U+200F, U+2060–U+2064, U+FEFF)
+// or a Hangul filler (U+115F, U+1160, U+3164, U+FFA0). Sanitize and
+// SanitizeLine show each of them visibly.
+func IsInvisible(r rune) bool {
+	switch {
+	case r >= 0xe0000 && r <= 0xe007f, r >= 0x200b && r <= 0x200f, r >= 0x2060 && r <= 0x2064:
+		return true
+	}
+	switch r {
+	case 0xfeff, 0x115f, 0x1160, 0x3164, 0xffa0:
+		return true
+	}
+	return false
+}
+
 // SanitizeLine is Sanitize for a single-line field — a Brand's or
 // organisation's name, a skill, a scope id or description, a table cell, a
 // user_code, a link, a hint: text the output puts on one row of its own
@@ -81,8 +106,8 @@ func isBidi(r rune) bool {
 // another scope in a consent list).
 //
 // The result contains no byte below 0x20 at all, no DEL, no C1 control,
-// no bidi control and no Unicode line or paragraph separator; SanitizeLine
-// is idempotent.
+// no bidi control, no invisible character and no Unicode line or
+// paragraph separator; SanitizeLine is idempotent.
 func SanitizeLine(s string) string {
 	if clean(s) && !strings.ContainsAny(s, "\n\t\u2028\u2029") {
 		return s
@@ -112,8 +137,10 @@ func escape(s string, line bool) string {
 			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, isBidi(r), line && (r == 0x2028 || r == 0x2029):
+		case r >= 0x80 && r <= 0x9f, isBidi(r), line && (r == 0x2028 || r == 0x2029), IsInvisible(r) && r <= 0xffff:
 			fmt.Fprintf(&b, `\u%04x`, r)
+		case IsInvisible(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
 		default:
 			b.WriteString(s[i : i+n])
 		}

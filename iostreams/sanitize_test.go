@@ -46,7 +46,7 @@ func checkSafe(t *testing.T, in, out string) {
 		t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", in, out)
 	}
 	for _, r := range out {
-		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || isBidi(r) {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || isBidi(r) || IsInvisible(r) {
 			t.Fatalf("Sanitize(%q) = %q still holds control %U", in, out, r)
 		}
 	}
@@ -123,5 +123,39 @@ func TestTable_CellNewlineCannotFakeARow(t *testing.T) {
 	io.Table(out, [][]string{{"BRAND", "GRANT"}, {"Evil\nbank.example", "g1"}})
 	if n := strings.Count(out.String(), "\n"); n != 2 {
 		t.Fatalf("table has %d lines, want 2: %q", n, out.String())
+	}
+}
+
+// Issue 18: invisible characters (tag characters spelling a hidden
+// instruction, zero-width and filler characters) are shown visibly by
+// both Sanitize and SanitizeLine.
+func TestSanitize_ShowsInvisibleCharacters(t *testing.T) {
+	tag := func(s string) string {
+		out := ""
+		for _, r := range s {
+			out += string(rune(0xe0000 + r))
+		}
+		return out
+	}
+	cases := []struct{ in, want string }{
+		{"Your order A-1 has shipped." + tag("hi"), `Your order A-1 has shipped.\U000e0068\U000e0069`},
+		{"Ex\u200bample\u200d Bank\ufeff", `Ex\u200bample\u200d Bank\ufeff`},
+		{"a\u2060b\u2064c", `a\u2060b\u2064c`},
+		{"\u115f\u1160\u3164\uffa0", `\u115f\u1160\u3164\uffa0`},
+		{"\U000e0001\U000e007f", `\U000e0001\U000e007f`},
+	}
+	for _, c := range cases {
+		if got := Sanitize(c.in); got != c.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := SanitizeLine(c.in); got != c.want {
+			t.Errorf("SanitizeLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+		checkSafe(t, c.in, Sanitize(c.in))
+	}
+	for r := rune(0); r <= 0xe00ff; r++ {
+		if IsInvisible(r) && clean(string(r)) {
+			t.Fatalf("%U is invisible but passes as clean", r)
+		}
 	}
 }

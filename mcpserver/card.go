@@ -28,8 +28,9 @@ type BrandInput struct {
 // CardOutput is get_agent_card's structured result: the `pact card --json`
 // shape ({card, pact}) with the signature state in pact.signature.
 type CardOutput struct {
-	Card any          `json:"card" jsonschema:"the Agent Card as served (A2A AgentCard JSON)"`
-	Pact CardFindings `json:"pact"`
+	Card       any          `json:"card" jsonschema:"the Agent Card as served (A2A AgentCard JSON; the Brand's words)"`
+	Pact       CardFindings `json:"pact"`
+	ThirdParty *ThirdParty  `json:"thirdParty" jsonschema:"which members hold the Brand's words"`
 }
 
 // CardFindings is what pact found about a card.
@@ -46,6 +47,10 @@ type CardFindings struct {
 	Problems     []string              `json:"problems"`
 	Signature    Signature             `json:"signature" jsonschema:"whether the card's signature was verified"`
 	Pin          PinState              `json:"pin" jsonschema:"how the card compares with what the User accepted for this Brand (looking records no pin; a changed card is remembered as seen, as by every command)"`
+	// NameWarnings are pact's warnings about the name: a word mixing
+	// scripts, a look-alike of a Brand the User accepted elsewhere
+	// (conversation.NameWarnings).
+	NameWarnings []string `json:"nameWarnings" jsonschema:"pact's warnings about the card's name: a word mixing scripts, or a look-alike of a Brand the User accepted on another origin"`
 }
 
 // PinState is how a card compares with its Brand's pin, as `pact card`
@@ -129,48 +134,62 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 		f.Problems = append(f.Problems, fmt.Sprintf("CARD_CHANGED: the card changed since the User accepted it (%s); send_message and start_login refuse it until the User checks and accepts it with: %s",
 			strings.Join(f.Pin.Changes, ", "), clean(iostreams.CommandHint("pact", "card", in.Brand, "--trust", "--expect", f.Pin.Fingerprint))))
 	}
-	lines := []string{f.Name}
+	f.NameWarnings = nonNil(conversation.NameWarnings(ctx, s.cfg.Options, card.URL, card.Name()))
+	src := brandSource(card.URL)
+	r := newReply().say("pact: the Agent Card at " + f.CardURL + " (interface " + f.InterfaceURL + "). What the card says of itself:")
+	var own []string
+	own = append(own, "name: "+f.Name)
 	if f.Description != "" {
-		lines = append(lines, f.Description)
+		own = append(own, "description: "+f.Description)
 	}
-	lines = append(lines, "card: "+f.CardURL, "interface: "+f.InterfaceURL)
-	if f.Provider != nil {
-		lines = append(lines, "provider: "+f.Provider.URL+" (registered)")
-	} else {
-		lines = append(lines, "provider: not registered in this profile (the User runs: pact provider add "+conversation.SuggestProviderURL(card)+" --audience AUD)")
+	for _, sk := range f.Skills {
+		own = append(own, "skill: "+sk.Name+": "+sk.Description)
 	}
 	if f.Delegation != nil {
-		lines = append(lines, "delegation scopes (for start_login):")
 		ids := make([]string, 0, len(f.Delegation.Scopes))
 		for id := range f.Delegation.Scopes {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			lines = append(lines, "  "+id+": "+f.Delegation.Scopes[id])
+			own = append(own, "delegation scope (for start_login) "+id+": "+f.Delegation.Scopes[id])
 		}
+	}
+	r.quote(src+", its card's name, description, skills and scope descriptions", own...)
+	for _, w := range f.NameWarnings {
+		r.say("pact WARNING: " + w + ".")
+	}
+	if f.Delegation == nil {
+		r.say("pact: delegation not offered (identity only).")
+	}
+	if f.Provider != nil {
+		r.say("pact: provider " + f.Provider.URL + " (registered in this profile).")
 	} else {
-		lines = append(lines, "delegation: not offered (identity only)")
+		r.say("pact: provider not registered in this profile (the User runs: pact provider add " + conversation.SuggestProviderURL(card) + " --audience AUD).")
 	}
-	for _, sk := range f.Skills {
-		lines = append(lines, "skill: "+sk.Name+": "+sk.Description)
-	}
-	lines = append(lines, "signature: "+f.Signature.Label)
+	r.say("pact: signature: " + f.Signature.Label + ".")
 	switch f.Pin.State {
 	case "new":
-		lines = append(lines, "pinned: not yet (the first message records its Provider, interface and key)")
+		r.say("pact: pinned: not yet (the first message records its Provider, interface and key).")
 	case "same":
-		lines = append(lines, "pinned: matches what the User accepted")
+		r.say("pact: pinned: matches what the User accepted.")
 	case "updated":
-		lines = append(lines, "pinned: the Brand's key changed, announced by the key the User accepted (accepted on the next message)")
+		r.say("pact: pinned: the Brand's key changed, announced by the key the User accepted (accepted on the next message).")
 	case "changed":
-		lines = append(lines, "pinned: CHANGED since the User accepted it ("+strings.Join(f.Pin.Changes, ", ")+")")
+		r.say("pact: pinned: CHANGED since the User accepted it (" + strings.Join(f.Pin.Changes, ", ") + ").")
 	}
-	if len(f.Signature.Problems) > 0 {
-		lines = append(lines, "signature problems: "+strings.Join(f.Signature.Problems, "; "))
+	if len(f.Signature.Problems) > 0 || len(f.Problems) > 0 {
+		r.say("pact: problems found (they may quote the card):")
+		var probs []string
+		if len(f.Signature.Problems) > 0 {
+			probs = append(probs, "signature problems: "+strings.Join(f.Signature.Problems, "; "))
+		}
+		for _, p := range f.Problems {
+			probs = append(probs, "problem: "+p)
+		}
+		r.quote("pact's findings, which may quote the card of "+src, probs...)
 	}
-	for _, p := range f.Problems {
-		lines = append(lines, "problem: "+p)
-	}
-	return textResult(lines...), CardOutput{Card: rawJSON(card.Raw), Pact: f}, nil
+	out := CardOutput{Card: rawJSON(card.Raw), Pact: f,
+		ThirdParty: thirdParty(src, "/card", "/pact/brandName", "/pact/name", "/pact/description", "/pact/skills", "/pact/delegation/scopes", "/pact/problems", "/pact/signature/problems")}
+	return r.result(out), out, nil
 }

@@ -18,6 +18,7 @@ import (
 // under "conversations".
 type Conversations struct {
 	Conversations []conversation.Summary `json:"conversations"`
+	ThirdParty    *ThirdParty            `json:"thirdParty,omitempty" jsonschema:"which members hold the Brands' words"`
 }
 
 func (s *Server) listConversations(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, Conversations, error) {
@@ -41,9 +42,11 @@ func (s *Server) listConversations(ctx context.Context, _ *mcp.CallToolRequest, 
 		lines = append(lines, fmt.Sprintf("%s  context %s  last message %s  %s%s", name, c.ContextID, c.LastMessageAt.UTC().Format(time.RFC3339), c.State, cur))
 	}
 	if len(lines) == 0 {
-		lines = append(lines, "No conversations yet.")
+		return newReply().say("pact: no conversations yet.").result(out), out, nil
 	}
-	return textResult(lines...), out, nil
+	out.ThirdParty = thirdParty("the Brands of these conversations", "/conversations/*/brandName")
+	r := newReply().say(fmt.Sprintf("pact: %d stored conversations. Each Brand's name is as its card gives it:", len(lines)))
+	return r.quote("the Brands' names, as their cards give them", lines...).result(out), out, nil
 }
 
 // defaultTurnLimit is how many turns get_conversation returns when the
@@ -60,7 +63,8 @@ type ConversationInput struct {
 // ConversationOutput is one stored conversation with its turns.
 type ConversationOutput struct {
 	conversation.Summary
-	Turns []conversation.Turn `json:"turns"`
+	Turns      []conversation.Turn `json:"turns"`
+	ThirdParty *ThirdParty         `json:"thirdParty" jsonschema:"which members hold the Brand's words"`
 }
 
 func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in ConversationInput) (*mcp.CallToolResult, ConversationOutput, error) {
@@ -121,8 +125,11 @@ func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in
 		out.Turns = append(out.Turns, t)
 		lines = append(lines, fmt.Sprintf("[%s] %s: %s", t.At.UTC().Format(time.RFC3339), t.Role, t.Text))
 	}
+	src := brandSource(out.Brand)
+	out.ThirdParty = thirdParty(src, "/brandName", "/turns/*/text")
 	if len(lines) == 0 {
-		lines = append(lines, "No turns stored.")
+		return newReply().say("pact: no turns stored.").result(out), out, nil
 	}
-	return textResult(lines...), out, nil
+	r := newReply().say(fmt.Sprintf("pact: conversation %s with %s, %d turns (user: the User's messages; agent: the Brand's replies):", out.ContextID, src, len(lines)))
+	return r.quote(src+", the stored turns of the conversation", lines...).result(out), out, nil
 }

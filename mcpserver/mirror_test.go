@@ -94,7 +94,9 @@ func TestMCP_StructuredContentMirrorsTheJSONShapes(t *testing.T) {
 	if p, ok := item["problems"].([]any); !ok || len(p) != 0 {
 		t.Fatalf("problems of a verified receipt = %v, want []", item["problems"])
 	}
-	if txt := text(res); !strings.Contains(txt, "Example Co. Support (127.0.0.1:") || strings.Contains(txt, e.brands[0].InterfaceURL) {
+	// The words for the model (the first block; the second is the
+	// structured result serialized, interface URL included).
+	if txt := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(txt, "Example Co. Support (127.0.0.1:") || strings.Contains(txt, e.brands[0].InterfaceURL) {
 		t.Fatalf("list_receipts text does not name the Brand by name and domain: %s", txt)
 	}
 }

@@ -55,7 +55,8 @@ type ReceiptList struct {
 	Total int `json:"total"`
 	// Problems names archive entries that could not be read (they are
 	// left out of receipts).
-	Problems []string `json:"problems"`
+	Problems   []string    `json:"problems"`
+	ThirdParty *ThirdParty `json:"thirdParty" jsonschema:"which members hold the Brands' words"`
 }
 
 func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in ReceiptsInput) (*mcp.CallToolResult, ReceiptList, error) {
@@ -131,11 +132,19 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		lines = append(lines, fmt.Sprintf("%s  %s  %s  scopes %s  actions %s  %s", receipts.ShortID(ri.ID), ri.TS, agent.ReceiptLabel(conversation.BrandRef{Name: ri.BrandName, CardURL: ri.CardURL}, ri.Brand),
 			strings.Join(ri.ScopesUsed, " "), strings.Join(tools, ", "), v))
 	}
+	out.ThirdParty = thirdParty("the Brands that signed these receipts", "/receipts/*/brand", "/receipts/*/grantId", "/receipts/*/user", "/receipts/*/scopesUsed",
+		"/receipts/*/actions", "/receipts/*/ts", "/receipts/*/problems", "/receipts/*/brandName", "/problems")
+	r := newReply()
 	if len(lines) == 0 {
-		lines = append(lines, "No receipts.")
+		r.say("pact: no receipts.")
+	} else {
+		r.say("pact: the receipts, each with its signed claims (the Brand's words) and pact's verdict:")
+		r.quote("the Brands' signed claims and names", lines...)
 	}
-	lines = append(lines, out.Problems...)
-	return textResult(lines...), out, nil
+	if len(out.Problems) > 0 {
+		r.say("pact: archive entries that could not be read:").quote("pact's findings, which may quote the archive", out.Problems...)
+	}
+	return r.result(out), out, nil
 }
 
 // VerifyInput is verify_receipts' input.
@@ -145,10 +154,11 @@ type VerifyInput struct {
 
 // VerifyOutput mirrors `pact receipts verify --json`.
 type VerifyOutput struct {
-	Verified  int              `json:"verified"`
-	Failed    int              `json:"failed"`
-	Unchecked int              `json:"unchecked"`
-	Results   []receipts.Check `json:"results"`
+	Verified   int              `json:"verified"`
+	Failed     int              `json:"failed"`
+	Unchecked  int              `json:"unchecked"`
+	Results    []receipts.Check `json:"results"`
+	ThirdParty *ThirdParty      `json:"thirdParty" jsonschema:"which members may quote the Brands' words"`
 }
 
 func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in VerifyInput) (*mcp.CallToolResult, VerifyOutput, error) {
@@ -185,6 +195,10 @@ func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in 
 		}
 		out.Results = append(out.Results, c)
 	}
-	lines = append(lines, tally.String())
-	return textResult(lines...), out, nil
+	out.ThirdParty = thirdParty("the Brands' receipts and keys", "/results/*/problems")
+	r := newReply().say("pact: " + tally.String() + ".")
+	if len(lines) > 0 {
+		r.say("pact: each receipt's outcome (the findings may quote the receipt's claims):").quote("pact's findings on the Brands' receipts", lines...)
+	}
+	return r.result(out), out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pact-cli/pact/receipts"
@@ -16,7 +17,31 @@ const receiptURIPrefix = "pact://receipts/"
 
 func receiptURI(id string) string { return receiptURIPrefix + id }
 
+// codeResourceNotFound is MCP 2025-11-25's error for a resource that does
+// not exist (the SDK answers -32602, invalid params).
+const codeResourceNotFound = -32002
+
+// notFound is the answer for a receipt uri that names none.
+func notFound(uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: codeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
+// resourceNotFound makes every "Resource not found" of resources/read,
+// the SDK's own for a URI no template matches included, -32002.
+func resourceNotFound(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var je *jsonrpc.Error
+		if method == "resources/read" && errors.As(err, &je) && je.Code == jsonrpc.CodeInvalidParams && je.Message == "Resource not found" {
+			return nil, &jsonrpc.Error{Code: codeResourceNotFound, Message: je.Message, Data: je.Data}
+		}
+		return res, err
+	}
+}
+
 func (s *Server) addResources() {
+	s.mcp.AddReceivingMiddleware(resourceNotFound)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:  "receipt",
 		Title: "A signed receipt from pact's archive",
@@ -33,11 +58,11 @@ func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) 
 	id := strings.TrimPrefix(uri, receiptURIPrefix)
 	arch := s.cfg.Options.Receipts
 	if arch == nil || id == uri || id == "" || strings.Contains(id, "/") {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, notFound(uri)
 	}
 	e, err := arch.Get(id)
 	if errors.Is(err, receipts.ErrNotFound) {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, notFound(uri)
 	}
 	if err != nil {
 		return nil, errors.New(clean(err.Error()))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,14 +27,25 @@ type SendInput struct {
 // shape, plus the reply text and, for a step-up, stepUp.
 type SendOutput struct {
 	Brand        string                      `json:"brand" jsonschema:"the card URL"`
-	BrandName    string                      `json:"brandName" jsonschema:"the card's name"`
+	BrandName    string                      `json:"brandName" jsonschema:"the card's name (the Brand's words)"`
 	InterfaceURL string                      `json:"interfaceUrl"`
 	ContextID    string                      `json:"contextId"`
 	MessageID    string                      `json:"messageId" jsonschema:"the messageId sent"`
-	Reply        any                         `json:"reply" jsonschema:"the A2A response as received: {message} or {task}"`
+	Reply        any                         `json:"reply" jsonschema:"the A2A response as received: {message} or {task} (the Brand's words)"`
 	Receipt      *conversation.ReceiptStatus `json:"receipt,omitempty" jsonschema:"the reply's signed receipt: its id and whether it verified"`
-	Text         string                      `json:"text" jsonschema:"the agent's reply text"`
+	Text         string                      `json:"text" jsonschema:"the agent's reply text (the Brand's words)"`
 	StepUp       *StepUp                     `json:"stepUp,omitempty" jsonschema:"present when the Brand needs more permission"`
+	Earlier      []Unanswered                `json:"earlier,omitempty" jsonschema:"messages to this Brand whose send_message was cancelled after they left: the Brand may have received them"`
+	ThirdParty   *ThirdParty                 `json:"thirdParty" jsonschema:"which members hold the Brand's words"`
+}
+
+// Unanswered is a message whose send_message was cancelled after the
+// request left pact: the Brand may have received it, and acted on it.
+type Unanswered struct {
+	ContextID string    `json:"contextId"`
+	MessageID string    `json:"messageId"`
+	Text      string    `json:"text"`
+	SentAt    time.Time `json:"sentAt"`
 }
 
 // StepUp is a Brand's request for more permission (PACT §5.5) and the
@@ -52,7 +64,13 @@ func mcpLogin(ids []string) string {
 	return "call start_login with scopes " + strings.Join(ids, ", ") + ", then send_message again with the same text"
 }
 
-func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in SendInput) (*mcp.CallToolResult, SendOutput, error) {
+func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in SendInput) (*mcp.CallToolResult, SendOutput, error) {
+	if req != nil && req.Params.RequestState != "" {
+		// The User answered the step-up's login request (askUser).
+		res, out, err := s.resume(req)
+		o, _ := out.(SendOutput)
+		return res, o, err
+	}
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, SendOutput{}, errors.New("the message is empty")
 	}
@@ -64,14 +82,30 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}
+	src := brandSource(sess.Card.URL)
+	r := newReply()
+	earlier := s.peekUnanswered(sess.Card.URL)
+	for _, u := range earlier {
+		r.say(fmt.Sprintf("Note: an earlier send_message to %s (messageId %s, %s) was cancelled after the message left pact: the Brand may have received it and acted on it. Tell the User before sending it again.",
+			src, u.MessageID, u.SentAt.Format(time.RFC3339)))
+	}
 	// The turn is agent's; the tool answers its events in its result: a
 	// closed conversation is started anew and noted, a step-up is returned
 	// with the login pact started for it (below).
-	var notes []string
-	res, err := agent.Send(ctx, sess, in.Text, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
-		notes = append(notes, fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", clean(sess.Card.Name()), closed.ContextID))
+	messageID := conversation.NewMessageID()
+	sentAt := seconds(time.Now())
+	res, err := agent.SendID(ctx, sess, in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
+		r.say(fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", src, closed.ContextID))
 		return true
 	}})
+	if err != nil && ctx.Err() != nil {
+		// Cancelled while the message was on its way: it may have
+		// arrived. No answer goes to the client (it cancelled); the next
+		// send_message to the Brand says so.
+		s.noteUnanswered(sess.Card.URL, Unanswered{ContextID: sess.ContextID(), MessageID: messageID, Text: clean(in.Text), SentAt: sentAt})
+		s.logf("send_message to %s was cancelled after the message left: the Brand may have received it (messageId %s)", src, messageID)
+		return nil, SendOutput{}, errors.New("cancelled after the message left pact: the Brand may have received it; a later send_message to this Brand says so")
+	}
 	var pending *agent.StepUpPending
 	if errors.As(err, &pending) {
 		err = nil
@@ -84,40 +118,77 @@ func (s *Server) sendMessage(ctx context.Context, _ *mcp.CallToolRequest, in Sen
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}
+	s.takeUnanswered(sess.Card.URL)
 	out := SendOutput{Brand: res.Brand, BrandName: clean(res.BrandName), InterfaceURL: res.InterfaceURL, ContextID: res.ContextID, MessageID: res.MessageID,
-		Reply: rawJSON(res.Reply), Receipt: res.Receipt, Text: clean(res.Text())}
+		Reply: rawJSON(res.Reply), Receipt: res.Receipt, Text: clean(res.Text()), Earlier: earlier,
+		ThirdParty: thirdParty(src, "/brandName", "/reply", "/text", "/receipt/problems", "/stepUp/missingScopes", "/stepUp/undeclared", "/stepUp/login/brandName", "/stepUp/login/scopes/*/description")}
 	if out.Receipt != nil {
-		r := *out.Receipt
-		r.Problems = cleanAll(r.Problems)
-		out.Receipt = &r
+		rc := *out.Receipt
+		rc.Problems = cleanAll(rc.Problems)
+		out.Receipt = &rc
 	}
-	lines := []string{out.Text}
-	lines = append(lines, notes...)
-	if r := out.Receipt; r != nil {
-		if r.Verified {
-			lines = append(lines, fmt.Sprintf("(Signed receipt %s verified and archived: pact://receipts/%s)", r.ID, r.ID))
+	r.say(fmt.Sprintf("pact sent the message to %s (contextId %s, messageId %s). The reply:", src, out.ContextID, out.MessageID))
+	r.quote(src+", its reply", out.Text)
+	if rc := out.Receipt; rc != nil {
+		if rc.Verified {
+			r.say(fmt.Sprintf("pact: signed receipt %s verified and archived: pact://receipts/%s", rc.ID, rc.ID))
 		} else {
-			lines = append(lines, fmt.Sprintf("(Receipt %s FAILED verification and was kept apart: %s)", r.ID, strings.Join(r.Problems, "; ")))
+			r.say(fmt.Sprintf("pact: receipt %s FAILED verification and was kept apart. pact's findings:", rc.ID))
+			r.quote("pact's findings, which may quote the receipt's claims", strings.Join(rc.Problems, "; "))
 		}
+	} else {
+		r.say("pact: no signed receipt came with this reply; whatever the reply says, pact has no proof that the Brand acted.")
 	}
 	if pending != nil {
 		su := pending.StepUp
 		out.StepUp = &StepUp{MissingScopes: cleanAll(su.IDs()), Undeclared: cleanAll(su.Unknown)}
 		if !su.Askable() {
 			// Nothing the User could approve: no login is started.
-			lines = append(lines, "", fmt.Sprintf("%s needs more permission before it can do this. The message was not acted on.", clean(sess.Card.Name())),
-				clean(su.Words(mcpLogin, "ask the User which permissions to give, call start_login with them, then send_message again with the same text")))
-			return textResult(lines...), out, nil
+			r.say("", fmt.Sprintf("pact: %s needs more permission before it can do this; the message was not acted on. pact's words on it (they name the Brand's scope ids):", src))
+			r.quote("pact's words, quoting the scope ids the Brand named", clean(su.Words(mcpLogin, "ask the User which permissions to give, call start_login with them, then send_message again with the same text")))
+			return r.result(out), out, nil
 		}
-		started, err := s.beginLogin(ctx, sess, su.IDs())
+		started, err := s.beginLogin(ctx, req, sess, su.IDs())
 		if err != nil {
-			return nil, SendOutput{}, toolError(fmt.Errorf("%s needs more permission (%s), but the login could not be started: %w",
-				sess.Card.Name(), strings.Join(su.IDs(), ", "), err))
+			return nil, SendOutput{}, toolError(fmt.Errorf("the Brand needs more permission (%s), but the login could not be started: %w",
+				strings.Join(su.IDs(), ", "), err))
 		}
 		out.StepUp.Login = started
-		lines = append(lines, "", fmt.Sprintf("%s needs more permission before it can do this: %s. The message was not acted on.",
-			clean(sess.Card.Name()), strings.Join(out.StepUp.MissingScopes, ", ")))
-		lines = append(lines, started.instructions())
+		finish := func() (*mcp.CallToolResult, any) {
+			r.say("", fmt.Sprintf("pact: %s needs more permission before it can do this; the message was not acted on. The scopes it asks for:", src))
+			started.describe(r)
+			return r.result(out), out
+		}
+		if started.AskedVia == "elicitation" {
+			// The reply is kept with the request to the User: the call
+			// resumes with the answer, the message is not sent again.
+			return s.askUser(started, finish), SendOutput{}, nil
+		}
+		res, _ := finish()
+		return res, out, nil
 	}
-	return textResult(lines...), out, nil
+	return r.result(out), out, nil
+}
+
+// noteUnanswered keeps u for the next send_message to brand.
+func (s *Server) noteUnanswered(brand string, u Unanswered) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unanswered[brand] = append(s.unanswered[brand], u)
+}
+
+// peekUnanswered returns what noteUnanswered kept for brand.
+func (s *Server) peekUnanswered(brand string) []Unanswered {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Unanswered(nil), s.unanswered[brand]...)
+}
+
+// takeUnanswered returns (and forgets) what noteUnanswered kept for brand.
+func (s *Server) takeUnanswered(brand string) []Unanswered {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.unanswered[brand]
+	delete(s.unanswered, brand)
+	return u
 }

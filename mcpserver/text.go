@@ -9,8 +9,15 @@ import (
 // turns, receipt claims, error messages quoting a Provider) passes through
 // before it reaches an MCP client, which may show it on a terminal or to a
 // model: the terminal's own sanitiser, iostreams.Sanitize (escape
-// sequences, C0/C1 controls and bidi controls shown as visible escapes).
-func clean(s string) string { return iostreams.Sanitize(s) }
+// sequences, C0/C1 controls, bidi controls and invisible characters such
+// as tag characters and zero-width spaces shown as visible escapes), and
+// the brackets of pact's third-party frames (see frame.go) made plain.
+func clean(s string) string { return neutralise(iostreams.Sanitize(s)) }
+
+// one is clean for a remote piece inside one of pact's own lines (a
+// scope id): line breaks shown too (iostreams.SanitizeLine), so it cannot
+// start a line of its own.
+func one(s string) string { return neutralise(iostreams.SanitizeLine(s)) }
 
 // cleanJSON returns v (a decoded JSON value) with every string, keys
 // included, passed through clean.

@@ -137,6 +137,10 @@ type Part struct {
 type Header struct {
 	// BrandName is the Agent Card's name; BrandDomain is the host the card came from.
 	BrandName, BrandDomain string
+	// NameWarnings are pact's warnings about the name (it mixes scripts
+	// within a word, or looks like a Brand the User accepted on another
+	// origin: conversation.NameWarnings); the header flags the name.
+	NameWarnings []string
 	// Signature is "signed by DOMAIN ✓" when the card's signature verified against the
 	// Brand's own keys (A2A §8.4), "unsigned" otherwise; "" shows nothing.
 	Signature string

@@ -265,7 +265,14 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 	if name == "" {
 		name = "Brand"
 	}
-	l1 := headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width)
+	var l1 string
+	if len(h.NameWarnings) > 0 {
+		// The flag first, so that no width cuts it off.
+		flag := "⚠ look-alike name"
+		l1 = st.bad.Render(flag) + " " + headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width-st.wm.StringWidth(flag)-1)
+	} else {
+		l1 = headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width)
+	}
 	var parts []string
 	if h.Provider != "" {
 		parts = append(parts, "via "+cleanLine(h.Provider))

@@ -29,6 +29,10 @@ type cardFindings struct {
 	Delegation   *discovery.Delegation `json:"delegation"`
 	Problems     []string              `json:"problems"`
 	Signature    *discovery.Signature  `json:"signature"`
+	// NameWarnings: the name mixes scripts within a word, or looks like
+	// a Brand the User accepted on another origin
+	// (conversation.NameWarnings); [] when none.
+	NameWarnings []string `json:"nameWarnings"`
 }
 
 func newCardCmd(a *app) *cobra.Command {
@@ -92,6 +96,10 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			if f.Problems == nil {
 				f.Problems = []string{}
 			}
+			f.NameWarnings = []string{}
+			if opts, err := a.sessionOptions(); err == nil {
+				f.NameWarnings = append(f.NameWarnings, conversation.NameWarnings(cmd.Context(), opts, card.URL, card.Name())...)
+			}
 			if _, c, err := a.loadProfile(); err == nil {
 				if reg, ok := c.Match(card.InterfaceURL); ok {
 					f.Provider = reg
@@ -106,6 +114,9 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			st := a.io.OutStyles()
 			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
 			a.io.Printf("%s\n", st.Bold.Render(line(card.Name())))
+			for _, w := range f.NameWarnings {
+				a.io.Printf("%s %s\n", st.Warning.Render("! warning:"), w)
+			}
 			if card.Card.Description != "" {
 				a.io.Printf("%s\n", safe(card.Card.Description))
 			}

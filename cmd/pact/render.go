@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/reply"
 )
 
@@ -17,8 +18,8 @@ func (a *app) printReply(res *conversation.Result, saveDir string) error {
 	parts := res.Parts()
 	// Remote text is made safe on every human path, a pipe included: piped
 	// output usually ends on a terminal too (`| less -R`, `| cat`).
-	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth(), Clean: safe}
-	a.io.Printf("%s\n", reply.Render(parts, o))
+	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth() - len([]rune(iostreams.GutterMark)), Clean: safe}
+	a.printBrandText(reply.Render(parts, o))
 	if !reply.HasFiles(parts) {
 		return nil
 	}
@@ -32,6 +33,19 @@ func (a *app) printReply(res *conversation.Result, saveDir string) error {
 		a.io.Eprintf("%s saved %s (%s) to %s\n", st.Success.Render("✓"), line(f.Name), reply.Size(f.Size), f.Path)
 	}
 	return err
+}
+
+// printBrandText prints text from the Brand (already sanitised) on
+// stdout. On a terminal every line starts with a faint "│ " gutter, so
+// that no line of the Brand's reads as one of pact's own (a forged "✓
+// receipt … verified"): pact's verdicts go to stderr, never in the gutter.
+// A pipe gets the text as is (scripts read it; the verdicts are on
+// stderr).
+func (a *app) printBrandText(text string) {
+	if a.io.IsStdoutTTY() {
+		text = iostreams.Gutter(text, a.io.OutStyles().Faint.Render(iostreams.GutterMark))
+	}
+	a.io.Printf("%s\n", text)
 }
 
 // stdoutWidth is the terminal's width for wrapping Markdown (at most 120

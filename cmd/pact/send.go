@@ -174,7 +174,7 @@ With --json, stdout holds one object:
 						return err
 					}
 				} else {
-					a.io.Printf("%s\n", safe(pending.StepUp.Result.Text()))
+					a.printBrandText(safe(pending.StepUp.Result.Text()))
 					a.io.Eprintf("%s\n", safe(pending.Error()))
 				}
 				return silentError{code: exitConsent}

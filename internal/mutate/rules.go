@@ -231,4 +231,32 @@ var rules = []rule{
 		New:  "if next, changes, seen, err := mem.CardChange(ctx, card.URL); err == nil && seen && false {",
 		Pkg:  "./discovery", Run: "ChangedCardSeen",
 	},
+	{
+		Name: "invisible-chars", What: "tag, zero-width and filler characters are shown visibly (issue 18)",
+		File: "iostreams/sanitize.go",
+		Old:  "|| r <= 0x9f || isBidi(r) || IsInvisible(r) {",
+		New:  "|| r <= 0x9f || isBidi(r) {",
+		Pkg:  "./iostreams", Run: "Invisible",
+	},
+	{
+		Name: "mcp-frame", What: "the Brand's text cannot close pact's third-party frame (issue 18)",
+		File: "mcpserver/frame.go",
+		Old:  "r.lines = append(r.lines, neutralise(t))",
+		New:  "r.lines = append(r.lines, t)",
+		Pkg:  "./mcpserver", Run: "Frame",
+	},
+	{
+		Name: "mcp-batch", What: "a JSON-RPC batch is answered -32600, never passed to the SDK (issue 18)",
+		File: "mcpserver/stdio.go",
+		Old:  "return codeInvalidRequest, \"Invalid Request: a batch (JSON array); MCP takes one message per line\", nil",
+		New:  "return 0, \"\", nil",
+		Pkg:  "./mcpserver", Run: "Stdio",
+	},
+	{
+		Name: "mcp-cancelled", What: "a cancelled request gets no answer (issue 18)",
+		File: "mcpserver/stdio.go",
+		Old:  "if cancelled || !known {",
+		New:  "if false && (cancelled || !known) {",
+		Pkg:  "./mcpserver", Run: "Stdio",
+	},
 }

@@ -1,0 +1,79 @@
+package iostreams
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/mtibben/confusables"
+)
+
+// Look-alike names. A Brand's name is the Brand's own claim: a card can
+// call itself "Exаmple Bank" with a Cyrillic "а" and read, to the User and
+// to a model, as the "Example Bank" they already trust. These are the
+// rules every surface (pact card, the chat header, get_agent_card) flags
+// by; the comparison with the Brands already pinned is
+// conversation.LookAlikes.
+
+// cjk are the scripts UTS #39 lets a word mix with each other and with
+// Latin (its "highly restrictive" level: Japanese, Korean, Chinese with
+// Bopomofo), counted as one.
+var cjk = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Bopomofo}
+
+// scriptOf names the script of letter r: "" for Common and Inherited
+// characters (digits, punctuation, combining marks), "CJK" for the
+// scripts in cjk.
+func scriptOf(r rune) string {
+	if !unicode.IsLetter(r) || unicode.In(r, unicode.Common, unicode.Inherited) {
+		return ""
+	}
+	for _, t := range cjk {
+		if unicode.Is(t, r) {
+			return "CJK"
+		}
+	}
+	for name, t := range unicode.Scripts {
+		if name != "Common" && name != "Inherited" && unicode.Is(t, r) {
+			return name
+		}
+	}
+	return ""
+}
+
+// MixedScripts returns the words of s (runs of letters, digits and marks)
+// whose letters come from more than one script, such as "Exаmple" with a
+// Cyrillic "а" among Latin letters (UTS #39 §5.1, mixed-script detection).
+// Latin with Han, Hiragana, Katakana, Hangul or Bopomofo is not mixed
+// (Japanese, Korean, Chinese names); a name with words in two scripts
+// ("Banco Αθήνα") is not flagged either. Nil when no word mixes.
+func MixedScripts(s string) []string {
+	var mixed []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && !IsInvisible(r)
+	}) {
+		seen := map[string]bool{}
+		for _, r := range w {
+			if sc := scriptOf(r); sc != "" {
+				seen[sc] = true
+			}
+		}
+		if len(seen) > 2 || (len(seen) == 2 && !(seen["Latin"] && seen["CJK"])) {
+			mixed = append(mixed, w)
+		}
+	}
+	return mixed
+}
+
+// Skeleton is the UTS #39 confusable skeleton of s (§4), with the
+// invisible characters (IsInvisible) and bidi controls removed first and
+// the result case-folded: two names with the same skeleton look alike to
+// a reader ("Exаmple Bank" with a Cyrillic "а", "Examp\u200ble Bank" and
+// "Example Bank" share one). Source: github.com/mtibben/confusables.
+func Skeleton(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if IsInvisible(r) || isBidi(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.ToLower(confusables.Skeleton(strings.Join(strings.Fields(s), " ")))
+}
