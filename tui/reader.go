@@ -37,6 +37,9 @@ type pendingReader struct {
 	err   error         // a read error that comes after out
 	limit time.Duration // holdLimit; tests shorten it
 	burst time.Time     // when the last read of more than one byte (a burst) was returned
+	// cr is an Enter that ended the last read while more input was coming: held (not yet
+	// in out) until the next read tells whether it ends the burst (see burstNewlines).
+	cr bool
 	// wait reports whether the file has input within d (false: it has not).
 	wait func(f *os.File, d time.Duration) bool
 }
@@ -50,9 +53,13 @@ const maxHeld = 1024
 const holdLimit = 500 * time.Millisecond
 
 func (r *pendingReader) Read(p []byte) (int, error) {
-	if len(r.out) == 0 && r.err == nil {
+	for len(r.out) == 0 && r.err == nil {
 		r.fill(len(p))
 		r.out = r.burstNewlines(r.out)
+		if !r.cr {
+			break
+		}
+		// A held Enter and nothing else: the next read, which waitInput saw coming, decides.
 	}
 	if len(r.out) > 0 {
 		n := copy(p, r.out)
@@ -110,10 +117,21 @@ const burstGap = 15 * time.Millisecond
 // paste without bracketed paste, an auto-typer) into a newline (LF, which the decoder reads
 // as Ctrl+J, the chat's Newline key), so that a pasted text stays one message. A CR LF pair
 // becomes one LF. An Enter is still Enter when it is alone in its read, when it ends the
-// burst (nothing follows within burstGap; a burst may also come in several reads), when an escape sequence follows it (a terminal's
-// answer) or when Esc precedes it (Alt+Enter).
+// burst (nothing follows within burstGap), when an escape sequence follows it (a terminal's
+// answer, a focus event, an arrow key) or when Esc precedes it (Alt+Enter).
+//
+// A burst may come in several reads. An Enter that ends a read while more input comes
+// within burstGap is held back (r.cr) and decided by the next read, which it is put in
+// front of: printable text of the same burst makes it a newline, an escape sequence (the
+// terminal answering a query right after the User's Enter) leaves it Enter. So the
+// look-ahead is bounded: one byte, for at most burstGap.
 func (r *pendingReader) burstNewlines(b []byte) []byte {
 	inBurst := time.Since(r.burst) < burstGap // the previous read was a burst, just now
+	if r.cr {
+		r.cr = false
+		b = append([]byte{'\r'}, b...)
+		inBurst = true
+	}
 	if len(b) > 1 {
 		defer func() { r.burst = time.Now() }()
 	}
@@ -133,8 +151,8 @@ func (r *pendingReader) burstNewlines(b []byte) []byte {
 			i++
 		case i+1 < len(b) && b[i+1] != 0x1b:
 			out = append(out, '\n')
-		case i+1 == len(b) && r.wait != nil && r.wait(r.File, burstGap):
-			out = append(out, '\n') // the burst goes on in the next read
+		case i+1 == len(b) && r.err == nil && r.wait != nil && r.wait(r.File, burstGap):
+			r.cr = true // the burst goes on in the next read, which decides
 		default:
 			out = append(out, c)
 		}

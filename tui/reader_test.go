@@ -179,8 +179,57 @@ func TestBurstNewlines(t *testing.T) {
 		}
 	}
 	more := &pendingReader{wait: func(*os.File, time.Duration) bool { return true }}
-	if got := string(more.burstNewlines([]byte("line one\r"))); got != "line one\n" {
-		t.Errorf("a burst going on in the next read: %q, want its Enter as a newline", got)
+	if got := string(more.burstNewlines([]byte("line one\r"))); got != "line one" || !more.cr {
+		t.Errorf("a burst going on in the next read: %q (Enter held %v), want its Enter held", got, more.cr)
+	}
+	if got := string(more.burstNewlines([]byte("line two"))); got != "\nline two" {
+		t.Errorf("the held Enter, then text: %q, want a newline", got)
+	}
+	more.burstNewlines([]byte("line three\r"))
+	if got := string(more.burstNewlines([]byte("\x1b[?2027;2$y"))); got != "\r\x1b[?2027;2$y" {
+		t.Errorf("the held Enter, then a terminal's answer: %q, want Enter", got)
+	}
+}
+
+// An Enter that ends one read, then, in the next read within burstGap, a terminal's answer
+// or a key's escape sequence, is an Enter (the message is sent); then text is a newline
+// (a paste goes on). Seen under load: "hello\r" typed, the terminal's start-up answer right
+// after, and the input showed "> hello" and a blank line.
+func TestPendingReaderEnterBeforeNextReadsAnswer(t *testing.T) {
+	for _, c := range []struct{ next, want string }{
+		{"\x1b[?2027;2$y", "hello\r\x1b[?2027;2$y"},                             // DECRQM answer
+		{"\x1b]11;rgb:1e1e/1e1e/1e1e\a", "hello\r\x1b]11;rgb:1e1e/1e1e/1e1e\a"}, // OSC 11 answer
+		{"\x1b[I", "hello\r\x1b[I"},                                             // focus in
+		{"\x1b[A", "hello\r\x1b[A"},                                             // arrow key
+		{"world", "hello\nworld"},                                               // the burst goes on
+		{"\nworld", "hello\nworld"},                                             // CR LF split across reads
+		{"\rworld", "hello\n\nworld"},                                           // a blank line in a paste
+	} {
+		pr, pw := inputPipe(t)
+		sent := false
+		// The next read's bytes arrive just as the reader looks at the Enter ending the first
+		// read: after that read, well within burstGap.
+		r := &pendingReader{File: pr, limit: holdLimit, wait: func(f *os.File, d time.Duration) bool {
+			if !sent {
+				sent = true
+				pw.Write([]byte(c.next))
+			}
+			return waitInput(f, d)
+		}}
+		pw.Write([]byte("hello\r"))
+		if got := readFor(t, r, len(c.want)); got != c.want {
+			t.Errorf("hello\\r, then %q in the next read: read %q, want %q", c.next, got, c.want)
+		}
+		if !sent {
+			t.Errorf("%q: the reader did not look ahead", c.next)
+		}
+	}
+	// Nothing follows within burstGap: the Enter ends the burst.
+	pr, pw := inputPipe(t)
+	r := wrapInput(pr)
+	pw.Write([]byte("hello\r"))
+	if got := readFor(t, r, len("hello\r")); got != "hello\r" {
+		t.Errorf("hello\\r alone: read %q", got)
 	}
 }
 
