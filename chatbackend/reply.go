@@ -8,6 +8,7 @@ import (
 
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/receipts"
+	"github.com/pact-cli/pact/store"
 	"github.com/pact-cli/pact/tui"
 )
 
@@ -82,26 +83,18 @@ func short(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// parts converts the non-text parts of a reply for the chat: data as JSON, raw bytes as an
-// inline file, a URL as a file by reference (A2A Part). Text parts are the turn's Text.
+// parts converts the non-text parts of a reply for the chat, by the same
+// rule the store keeps them with (conversation.PartsOf): data as JSON, raw
+// bytes as an inline file, a URL as a file by reference (A2A Part). Text
+// parts are the turn's Text.
 func parts(ps []*a2a.Part) []tui.Part {
 	var out []tui.Part
-	for _, p := range ps {
-		if p == nil {
-			continue
+	for _, p := range conversation.PartsOf(ps) {
+		tp := tui.Part{Kind: tui.PartFile, Name: p.Name, MediaType: p.MediaType, Data: p.Data, URL: p.URL}
+		if p.Kind == store.PartData {
+			tp = tui.Part{Kind: tui.PartData, JSON: []byte(p.JSON), Name: p.Name, MediaType: p.MediaType}
 		}
-		switch c := p.Content.(type) {
-		case a2a.Data:
-			js, err := json.Marshal(c.Value)
-			if err != nil {
-				continue
-			}
-			out = append(out, tui.Part{Kind: tui.PartData, JSON: js, Name: p.Filename, MediaType: p.MediaType})
-		case a2a.Raw:
-			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, Data: append([]byte{}, c...)})
-		case a2a.URL:
-			out = append(out, tui.Part{Kind: tui.PartFile, Name: p.Filename, MediaType: p.MediaType, URL: string(c)})
-		}
+		out = append(out, tp)
 	}
 	return out
 }
