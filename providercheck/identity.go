@@ -243,4 +243,3 @@ func identityChecks() []Check {
 		}})
 	return out
 }
-

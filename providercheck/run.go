@@ -17,9 +17,9 @@ import (
 
 // Defaults of the request budget (Options).
 const (
-	DefaultMaxRequests   = 200                    // requests in one run, redirects and retries included
-	DefaultInterval      = 50 * time.Millisecond  // at least this long between two requests (≤ 20/s)
-	DefaultMaxRetryAfter = 30 * time.Second       // the longest Retry-After waited out
+	DefaultMaxRequests   = 200                     // requests in one run, redirects and retries included
+	DefaultInterval      = 50 * time.Millisecond   // at least this long between two requests (≤ 20/s)
+	DefaultMaxRetryAfter = 30 * time.Second        // the longest Retry-After waited out
 	checkText            = "pact provider check: " // the prefix of every message text sent
 )
 
