@@ -82,7 +82,7 @@ func (r *runner) send(ctx context.Context, body []byte, token string, extra map[
 	for k, v := range extra {
 		h[k] = v
 	}
-	return r.do(ctx, request{method: "POST", url: r.iface() + "/message:send", header: h, body: body})
+	return r.do(ctx, request{method: "POST", url: r.iface() + "/message:send", header: h, body: body, a2a: true})
 }
 
 // sendGood sends body with a fresh good PA JWT.

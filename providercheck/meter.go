@@ -161,6 +161,8 @@ type request struct {
 	method, url string
 	header      map[string]string
 	body        []byte
+	// a2a marks an A2A operation, whose answers errors.content-type reads.
+	a2a bool
 }
 
 // do sends req with the run's client; a transport error is in the
@@ -187,14 +189,16 @@ func (r *runner) do(ctx context.Context, req request) exchange {
 	defer resp.Body.Close()
 	ex.status, ex.header = resp.StatusCode, resp.Header
 	ex.body, _ = io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	r.record(ex)
+	if req.a2a {
+		r.record(ex)
+	}
 	return ex
 }
 
-// record keeps the answers of A2A operations (a 200 or an error envelope
-// from under the interface URL) for errors.content-type.
+// record keeps the answers of A2A operations (a 200 or an error envelope)
+// for errors.content-type.
 func (r *runner) record(e exchange) {
-	if r.card == nil || !strings.HasPrefix(e.url, r.card.InterfaceURL+"/") || strings.Contains(e.url, "/.well-known/") || len(e.body) == 0 {
+	if len(e.body) == 0 {
 		return
 	}
 	var env envelope

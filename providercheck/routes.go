@@ -78,7 +78,7 @@ func (r *runner) authed(ctx context.Context, method, path string) (string, excha
 		h["Content-Type"] = "application/json"
 		body = []byte("{}")
 	}
-	return sent, r.do(ctx, request{method: method, url: u, header: h, body: body})
+	return sent, r.do(ctx, request{method: method, url: u, header: h, body: body, a2a: true})
 }
 
 // tasksOffered reports whether GET tasks is served; the answer is kept.
