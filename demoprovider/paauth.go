@@ -73,7 +73,7 @@ type paVerifier struct {
 
 	mu        sync.Mutex
 	discovery map[string]discovered // issuer → jwks_uri found by OIDC discovery
-	faults    faultSet                // deliberate mistakes (faults.go)
+	faults    faultSet              // deliberate mistakes (faults.go)
 }
 
 type discovered struct {
