@@ -79,7 +79,7 @@ type Result struct {
 	Sent   string `json:"sent"`
 	Got    string `json:"got"`
 	// Reason says why the check failed or was skipped ("" on a pass).
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // outcome is what a check's run function returns.

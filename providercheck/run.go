@@ -83,8 +83,9 @@ var ErrBudget = errors.New("the request budget of this run is spent")
 
 // Run runs the checks of opts.Groups against the Brand at opts.CardURL and
 // returns the report. A check that cannot run is skipped with the reason;
-// a check whose rule is broken fails. Errors are only for runs that could
-// not start (bad options, unknown group).
+// a check whose rule is broken fails. Errors are for runs that could not
+// start (bad options, unknown group: no report), and *NotRegisteredError
+// (with the report of the card checks).
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	checks, err := Select(opts.Groups)
 	if err != nil {
@@ -121,7 +122,23 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		rep.Provider = &reg
 	}
 	rep.Requests, rep.RateLimited = r.meter.counts()
+	var nr *NotRegisteredError
+	if errors.As(r.targetErr, &nr) {
+		return rep, nr
+	}
 	return rep, nil
+}
+
+// NotRegisteredError is returned by Run, with the report, when the
+// profile has no registration (§3.1) for the Provider of the Brand's
+// interface URL: every check beyond the card was skipped.
+type NotRegisteredError struct {
+	Card *discovery.Card
+}
+
+func (e *NotRegisteredError) Error() string {
+	return fmt.Sprintf("this profile has no registration for the Provider of %s (interface %s): only the card could be checked; register with the audience the Provider assigned you (pact provider add PROVIDER_URL --audience AUD)",
+		iostreams.SanitizeLine(e.Card.Name()), e.Card.InterfaceURL)
 }
 
 // runOne runs c, turning a panic-free error path into a skip: a check
@@ -231,7 +248,7 @@ func (r *runner) needTarget(ctx context.Context) error {
 	}
 	reg, ok := r.opts.Config.Match(card.InterfaceURL)
 	if !ok {
-		r.targetErr = fmt.Errorf("this profile has no registration for the Provider of %s: register first (pact provider add PROVIDER_URL --audience AUD)", card.InterfaceURL)
+		r.targetErr = &NotRegisteredError{Card: card}
 		return r.targetErr
 	}
 	sub, err := r.opts.Sub(reg.Audience)

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/providercheck"
 	"github.com/pact-cli/pact/store"
 )
@@ -98,7 +101,10 @@ docs/provider-check.md explains every check and what to fix.`,
 					}
 				},
 			})
-			if err != nil {
+			var notReg *providercheck.NotRegisteredError
+			if errors.As(err, &notReg) {
+				err = fmt.Errorf("%w:\n  %s", err, iostreams.CommandHint("pact", "provider", "add", conversation.SuggestProviderURL(notReg.Card), "--audience", "AUD"))
+			} else if err != nil {
 				return err
 			}
 			if junit != "" {
@@ -123,6 +129,13 @@ docs/provider-check.md explains every check and what to fix.`,
 				if junit != "" {
 					a.io.Eprintf("JUnit report written to %s\n", junit)
 				}
+			}
+			if notReg != nil {
+				if a.json {
+					a.io.Eprintf("%s %s\n", a.io.ErrStyles().Error.Render("error:"), safe(err.Error()))
+					return silentError{code: exitFailure}
+				}
+				return err
 			}
 			if rep.Failed > 0 {
 				word := "checks"
