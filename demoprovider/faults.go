@@ -135,11 +135,10 @@ func (s *Server) faultWriter(w http.ResponseWriter) http.ResponseWriter {
 
 type faultyWriter struct {
 	http.ResponseWriter
-	s       *Server
-	code    int
-	buf     bytes.Buffer
-	hold    bool
-	written bool
+	s    *Server
+	code int
+	buf  bytes.Buffer
+	hold bool
 }
 
 func (f *faultyWriter) WriteHeader(code int) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/pact-cli/pact/deviceflow"
@@ -179,8 +178,6 @@ type runner struct {
 	meter *meter
 	hc    *http.Client
 	now   func() time.Time
-
-	mu sync.Mutex
 
 	cardDone bool
 	card     *discovery.Card
