@@ -25,10 +25,10 @@ func newProviderCheckCmd(a *app) *cobra.Command {
 		Use:   "check BRAND [--scope S …] [--only GROUP …] [--json] [--junit FILE] [--dry-run]",
 		Short: "Check a Brand's Provider against PACT 1.0, clause by clause, as a personal agent sees it",
 		Long: `Check the Provider of BRAND against the PACT 1.0 rules a personal agent can
-see: the Agent Card (§2.1), the routes (§2.2), personal-agent JWTs it must
-refuse and one it must accept (§3.2, §3.4), conversations and retries (§4),
-delegation (§5) and errors (§6). One line per check: the clause, what was
-sent, what came back, and pass, fail or skip with the reason.
+see: the Agent Card, the routes, the personal-agent JWTs it must refuse and
+the one it must accept, conversations and retries, delegation and errors.
+One line per check: the clause of the spec, what was sent, what came back,
+and pass, fail or skip with the reason.
 
 It runs with this profile's registration (pact provider add), sends at most
 200 requests, at most 20 a second, waits out 429 Retry-After, sends nothing
@@ -39,7 +39,7 @@ Checks that need a User (the device flow, the delegation token, receipts)
 run only with --scope: you log in with the Brand as with pact login (the
 browser, PACT_BROWSER, or the printed link). --other-brand names another
 Brand of the same Provider (its token must be refused there); --step-up
-names a message that needs a scope you did not ask for (§5.5 step-up).
+names a message that needs a scope you did not ask for (a step-up).
 
 --only runs some groups: card, routes, identity, conversation, delegation,
 errors. --dry-run lists what would be sent and sends nothing. --junit FILE
@@ -149,7 +149,7 @@ docs/provider-check.md explains every check and what to fix.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&scopes, "scope", nil, "log in and approve this scope (repeatable): runs the checks that need a User (§5)")
+	f.StringArrayVar(&scopes, "scope", nil, "log in and approve this scope (repeatable): runs the checks that need a User (delegation)")
 	f.StringArrayVar(&only, "only", nil, "run only this group: card, routes, identity, conversation, delegation, errors (repeatable, or comma-separated)")
 	f.StringVar(&junit, "junit", "", "also write the results as JUnit XML to FILE")
 	f.BoolVar(&dryRun, "dry-run", false, "list the checks and what each would send; send nothing")
