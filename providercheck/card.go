@@ -62,6 +62,8 @@ func checkCardLocation(ctx context.Context, r *runner) outcome {
 		if bad.Raw == nil {
 			return fail(sent, "served at "+bad.FinalURL, "the card is not a JSON object: %s", bad.Reason)
 		}
+	case errors.Is(err, ErrOrigin):
+		return fail(sent, err.Error(), "the card URL redirects to an origin that is neither the Brand's nor a Provider this profile is registered with; nothing was sent there. Register the Provider first (pact provider add PROVIDER_URL --audience AUD)")
 	default:
 		return fail(sent, err.Error(), "no card at the Brand's card URL (the Brand's domain serves it at %s, or redirects there)", discovery.WellKnownPath)
 	}

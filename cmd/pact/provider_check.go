@@ -101,6 +101,9 @@ docs/provider-check.md explains every check and what to fix.`,
 					}
 				},
 			})
+			if err := cmd.Context().Err(); err != nil {
+				return err // interrupted: 130, the checks left were not run
+			}
 			var notReg *providercheck.NotRegisteredError
 			if errors.As(err, &notReg) {
 				err = fmt.Errorf("%w:\n  %s", err, iostreams.CommandHint("pact", "provider", "add", conversation.SuggestProviderURL(notReg.Card), "--audience", "AUD"))
