@@ -139,3 +139,18 @@ func TestProviderCheck_EveryDemoFaultIsCaught(t *testing.T) {
 		})
 	}
 }
+
+// §6: a Provider that rate-limits with Retry-After is waited out and every
+// check still passes; errors.rate-limit then passes instead of skipping.
+func TestProviderCheck_RetryAfterIsWaitedOut(t *testing.T) {
+	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, RateLimit: 2}, "NO_COLOR=1")
+	code, rep, stderr := runCheck(t, e, "--only", "errors")
+	if code != 0 || rep.Failed != 0 || rep.RateLimited == 0 {
+		t.Fatalf("exit %d, %d failed, %d answered 429\n%s", code, rep.Failed, rep.RateLimited, stderr)
+	}
+	for _, r := range rep.Results {
+		if r.ID == "errors.rate-limit" && r.Status != providercheck.Pass {
+			t.Errorf("errors.rate-limit: %s (%s)", r.Status, r.Reason)
+		}
+	}
+}
