@@ -138,6 +138,7 @@ lists them.`,
 				}
 				if len(faultNames) > 0 {
 					a.io.Eprintf("\n%s %s\n", st.Warning.Render("--fault: this Provider breaks PACT on purpose:"), strings.Join(faultNames, ", "))
+					a.io.Eprintf("  see it caught: %s\n", profile.Command(a.profile, "provider check "+brands[0].SiteURL))
 				}
 				if rogue {
 					a.io.Eprintf("\n%s\n", st.Warning.Render("--rogue-card: each Brand's site serves its real card once, then a card signed by another key;\n"+
