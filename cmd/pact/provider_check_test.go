@@ -95,8 +95,10 @@ func TestProviderCheck_CleanDemoPassesEveryCheck(t *testing.T) {
 			t.Errorf("%s failed: sent %s; got %s; %s", r.ID, r.Sent, r.Got, r.Reason)
 		case r.Status == providercheck.Skip && r.Reason == "":
 			t.Errorf("%s skipped without a reason", r.ID)
-		case r.Status == providercheck.Skip && r.ID != "delegation.expiry" && r.ID != "errors.rate-limit":
-			// Only the two that the demo cannot show by default.
+		case r.Status == providercheck.Skip && r.ID != "delegation.expiry" && r.ID != "errors.rate-limit" && r.ID != "delegation.slow-down":
+			// Only the two that the demo cannot show by default, and
+			// slow_down, which a loaded machine may miss (the two polls
+			// more than the 1 s interval apart; RFC 8628 lets it skip).
 			t.Errorf("%s skipped: %s", r.ID, r.Reason)
 		}
 	}
