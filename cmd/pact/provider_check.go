@@ -156,8 +156,8 @@ docs/provider-check.md explains every check and what to fix.`,
 	f.StringArrayVar(&only, "only", nil, "run only the checks of `GROUP`: card, routes, identity, conversation, delegation, errors (repeatable, or comma-separated)")
 	f.StringVar(&junit, "junit", "", "also write the results as JUnit XML to `FILE`")
 	f.BoolVar(&dryRun, "dry-run", false, "list the checks and what each would send; send nothing")
-	f.StringVar(&otherBrand, "other-brand", "", "`BRAND`, another Brand of the same Provider: this Brand's delegation token must be refused there")
-	f.StringVar(&stepUp, "step-up", "", "`TEXT`, a message needing a scope not given with --scope: the Provider must answer it with a step-up task")
+	f.StringVar(&otherBrand, "other-brand", "", "another Brand (`BRAND`) of the same Provider: this Brand's delegation token must be refused there")
+	f.StringVar(&stepUp, "step-up", "", "a message (`TEXT`) needing a scope not given with --scope: the Provider must answer it with a step-up task")
 	return cmd
 }
 
