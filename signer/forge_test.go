@@ -23,7 +23,7 @@ func TestSignJWS(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s/%s: %v", c.keyAlg, c.alg, err)
 		}
-		jws, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(c.alg)})
+		jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(c.alg)})
 		if err != nil {
 			t.Fatalf("%s/%s: %v", c.keyAlg, c.alg, err)
 		}
