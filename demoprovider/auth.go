@@ -290,6 +290,9 @@ func (as *authServer) serveDeviceAuthorization(w http.ResponseWriter, r *http.Re
 		return
 	}
 	scopes, ok := parseScopes(b, form.Get("scope"))
+	if !ok && as.s.fault("invalid-scope-ignored") {
+		scopes, ok = []string{b.scopes[0].ID}, true
+	}
 	if !ok {
 		writeOAuthError(w, http.StatusBadRequest, "invalid_scope", "scope must list scope ids from the Agent Card")
 		return
@@ -395,7 +398,7 @@ func (as *authServer) writeToken(w http.ResponseWriter, b *brandDef, g *grant, s
 	now := as.s.now()
 	claims := map[string]any{
 		"iss":       as.issuer(b),
-		"aud":       as.s.interfaceURL(b),
+		"aud":       as.tokenAudience(b),
 		"sub":       g.userID,
 		"client_id": g.client,
 		"scope":     strings.Join(scopes, " "),
@@ -490,10 +493,11 @@ func (as *authServer) verifyDelegation(header string, b *brandDef, id paIdentity
 		return nil, reject("delegation token: claims")
 	}
 	var aud string
-	if json.Unmarshal(c.Aud, &aud) != nil || aud != as.s.interfaceURL(b) {
+	anyBrand := as.s.fault("token-any-brand")
+	if json.Unmarshal(c.Aud, &aud) != nil || (aud != as.tokenAudience(b) && !anyBrand) {
 		return nil, reject("delegation token: aud")
 	}
-	if c.Iss != as.issuer(b) || c.Sub == "" || c.Iat == nil || c.Exp == nil {
+	if (c.Iss != as.issuer(b) && !anyBrand) || c.Sub == "" || c.Iat == nil || c.Exp == nil {
 		return nil, reject("delegation token: iss/sub/iat/exp")
 	}
 	if !as.s.now().Before(c.Exp.Time().Add(clockSkew)) {
@@ -504,7 +508,7 @@ func (as *authServer) verifyDelegation(header string, b *brandDef, id paIdentity
 	}
 	as.mu.Lock()
 	g := as.grantsByID[c.GrantID]
-	live := g != nil && !g.revoked && g.brandID == b.id && g.userID == c.Sub && g.client == c.ClientID
+	live := g != nil && !g.revoked && (g.brandID == b.id || anyBrand) && g.userID == c.Sub && g.client == c.ClientID
 	as.mu.Unlock()
 	if !live {
 		return nil, reject("delegation token: grant revoked or unknown")
@@ -547,6 +551,11 @@ func (as *authServer) receipt(b *brandDef, del *delegation, out outcome) (map[st
 	compact, err := obj.CompactSerialize()
 	if err != nil {
 		return nil, err
+	}
+	if as.s.fault("receipt-claims-mismatch") {
+		shown := rc
+		shown.User = "someone-else"
+		claims, _ = json.Marshal(shown)
 	}
 	return map[string]any{"jws": compact, "claims": json.RawMessage(claims)}, nil
 }

@@ -65,6 +65,7 @@ func (s *Server) card(b *brandDef) *a2a.AgentCard {
 		c.SecurityRequirements = append(c.SecurityRequirements,
 			a2a.SecurityRequirements{schemePAJWT: {}, schemeUserDelegation: {}})
 	}
+	s.faultCard(c)
 	return c
 }
 

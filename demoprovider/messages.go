@@ -111,6 +111,9 @@ func (s *Server) allow(id paIdentity) bool {
 // verified; the delegation token (if any) is verified here before the body
 // is read (§5.5).
 func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, b *brandDef, id paIdentity) {
+	if s.faultRateLimited(w) {
+		return
+	}
 	if !s.allow(id) {
 		writeRateLimited(w, time.Second)
 		return
@@ -140,6 +143,10 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, b *brandDef, 
 		return
 	}
 	msg := req.Message
+	if s.fault("reject-configuration") && (req.Config != nil || len(req.Metadata) > 0) {
+		writeA2AError(w, ReasonInvalidParams, "configuration and metadata are not accepted")
+		return
+	}
 	switch {
 	case msg == nil:
 		writeA2AError(w, ReasonInvalidParams, "message is required")
@@ -235,12 +242,15 @@ func (s *Server) claimTurn(b *brandDef, id paIdentity, msg *a2a.Message, del *de
 		c, ok := s.contexts[msg.ContextID]
 		// Same answer whether the context is unknown, another Brand's or
 		// another (personal agent, sub)'s (§4.2).
-		if !ok || c.brandID != b.id || c.owner != id {
+		if (!ok || c.brandID != b.id || c.owner != id) && !s.fault("unknown-context-new") {
 			return nil, nil, ReasonInvalidParams, "Unknown contextId"
+		} else if !ok {
+			c = &conversation{id: a2a.NewContextID(), brandID: b.id, owner: id, replies: map[string][]byte{}, inflight: map[string]bool{}}
+			s.contexts[c.id] = c
 		}
 		conv = c
 	}
-	if stored, ok := conv.replies[msg.ID]; ok {
+	if stored, ok := conv.replies[msg.ID]; ok && !s.fault("retry-reruns") {
 		return conv, stored, "", ""
 	}
 	if conv.inflight[msg.ID] {
@@ -296,9 +306,12 @@ func (s *Server) runTurn(r *http.Request, b *brandDef, conv *conversation, messa
 		Role:      a2a.MessageRoleAgent,
 		Parts:     a2a.ContentParts{a2a.NewTextPart(out.text)},
 	}
+	if s.fault("no-context-id") {
+		agentMsg.ContextID = ""
+	}
 	var resp any
 	var meta map[string]any
-	if len(out.missingScopes) > 0 {
+	if len(out.missingScopes) > 0 && !s.fault("stepup-fails") {
 		link, err := s.as.stepUpLink(b, conv.owner, out.missingScopes)
 		if err != nil {
 			return nil, err

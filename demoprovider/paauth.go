@@ -73,6 +73,7 @@ type paVerifier struct {
 
 	mu        sync.Mutex
 	discovery map[string]discovered // issuer → jwks_uri found by OIDC discovery
+	faults    faultSet              // deliberate mistakes (faults.go)
 }
 
 type discovered struct {
@@ -109,6 +110,9 @@ func (v *paVerifier) verify(ctx context.Context, r *http.Request) (paIdentity, e
 	raw := bearer(r.Header.Get("Authorization"))
 	if raw == "" {
 		return paIdentity{}, reject("no bearer token")
+	}
+	if id, ok := v.faultAccept(raw); ok {
+		return id, nil
 	}
 	sig, err := jose.ParseSignedCompact(raw, paAlgs)
 	if err != nil {
@@ -151,12 +155,15 @@ func (v *paVerifier) verify(ctx context.Context, r *http.Request) (paIdentity, e
 func (v *paVerifier) checkClaims(c paClaims) error {
 	var aud string
 	if len(c.Aud) == 0 || json.Unmarshal(c.Aud, &aud) != nil {
-		return reject("aud must be one string")
+		if !v.faultAud(c.Aud) {
+			return reject("aud must be one string")
+		}
+		aud = v.audience
 	}
 	if aud != v.audience {
 		return reject("aud mismatch")
 	}
-	if c.Sub == "" {
+	if c.Sub == "" && !v.faults.has("sub-optional") {
 		return reject("sub missing")
 	}
 	if c.Iat == nil {
@@ -167,13 +174,13 @@ func (v *paVerifier) checkClaims(c paClaims) error {
 	}
 	now := v.now()
 	iat, exp := c.Iat.Time(), c.Exp.Time()
-	if iat.After(now.Add(clockSkew)) {
+	if iat.After(now.Add(clockSkew)) && !v.faults.has("iat-future-accepted") {
 		return reject("iat in the future")
 	}
-	if exp.Sub(iat) > maxPALifetime {
+	if exp.Sub(iat) > maxPALifetime && !v.faults.has("lifetime-unchecked") {
 		return reject("lifetime over 300 s")
 	}
-	if !now.Before(exp.Add(clockSkew)) {
+	if !now.Before(exp.Add(clockSkew)) && !v.faults.has("expired-accepted") {
 		return reject("expired")
 	}
 	if c.Nbf != nil && now.Add(clockSkew).Before(c.Nbf.Time()) {

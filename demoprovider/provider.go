@@ -84,6 +84,9 @@ type Config struct {
 	// then a card signed by another key (also published at the site), so
 	// the pin warning of `pact demo serve --rogue-card` can be seen.
 	RogueCard bool
+	// Faults are deliberate mistakes to make, by name (see Faults; for
+	// `pact provider check`); none = a correct Provider.
+	Faults []string
 }
 
 // Brand describes one Brand hosted by the demo Provider.
@@ -122,6 +125,8 @@ type Server struct {
 	rate        map[paIdentity]*rateWindow
 	// siteCardHits counts card requests per brand site (RogueCard).
 	siteCardHits map[string]int
+	faults       faultSet // Config.Faults (faults.go)
+	faultSends   int      // message:send requests seen (fault no-retry-after)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -154,6 +159,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if s.audience == "" {
 		s.audience = "pact-demo"
 	}
+	var err error
+	if s.faults, err = newFaultSet(cfg.Faults); err != nil {
+		return nil, err
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -174,6 +183,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		client:     client,
 		now:        s.now,
 		discovery:  map[string]discovered{},
+		faults:     s.faults,
 	}
 	s.brands = newBrands()
 	for _, b := range s.brands {
@@ -386,6 +396,7 @@ func matchRoute(rest string) (rt route, methods []string, taskID string) {
 // authentication (§2.2): an unknown Brand or route is 404, a known route
 // with the wrong method 405, both with no A2A body.
 func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
+	w = s.faultWriter(w)
 	rest, ok := strings.CutPrefix(r.URL.Path, "/a2a/")
 	if !ok {
 		w.WriteHeader(http.StatusNotFound)
@@ -394,10 +405,16 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 	brandID, rest, _ := strings.Cut(rest, "/")
 	b, ok := s.byID[brandID]
 	if !ok {
+		if s.faultRoute(w, r, false, routeNone) {
+			return
+		}
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
 	rt, methods, taskID := matchRoute(rest)
+	if s.faultRoute(w, r, true, rt) {
+		return
+	}
 	if rt == routeNone {
 		w.WriteHeader(http.StatusNotFound)
 		return
@@ -443,6 +460,9 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 	// Everything else carries a PA JWT, checked before the body is read
 	// (§3.2, §3.4).
 	id, err := s.verifier.verify(r.Context(), r)
+	if err != nil && rt == routeDeviceAuthorization && s.fault("device-no-auth") && r.Header.Get("Authorization") == "" {
+		id, err = paIdentity{Issuer: r.FormValue("client_id"), Sub: "anonymous"}, nil
+	}
 	if err != nil {
 		writeUnauthorized(w, "")
 		return

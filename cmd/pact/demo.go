@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,6 +40,7 @@ a built-in script unless --browser asks for your real browser.`,
 	var interval time.Duration
 	var allow []string
 	var rogue bool
+	var faultNames []string
 	serve := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT]",
 		Short: "Run only the demo Provider, for trying pact chat against it by hand",
@@ -48,14 +50,26 @@ The addresses are fixed, so that the brand URLs stay the same from one start
 to the next (stored conversations and grants keep working): the Provider on
 --addr (default ` + demoDefaultAddr + `) and the Brand sites on the ports that follow
 it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
---addr 127.0.0.1:0 takes free ports instead, new on every start.`,
+--addr 127.0.0.1:0 takes free ports instead, new on every start.
+
+--fault NAME (repeatable) makes the Provider break one PACT rule on
+purpose, so that pact provider check can be seen to catch it; --fault list
+lists them.`,
 		Args: exactArgs(0, "demo serve takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if slices.Contains(faultNames, "list") {
+				return a.printFaults()
+			}
+			for _, f := range faultNames {
+				if !slices.ContainsFunc(demoprovider.Faults(), func(k demoprovider.Fault) bool { return k.Name == f }) {
+					return usageError{fmt.Errorf("--fault %q: no such fault (pact demo serve --fault list lists them)", f)}
+				}
+			}
 			sites, err := demoSiteAddrs(addr, siteAddrs)
 			if err != nil {
 				return err
 			}
-			cfg := demoprovider.Config{Addr: addr, SiteAddrs: sites, HTTPClient: a.httpClient(), PollInterval: interval, RogueCard: rogue}
+			cfg := demoprovider.Config{Addr: addr, SiteAddrs: sites, HTTPClient: a.httpClient(), PollInterval: interval, RogueCard: rogue, Faults: faultNames}
 			if len(allow) > 0 {
 				cfg.Policy = demoprovider.AllowList
 				for _, entry := range allow {
@@ -122,6 +136,10 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 				for _, line := range a.demoServeHints(srv.URL(), srv.Audience(), brands[0].SiteURL) {
 					a.io.Eprintf("  %s\n", line)
 				}
+				if len(faultNames) > 0 {
+					a.io.Eprintf("\n%s %s\n", st.Warning.Render("--fault: this Provider breaks PACT on purpose:"), strings.Join(faultNames, ", "))
+					a.io.Eprintf("  see it caught: %s\n", profile.Command(a.profile, "provider check "+brands[0].SiteURL))
+				}
 				if rogue {
 					a.io.Eprintf("\n%s\n", st.Warning.Render("--rogue-card: each Brand's site serves its real card once, then a card signed by another key;\n"+
 						"the second `pact card` or `pact chat` shows the change and sends nothing until you accept it."))
@@ -136,9 +154,24 @@ it (8791 for Example Co., 8792 for Other Shop by default), or on --site-addr.
 	serve.Flags().StringArrayVar(&siteAddrs, "site-addr", nil, "a Brand site's listen address, one per Brand in order (default: the ports after --addr)")
 	serve.Flags().DurationVar(&interval, "poll-interval", 0, "device-flow polling interval the Provider asks for (default 5s)")
 	serve.Flags().BoolVar(&rogue, "rogue-card", false, "after the first look, serve each Brand's card signed by another key (to see pact's pin warning)")
+	serve.Flags().StringArrayVar(&faultNames, "fault", nil, "break one PACT rule on purpose, for pact provider check (repeatable; \"list\" lists them)")
 	serve.Flags().StringArrayVar(&allow, "allow", nil, "accept only these personal agents: ISSUER[=JWKS_URI] (repeatable; default: any issuer that serves OIDC discovery)")
 	cmd.AddCommand(serve)
 	return cmd
+}
+
+// printFaults is `pact demo serve --fault list`.
+func (a *app) printFaults() error {
+	fs := demoprovider.Faults()
+	if a.json {
+		return a.printJSON(fs)
+	}
+	rows := [][]string{{"FAULT", "CLAUSE", "WHAT THE PROVIDER DOES WRONG"}}
+	for _, f := range fs {
+		rows = append(rows, []string{f.Name, f.Clause, f.Description})
+	}
+	a.io.Table(a.io.Out, rows)
+	return nil
 }
 
 // demoDefaultAddr is where `pact demo serve` listens by default: a fixed

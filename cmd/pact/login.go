@@ -26,16 +26,28 @@ func addDelegationCommands(a *app, root *cobra.Command) {
 // printing it with --no-browser or without a terminal) and counting down
 // until the User answers in the browser.
 func (a *app) login(ctx context.Context, s *conversation.Session, scopes []string) (*delegation.Grant, error) {
-	st := a.io.ErrStyles()
-	d := s.Card.Delegation
-	if d == nil {
+	if s.Card.Delegation == nil {
 		return nil, conversation.ErrNoDelegation
 	}
 	var sp stopper = noSpinner{}
 	finished := make(chan struct{})
 	defer close(finished)
-	shown := func(auth *deviceflow.Authorization) {
-		name := line(s.Card.Name())
+	g, err := s.Login(ctx, scopes, a.showDeviceLogin(s.Card, scopes, finished, &sp))
+	sp.Stop()
+	return g, err
+}
+
+// showDeviceLogin returns the function that shows a device authorization
+// (§5.3) for card's scopes on stderr: the Brand, the scopes, the Provider,
+// the user_code and the link, opened in the browser (or printed with
+// --no-browser or without a terminal), then a countdown until the User
+// answers, stored in *sp for the caller to stop. finished ends the
+// browser's reports. pact login and pact provider check show it.
+func (a *app) showDeviceLogin(card *discovery.Card, scopes []string, finished <-chan struct{}, sp *stopper) func(*deviceflow.Authorization) {
+	st := a.io.ErrStyles()
+	d := card.Delegation
+	return func(auth *deviceflow.Authorization) {
+		name := line(card.Name())
 		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(name))
 		w := 0
 		for _, id := range scopes {
@@ -44,7 +56,7 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 		for _, id := range scopes {
 			a.io.Eprintf("  %s  %s\n", st.Accent.Render(line(fmt.Sprintf("%-*s", w, id))), line(d.Scopes[id]))
 		}
-		a.io.Eprintf("Provider: %s\n", line(originOf(s.Card.InterfaceURL)))
+		a.io.Eprintf("Provider: %s\n", line(originOf(card.InterfaceURL)))
 		a.io.Eprintf("Code:     %s\n", st.Bold.Render(line(auth.UserCode)))
 		a.io.Eprintf("Link:     %s\n", line(auth.VerificationURIComplete))
 		if !a.noBrows && (a.io.Interactive() || opener.Command() != nil) {
@@ -55,12 +67,9 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 		if a.json || !a.io.IsStderrTTY() {
 			a.io.Eprintf("Waiting for approval (the code expires in %s)…\n", time.Until(auth.ExpiresAt).Round(time.Second))
 		} else {
-			sp = a.io.StartCountdown("Waiting for your approval", auth.ExpiresAt)
+			*sp = a.io.StartCountdown("Waiting for your approval", auth.ExpiresAt)
 		}
 	}
-	g, err := s.Login(ctx, scopes, shown)
-	sp.Stop()
-	return g, err
 }
 
 // reportGrant tells the User what was granted, and what was not.

@@ -94,6 +94,6 @@ is registered either way (it may not be running yet).`,
 			return nil
 		},
 	}
-	cmd.AddCommand(add, list, remove)
+	cmd.AddCommand(add, list, remove, newProviderCheckCmd(a))
 	return cmd
 }
