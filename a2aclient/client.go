@@ -48,6 +48,13 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnRetry, if set, is told about each retry (for spinners and --debug).
 	OnRetry func(attempt int, wait time.Duration, cause error)
+
+	// Limits of Stream: the largest event (0 = DefaultMaxStreamEvent), the
+	// largest whole stream (0 = DefaultMaxStreamSize) and the longest
+	// silence before a stream counts as broken (0 = DefaultStreamStall).
+	MaxStreamEvent int64
+	MaxStreamSize  int64
+	StreamStall    time.Duration
 }
 
 // Request is one message:send.
@@ -147,6 +154,12 @@ func (e *Error) Error() string {
 		}
 	case ReasonBadReply:
 		b.WriteString("the Provider sent a reply pact cannot read; try again, and tell the Brand if it persists")
+	case ReasonNotStream:
+		b.WriteString("the Provider does not stream replies although its card says so")
+	case ReasonTooLarge:
+		b.WriteString("the Brand's reply was refused as too large: " + e.Message)
+	case ReasonStalled:
+		b.WriteString("the Brand's reply stopped arriving (" + e.Message + ") and could not be picked up again; send the message again (the agent will not act twice)")
 	case ReasonInvalidParams:
 		b.WriteString("the Provider refused the message as not valid for this conversation")
 	case ReasonContentTypeNotSupport:
