@@ -80,6 +80,8 @@ type Response struct {
 	Message  *a2a.Message // set for {"message": …}
 	Task     *a2a.Task    // set for {"task": …} (§5.5)
 	Attempts int
+	// Streamed is set when the reply came by Stream (message:stream).
+	Streamed bool
 }
 
 // Reasons pact reports for failures that are not A2A errors (§6: 401, 404,

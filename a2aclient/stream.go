@@ -104,7 +104,7 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 		}
 		resp, e := c.streamOnce(ctx, target, payload, req, asm, resumed, on)
 		if e == nil {
-			resp.Attempts = attempt
+			resp.Attempts, resp.Streamed = attempt, true
 			return resp, nil
 		}
 		if e.Reason == reasonMint {
