@@ -134,7 +134,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			if a.json {
 				a.printJSONLine(pending.StepUp.Result)
 			} else {
-				a.io.Printf("%s\n", safe(pending.StepUp.Result.Text()))
+				a.printStepUpText(pending.StepUp.Result)
 				// The chat's own command, as the full-screen chat says it.
 				a.io.Eprintf("%s\n", safe(pending.StepUp.Words(agent.ChatLogin, agent.ChatNoScopes)))
 			}
