@@ -35,7 +35,7 @@ func (p *streamShow) event(ev a2aclient.StreamEvent) {
 		a.printJSONLine(streamEventLine{Event: ev.Raw, Resumed: ev.Resumed})
 		return
 	}
-	if a.json || p.broken || ev.Text == "" {
+	if p.broken || ev.Text == "" {
 		return
 	}
 	if !strings.HasPrefix(ev.Text, p.printed) {
