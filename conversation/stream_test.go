@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
@@ -105,3 +106,38 @@ func (c *countingStreams) RoundTrip(r *http.Request) (*http.Response, error) {
 type nopCloser struct{ *strings.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// The extended card shows what this User may use: before login the skills
+// open to the personal agent, after login those of the granted scopes too;
+// it is signed by the Brand like the public card.
+func TestExtendedCardMoreSkillsAfterLogin(t *testing.T) {
+	e := newEnv(t, demoprovider.Config{})
+	s := e.open(e.brands[0].SiteURL)
+	ids := func() []string {
+		t.Helper()
+		c, err := s.ExtendedCard(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Signature.Verified {
+			t.Fatalf("extended card signature %+v", c.Signature)
+		}
+		var out []string
+		for _, sk := range c.Skills() {
+			out = append(out, sk.ID)
+		}
+		return out
+	}
+	if got := strings.Join(ids(), ","); got != "orders" {
+		t.Errorf("before login: %s", got)
+	}
+	jar, _ := cookiejar.New(nil)
+	e.login(s, jar, "orders:read", "orders:cancel")
+	if got := strings.Join(ids(), ","); got != "orders,order-status,cancel-order" {
+		t.Errorf("after login: %s", got)
+	}
+	o := e.open(e.brands[1].SiteURL)
+	if _, err := o.ExtendedCard(context.Background()); !errors.Is(err, ErrNoExtendedCard) {
+		t.Errorf("Other Shop: err = %v, want ErrNoExtendedCard", err)
+	}
+}

@@ -2,7 +2,10 @@ package discovery
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"sort"
+	"strings"
 )
 
 // Streams reports whether the card declares capabilities.streaming (A2A
@@ -93,4 +96,28 @@ func (c *Card) SkillScopeIDs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// CheckExtended checks raw, the extended Agent Card fetched for public
+// (GET {interface}/extendedAgentCard, A2A 1.0), as Fetch checks a public
+// card: Parse (§2.1) and the signatures against the keys on the Brand's
+// own domain, the origin of public.URL (A2A §8.4), refused when a
+// signature fails. Beyond that: it must name the same interface as the
+// public card, and when the public card's signature verified the extended
+// card must be signed and verify too. Errors are *InvalidCardError.
+func CheckExtended(ctx context.Context, client *http.Client, public *Card, raw []byte) (*Card, error) {
+	final := strings.TrimRight(public.InterfaceURL, "/") + "/extendedAgentCard"
+	card, err := checkCard(ctx, client, public.URL, final, raw)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case card.InterfaceURL != public.InterfaceURL:
+		return nil, &InvalidCardError{URL: public.URL, FinalURL: final, Raw: json.RawMessage(raw), Signature: card.Signature,
+			Reason: "the extended card names another interface (" + card.InterfaceURL + ") than the public card (" + public.InterfaceURL + ")"}
+	case public.Signature != nil && public.Signature.Verified && (card.Signature == nil || !card.Signature.Verified):
+		return nil, &InvalidCardError{URL: public.URL, FinalURL: final, Raw: json.RawMessage(raw), Signature: card.Signature,
+			Reason: "the public card is signed by the Brand but its extended card is not"}
+	}
+	return card, nil
 }
