@@ -228,4 +228,3 @@ func TestStreamErrorEventAndStepUp(t *testing.T) {
 		t.Fatalf("step-up: resp = %+v err = %v, want the auth-required task", resp, err)
 	}
 }
-

@@ -70,7 +70,7 @@ func TestStreamWordByWordAndIdempotent(t *testing.T) {
 	if !ok || task.Status.State != a2a.TaskStateWorking {
 		t.Fatalf("first event = %#v, want a working task", first)
 	}
-	next() // one word
+	next()           // one word
 	res.Body.Close() // the connection is cut mid-stream
 	if n := e.srv.AgentRuns(); n != 1 {
 		t.Fatalf("agent runs = %d", n)
