@@ -3,10 +3,13 @@ package chatbackend
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/tui"
 )
 
@@ -60,4 +63,64 @@ func onText(partial func(string)) a2aclient.StreamFunc {
 			partial(ev.Text)
 		}
 	}
+}
+
+var (
+	_ tui.SkillBackend        = (*Backend)(nil)
+	_ tui.ExtendedCardBackend = (*Backend)(nil)
+)
+
+// Skills are the card's skills with the scopes each needs, for `/login`.
+func (b *Backend) Skills() []tui.SkillScopes {
+	var out []tui.SkillScopes
+	for _, sk := range b.s.Card.Skills() {
+		out = append(out, tui.SkillScopes{Name: sk.Name, Scopes: sk.Scopes})
+	}
+	return out
+}
+
+// skillLines are "  NAME: needs A, B" (or "identity only") per skill, made
+// safe for one line each.
+func skillLines(skills []discovery.SkillScopes) []string {
+	var lines []string
+	for _, sk := range skills {
+		need := "identity only"
+		if len(sk.Scopes) > 0 {
+			q := make([]string, len(sk.Scopes))
+			for i, s := range sk.Scopes {
+				q[i] = iostreams.SanitizeLine(s)
+			}
+			need = "needs " + strings.Join(q, ", ")
+		}
+		lines = append(lines, "  "+iostreams.SanitizeLine(sk.Name)+": "+need)
+	}
+	return lines
+}
+
+// ExtendedCard fetches the Brand's extended card
+// (conversation.Session.ExtendedCard) and sums up what this User may use;
+// ok is false when the card declares none.
+func (b *Backend) ExtendedCard(ctx context.Context) (string, bool, error) {
+	if !b.s.Card.HasExtendedCard() {
+		return "", false, nil
+	}
+	b.op.Lock()
+	c, err := b.s.ExtendedCard(ctx)
+	st, serr := b.s.DelegationStatus()
+	b.op.Unlock()
+	if err != nil {
+		return "", true, err
+	}
+	head := "extended card: what you may use"
+	if serr != nil || st.State != conversation.DelegationActive {
+		head += " (identity only; /login may show more)"
+	}
+	if c.Signature != nil && c.Signature.Verified {
+		head += ", " + iostreams.SanitizeLine(c.Signature.Label())
+	}
+	lines := append([]string{head}, skillLines(c.Skills())...)
+	if len(c.Skills()) == 0 {
+		lines = append(lines, "  no skills")
+	}
+	return strings.Join(lines, "\n"), true, nil
 }

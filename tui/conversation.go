@@ -406,6 +406,9 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 			return nil
 		}
 		if len(args) == 0 {
+			if c.offerSkillScopes() {
+				return nil
+			}
 			c.flash = "usage: /login SCOPE… (Tab completes): " + strings.Join(c.scopeIDs(), " ")
 			return nil
 		}
@@ -444,6 +447,7 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 	case "/card":
 		done()
 		c.notice(clean(c.b.Card()))
+		return c.fetchExtendedCard()
 	case "/quit", "/exit":
 		return c.quit()
 	}

@@ -248,6 +248,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, c.onReply(msg)
 	case partialMsg:
 		return m, c.onPartial(msg)
+	case extCardMsg:
+		c.onExtendedCard(msg)
+		return m, nil
 	case newConvMsg:
 		return m, c.onNewConversation(msg)
 	case codeMsg, loginDoneMsg, browserExitMsg:

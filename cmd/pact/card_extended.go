@@ -89,3 +89,21 @@ func extendedHint(card *discovery.Card, brand string) string {
 	}
 	return "what you may use: " + iostreams.CommandHint("pact", "card", brand, "--extended")
 }
+
+// offerSkillScopes is the line chat's `/login` without scopes, after the
+// card's scopes: which skill needs which, and the /login that asks for
+// the scopes of the card's skills.
+func (a *app) offerSkillScopes(s *conversation.Session) {
+	offer := s.Card.SkillScopeIDs()
+	if len(offer) == 0 {
+		return
+	}
+	st := a.io.ErrStyles()
+	a.io.Eprintf("Its skills need:\n")
+	for _, sk := range s.Card.Skills() {
+		if len(sk.Scopes) > 0 {
+			a.io.Eprintf("  %s  %s\n", line(sk.Name), st.Accent.Render(line(strings.Join(sk.Scopes, ", "))))
+		}
+	}
+	a.io.Eprintf("To ask for all of them: %s\n", line("/login "+strings.Join(offer, " ")))
+}

@@ -224,6 +224,7 @@ func (a *app) lineCommand(ctx context.Context, s *conversation.Session, in tui.I
 			for _, id := range ids {
 				a.io.Eprintf("  %s  %s\n", st.Accent.Render(line(id)), line(d.Scopes[id]))
 			}
+			a.offerSkillScopes(s)
 			return false, nil
 		}
 		g, err := a.login(ctx, s, f[1:])
