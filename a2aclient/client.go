@@ -284,23 +284,9 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		if !retryable || attempt >= max {
 			return nil, last
 		}
-		var wait time.Duration
-		if e.Reason == ReasonRateLimited {
-			maxWait := c.MaxRetryAfter
-			if maxWait == 0 {
-				maxWait = 30 * time.Second
-			}
-			if e.RetryAfter > maxWait {
-				return nil, last
-			}
-			wait = e.RetryAfter
-			if wait <= 0 {
-				wait = time.Second
-			}
-		} else if c.Backoff != nil {
-			wait = c.Backoff(attempt)
-		} else {
-			wait = 250 * time.Millisecond << (attempt - 1)
+		wait, ok := c.retryWait(e, attempt)
+		if !ok {
+			return nil, last
 		}
 		if c.OnRetry != nil {
 			c.OnRetry(attempt, wait, last)
@@ -309,6 +295,29 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 			return nil, last
 		}
 	}
+}
+
+// retryWait is the wait before retry attempt+1 after e, for Send and
+// Stream: a 429's Retry-After (1 s when it gives none; false when it is
+// beyond MaxRetryAfter), else Backoff.
+func (c *Client) retryWait(e *Error, attempt int) (time.Duration, bool) {
+	if e.Reason == ReasonRateLimited {
+		maxWait := c.MaxRetryAfter
+		if maxWait == 0 {
+			maxWait = 30 * time.Second
+		}
+		if e.RetryAfter > maxWait {
+			return 0, false
+		}
+		if e.RetryAfter <= 0 {
+			return time.Second, true
+		}
+		return e.RetryAfter, true
+	}
+	if c.Backoff != nil {
+		return c.Backoff(attempt), true
+	}
+	return 250 * time.Millisecond << (attempt - 1), true
 }
 
 func (c *Client) sleep(ctx context.Context, d time.Duration) error {

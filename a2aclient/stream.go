@@ -151,28 +151,6 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 	}
 }
 
-// retryWait is the wait before the next attempt after e (see Send);
-// false when a 429's Retry-After is beyond MaxRetryAfter.
-func (c *Client) retryWait(e *Error, attempt int) (time.Duration, bool) {
-	if e.Reason == ReasonRateLimited {
-		maxWait := c.MaxRetryAfter
-		if maxWait == 0 {
-			maxWait = 30 * time.Second
-		}
-		if e.RetryAfter > maxWait {
-			return 0, false
-		}
-		if e.RetryAfter <= 0 {
-			return time.Second, true
-		}
-		return e.RetryAfter, true
-	}
-	if c.Backoff != nil {
-		return c.Backoff(attempt), true
-	}
-	return 250 * time.Millisecond << (attempt - 1), true
-}
-
 func (c *Client) streamLimits() (event, total int64, stall time.Duration) {
 	event, total, stall = c.MaxStreamEvent, c.MaxStreamSize, c.StreamStall
 	if event <= 0 {
