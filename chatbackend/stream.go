@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/a2aclient"
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/discovery"
@@ -105,14 +106,14 @@ func (b *Backend) ExtendedCard(ctx context.Context) (string, bool, error) {
 		return "", false, nil
 	}
 	b.op.Lock()
-	c, err := b.s.ExtendedCard(ctx)
-	st, serr := b.s.DelegationStatus()
+	x, err := agent.ExtendedCard(ctx, b.s)
 	b.op.Unlock()
 	if err != nil {
 		return "", true, err
 	}
+	c := x.Card
 	head := "extended card: what you may use"
-	if serr != nil || st.State != conversation.DelegationActive {
+	if !x.Delegated {
 		head += " (identity only; /login may show more)"
 	}
 	if c.Signature != nil && c.Signature.Verified {

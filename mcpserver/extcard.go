@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/agent"
-	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 )
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
@@ -30,16 +31,12 @@ func (a *app) fetchExtended(ctx context.Context, brand string) (*discovery.Card,
 		return nil, false, err
 	}
 	sp := a.spinner("Fetching the extended Agent Card")
-	ext, err := s.ExtendedCard(ctx)
+	ext, err := agent.ExtendedCard(ctx, s)
 	sp.Stop()
 	if err != nil {
 		return nil, false, err
 	}
-	delegated := false
-	if st, err := s.DelegationStatus(); err == nil && st.State == conversation.DelegationActive {
-		delegated = true
-	}
-	return ext, delegated, nil
+	return ext.Card, ext.Delegated, nil
 }
 
 // printSkills prints the skills rows: per skill its name and the scopes
