@@ -141,3 +141,21 @@ func TestExtendedCardMoreSkillsAfterLogin(t *testing.T) {
 		t.Errorf("Other Shop: err = %v, want ErrNoExtendedCard", err)
 	}
 }
+
+// A step-up inside a stream (a task in TASK_STATE_AUTH_REQUIRED) ends the
+// stream and is the Result's step-up, as with message:send (§5.5).
+func TestStreamedStepUp(t *testing.T) {
+	e := newEnv(t, demoprovider.Config{StreamWordDelay: -1})
+	s := e.open(e.brands[0].SiteURL)
+	jar, _ := cookiejar.New(nil)
+	e.login(s, jar, "orders:read")
+	events := 0
+	r, err := s.SendStream(context.Background(), "please cancel order A-10001", NewMessageID(), func(a2aclient.StreamEvent) { events++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	su := r.StepUp()
+	if !r.Streamed || events != 1 || su == nil || strings.Join(su.MissingScopes, ",") != "orders:cancel" {
+		t.Fatalf("streamed %v, %d events, step-up %+v", r.Streamed, events, su)
+	}
+}
