@@ -19,7 +19,7 @@ func TestChatTUIInPTY_StreamedReplyGrows(t *testing.T) {
 	at := s.waitFor("identity only", 0)
 	s.typeKeys("where is my order A-10001?\r")
 	s.waitFor("Example Co. Support …", at) // the reply as it arrives
-	at = s.waitFor("has not shipped yet", at)
+	s.waitFor("has not shipped yet", at)
 	s.waitGone("waiting for Example Co. Support")
 	if strings.Contains(s.shown(), "Support …") {
 		t.Fatalf("the complete reply is still marked as arriving:\n%s", s.shown())
