@@ -21,7 +21,7 @@ type streamEventLine struct {
 
 // streamShow shows a reply that streams, as it arrives: for people the
 // text on stdout as it grows (made safe), under --json-stream one JSON
-// line per event, under --json nothing until the final document.
+// line per event. Plain --json does not stream (streamFront).
 type streamShow struct {
 	a       *app
 	stop    func() // the spinner, stopped at the first text
