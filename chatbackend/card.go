@@ -31,6 +31,12 @@ func (b *Backend) Card() string {
 	} else {
 		lines = append(lines, "delegation: not offered (identity only)")
 	}
+	if c.Streams() {
+		lines = append(lines, "replies: streamed as they are written (message:stream)")
+	}
+	if c.HasExtendedCard() {
+		lines = append(lines, "extended card: offered (what you may use follows)")
+	}
 	if skills := c.Skills(); len(skills) > 0 {
 		lines = append(lines, "skills:")
 		lines = append(lines, skillLines(skills)...)
