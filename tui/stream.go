@@ -3,9 +3,11 @@ package tui
 import (
 	"context"
 	"slices"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pact-cli/pact/reply"
 )
 
 // Streamer is a Backend whose replies may arrive as they are written (A2A
@@ -29,20 +31,25 @@ type partialMsg struct {
 const liveTurnID = "\x00live"
 
 // live is the reply being streamed: its entry in the scrollback and the
-// rendering of its finished part. A growing Markdown text is drawn in two
-// parts: the head, the paragraphs that are complete (up to the last blank
-// line outside a code fence), rendered once and kept, and the unfinished
-// tail, rendered again at every update. The head only changes when a
-// paragraph ends.
+// rendering of its finished blocks. A growing Markdown text is parsed
+// again at each update (reply.Parse), but only its last top-level block,
+// the one still being written, is rendered again: the lines of the blocks
+// before it are kept while their source is unchanged (reply.Doc: a
+// block's lines depend only on its source, the width and the theme).
 type live struct {
-	seq   int
-	e     *entry
-	head  string   // source of the kept head
-	w     int      // width the head was rendered at
-	gen   int      // scroller generation of the rendering (theme)
-	lines []string // the head's rendering
-	// renders counts head renderings (tests check that the head is kept).
+	seq    int
+	e      *entry
+	w      int         // width the kept blocks were rendered at
+	gen    int         // scroller generation of the rendering (theme)
+	blocks []keptBlock // the finished blocks' renderings, in order
+	// renders counts renderings of finished blocks (tests check that they
+	// are kept).
 	renders int
+}
+
+type keptBlock struct {
+	src   string
+	lines []string
 }
 
 // partials returns the partial callback for send seq and the command that
@@ -108,7 +115,8 @@ func (c *chat) dropLive() {
 }
 
 // renderLive draws the growing reply like an agent turn, with "…" after
-// the Brand's name: the kept head's lines, then the tail rendered now.
+// the Brand's name: the kept blocks' lines, then the last block rendered
+// now, one blank line between blocks (as reply.Doc.Render).
 func (c *chat) renderLive(t Turn, width int) []string {
 	l := c.live
 	if l == nil {
@@ -118,22 +126,35 @@ func (c *chat) renderLive(t Turn, width int) []string {
 		width = 8
 	}
 	const indent = "  "
-	text := clean(t.Text)
-	head, tail := splitFinished(text)
-	if head != l.head || width != l.w || c.sb.gen != l.gen {
-		l.head, l.w, l.gen = head, width, c.sb.gen
-		l.lines = nil
-		if head != "" {
-			l.lines = c.md.render(head, width-len(indent))
-			l.renders++
-		}
+	w := width - len(indent)
+	doc := reply.Parse(clean(t.Text))
+	if w != l.w || c.sb.gen != l.gen {
+		l.w, l.gen, l.blocks = w, c.sb.gen, nil
 	}
-	body := slices.Clone(l.lines)
-	if tail != "" {
+	var body []string
+	add := func(lines []string) {
+		if len(lines) == 0 {
+			return
+		}
 		if len(body) > 0 {
 			body = append(body, "")
 		}
-		body = append(body, c.md.render(tail, width-len(indent))...)
+		body = append(body, lines...)
+	}
+	for i := 0; i < doc.Len(); i++ {
+		src := doc.Source(i)
+		if i == doc.Len()-1 {
+			add(c.md.block(doc, i, w)) // the block still being written
+			break
+		}
+		if i < len(l.blocks) && l.blocks[i].src == src {
+			add(l.blocks[i].lines)
+			continue
+		}
+		lines := c.md.block(doc, i, w)
+		l.blocks = append(l.blocks[:i], keptBlock{src: src, lines: lines})
+		l.renders++
+		add(lines)
 	}
 	label := c.st.agent.Render(fit(c.brandName(), width/2)) + " " + c.st.dim.Render("…")
 	lines := []string{fit(label, width)}
@@ -147,28 +168,14 @@ func (c *chat) renderLive(t Turn, width int) []string {
 	return append(lines, "")
 }
 
-// splitFinished splits Markdown text at the last paragraph break (a blank
-// line) that is not inside a fenced code block: head holds the finished
-// blocks, tail the one still being written. Text with no such break is all
-// tail.
-func splitFinished(text string) (head, tail string) {
-	cut := -1
-	inFence := false
-	off := 0
-	lines := strings.SplitAfter(text, "\n")
-	for i, ln := range lines {
-		trim := strings.TrimSpace(ln)
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
-			inFence = !inFence
-		}
-		off += len(ln)
-		// A blank line that is followed by more text ends a block.
-		if !inFence && trim == "" && strings.HasSuffix(ln, "\n") && i > 0 && i < len(lines)-1 {
-			cut = off
+// block is the lines of top-level block i of doc at width, as render
+// draws them (each at most width cells).
+func (m *markdown) block(doc *reply.Doc, i, width int) []string {
+	lines := doc.Block(i, width, m.theme)
+	for j, l := range lines {
+		if ansi.StringWidth(l) > width {
+			lines[j] = ansi.Truncate(l, width, "")
 		}
 	}
-	if cut < 0 {
-		return "", text
-	}
-	return strings.TrimRight(text[:cut], "\n"), text[cut:]
+	return lines
 }

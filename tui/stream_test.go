@@ -66,17 +66,31 @@ func TestStreamedReplyGrowsAndKeepsItsFinishedHead(t *testing.T) {
 	}
 }
 
-func TestSplitFinished(t *testing.T) {
-	for _, c := range []struct{ in, head, tail string }{
-		{"one", "", "one"},
-		{"one\n\ntwo", "one", "two"},
-		{"one\n\ntwo\n\n", "one\n\ntwo", ""},
-		{"a\n\n```\ncode\n\nmore", "a", "```\ncode\n\nmore"},
-		{"a\n\n```\ncode\n\nmore\n```\n\nb", "a\n\n```\ncode\n\nmore\n```", "b"},
-	} {
-		h, tl := splitFinished(c.in)
-		if h != c.head || tl != c.tail {
-			t.Errorf("splitFinished(%q) = %q, %q; want %q, %q", c.in, h, tl, c.head, c.tail)
+// The growing reply is drawn as the whole text would be: kept blocks and
+// the re-rendered last one give the lines of one rendering.
+func TestLiveRenderMatchesAWholeRendering(t *testing.T) {
+	f := &streamFake{fake: newFake(), steps: make(chan string)}
+	h := newHarness(t, f, testOptions(), 80, 24)
+	h.typeText("hello")
+	h.key("enter")
+	h.until("Send called", func() bool { return len(f.sentTexts()) == 1 })
+	text := "# Title\n\nSome *text* here.\n\n- one\n- two\n\n```\ncode\n```\n\nlast words"
+	for _, n := range []int{10, 30, 50, len(text)} {
+		f.steps <- text[:n]
+		want := text[:n]
+		h.until("step", func() bool { return h.m.c.live != nil && h.m.c.live.e.turn.Text == want })
+		c := h.m.c
+		got := c.renderLive(c.live.e.turn, 80)
+		body := c.md.render(clean(want), 78)
+		if len(got) != len(body)+2 {
+			t.Fatalf("at %d: %d lines, want %d:\n%s", n, len(got), len(body)+2, strings.Join(got, "\n"))
+		}
+		for i, l := range body {
+			if l != "" && got[i+1] != "  "+l {
+				t.Fatalf("at %d, line %d: %q, want %q", n, i, got[i+1], "  "+l)
+			}
 		}
 	}
+	close(f.steps)
+	h.until("the complete reply", func() bool { return h.m.c.pending == nil })
 }
