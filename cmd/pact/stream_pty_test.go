@@ -24,12 +24,14 @@ func TestChatTUIInPTY_StreamedReplyGrows(t *testing.T) {
 	if strings.Contains(s.shown(), "Support …") {
 		t.Fatalf("the complete reply is still marked as arriving:\n%s", s.shown())
 	}
-	s.typeKeys("/quit\r")
+	s.typeKeys("\x03") // Ctrl+C
 	if code := s.exit(); code != 0 {
 		t.Fatalf("pact chat exited %d", code)
 	}
 	s = e.start("chat", e.brand)
 	s.waitFor("has not shipped yet", 0)
-	s.typeKeys("/quit\r")
-	s.exit()
+	s.typeKeys("\x03")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("the reopened chat exited %d", code)
+	}
 }
