@@ -10,6 +10,7 @@ FUZZ_TARGETS := \
 	./discovery:FuzzA2A_8_4_VerifyWithKeys \
 	./a2aclient:FuzzParseReply \
 	./a2aclient:FuzzEnvelopeReasonOf \
+	./a2aclient:FuzzSSE \
 	./deviceflow:FuzzFetchMetadata \
 	./deviceflow:FuzzTokenResponse \
 	./receipts:FuzzVerifyOffline \

@@ -48,6 +48,13 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnRetry, if set, is told about each retry (for spinners and --debug).
 	OnRetry func(attempt int, wait time.Duration, cause error)
+
+	// Limits of Stream: the largest event (0 = DefaultMaxStreamEvent), the
+	// largest whole stream (0 = DefaultMaxStreamSize) and the longest
+	// silence before a stream counts as broken (0 = DefaultStreamStall).
+	MaxStreamEvent int64
+	MaxStreamSize  int64
+	StreamStall    time.Duration
 }
 
 // Request is one message:send.
@@ -73,6 +80,8 @@ type Response struct {
 	Message  *a2a.Message // set for {"message": …}
 	Task     *a2a.Task    // set for {"task": …} (§5.5)
 	Attempts int
+	// Streamed is set when the reply came by Stream (message:stream).
+	Streamed bool
 }
 
 // Reasons pact reports for failures that are not A2A errors (§6: 401, 404,
@@ -147,6 +156,12 @@ func (e *Error) Error() string {
 		}
 	case ReasonBadReply:
 		b.WriteString("the Provider sent a reply pact cannot read; try again, and tell the Brand if it persists")
+	case ReasonNotStream:
+		b.WriteString("the Provider does not stream replies although its card says so")
+	case ReasonTooLarge:
+		b.WriteString("the Brand's reply was refused as too large: " + e.Message)
+	case ReasonStalled:
+		b.WriteString("the Brand's reply stopped arriving (" + e.Message + ") and could not be picked up again; send the message again (the agent will not act twice)")
 	case ReasonInvalidParams:
 		b.WriteString("the Provider refused the message as not valid for this conversation")
 	case ReasonContentTypeNotSupport:
@@ -269,23 +284,9 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		if !retryable || attempt >= max {
 			return nil, last
 		}
-		var wait time.Duration
-		if e.Reason == ReasonRateLimited {
-			maxWait := c.MaxRetryAfter
-			if maxWait == 0 {
-				maxWait = 30 * time.Second
-			}
-			if e.RetryAfter > maxWait {
-				return nil, last
-			}
-			wait = e.RetryAfter
-			if wait <= 0 {
-				wait = time.Second
-			}
-		} else if c.Backoff != nil {
-			wait = c.Backoff(attempt)
-		} else {
-			wait = 250 * time.Millisecond << (attempt - 1)
+		wait, ok := c.retryWait(e, attempt)
+		if !ok {
+			return nil, last
 		}
 		if c.OnRetry != nil {
 			c.OnRetry(attempt, wait, last)
@@ -294,6 +295,29 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 			return nil, last
 		}
 	}
+}
+
+// retryWait is the wait before retry attempt+1 after e, for Send and
+// Stream: a 429's Retry-After (1 s when it gives none; false when it is
+// beyond MaxRetryAfter), else Backoff.
+func (c *Client) retryWait(e *Error, attempt int) (time.Duration, bool) {
+	if e.Reason == ReasonRateLimited {
+		maxWait := c.MaxRetryAfter
+		if maxWait == 0 {
+			maxWait = 30 * time.Second
+		}
+		if e.RetryAfter > maxWait {
+			return 0, false
+		}
+		if e.RetryAfter <= 0 {
+			return time.Second, true
+		}
+		return e.RetryAfter, true
+	}
+	if c.Backoff != nil {
+		return c.Backoff(attempt), true
+	}
+	return 250 * time.Millisecond << (attempt - 1), true
 }
 
 func (c *Client) sleep(ctx context.Context, d time.Duration) error {

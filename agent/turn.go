@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 )
@@ -34,6 +35,12 @@ type Front struct {
 	// Resending is told just before the message goes again after a
 	// step-up was granted.
 	Resending func()
+	// Stream, when set, receives the events of each reply that streams:
+	// a Brand whose card declares capabilities.streaming is then sent
+	// message:stream (conversation.Session.SendStream), and Stream shows
+	// the reply as it arrives (StreamEvent.Text is the text so far). The
+	// result is the same as without it.
+	Stream a2aclient.StreamFunc
 }
 
 // Send is one turn: text goes to the Brand of s as a new message (fresh
@@ -94,10 +101,11 @@ func SendID(ctx context.Context, s *conversation.Session, text, messageID string
 	return res, err
 }
 
-// send is one message:send, inside Waiting.
+// send is one message:send (or message:stream, see Stream), inside
+// Waiting.
 func (f Front) send(ctx context.Context, s *conversation.Session, text, id string) (*conversation.Result, error) {
 	if f.Waiting != nil {
 		defer f.Waiting(s)()
 	}
-	return s.SendID(ctx, text, id)
+	return s.SendStream(ctx, text, id, f.Stream)
 }

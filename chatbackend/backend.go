@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
@@ -197,47 +198,24 @@ func (e *PlainError) Unwrap() error { return e.Err }
 // network failure), its messageId is used again so the Provider answers it once (§4.3).
 // Errors: *ClosedError (wraps tui.ErrContextClosed), and the Session's errors unchanged.
 func (b *Backend) Send(ctx context.Context, text string) (tui.Reply, error) {
-	b.mu.Lock()
-	id := conversation.NewMessageID()
-	if b.unsent != nil && b.unsent.text == text {
-		id = b.unsent.id
-	} else if rid, ok := b.retry[text]; ok {
-		id = rid
-	}
-	delete(b.retry, text)
-	b.mu.Unlock()
-	return b.deliver(ctx, text, id)
+	return b.SendStreaming(ctx, text, nil)
 }
 
 // Resend sends the text of the last answered message again after a step-up was approved:
 // same context, new messageId (§5.5).
 func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
-	b.mu.Lock()
-	text, asked := b.last, b.asked
-	b.mu.Unlock()
-	if text == "" {
-		return tui.Reply{}, errors.New("there is no message to send again")
-	}
-	if asked != nil {
-		// Sent again only with every scope the Brand asked for, as
-		// agent.SendID does: the rule is the core's (StepUp.Granted).
-		g, err := b.s.Grant()
-		if err != nil && !errors.Is(err, delegation.ErrNoGrant) {
-			return tui.Reply{}, &PlainError{Err: err}
-		}
-		if err := asked.Granted(g); err != nil {
-			return tui.Reply{}, &PlainError{Err: err}
-		}
-	}
-	return b.deliver(ctx, text, conversation.NewMessageID())
+	return b.ResendStreaming(ctx, nil)
 }
 
-func (b *Backend) deliver(ctx context.Context, text, id string) (tui.Reply, error) {
+// deliver sends text under id; with on set, by message:stream when the
+// Brand streams (agent.Front.Stream).
+func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.StreamFunc) (tui.Reply, error) {
 	b.op.Lock()
 	// The turn is agent's; the chat answers its events on the screen: a
 	// closed conversation is asked about (ClosedError), a step-up is the
-	// login panel, opened by the chat itself (Reply.StepUp).
-	res, err := agent.SendID(ctx, b.s, text, id, agent.Front{})
+	// login panel, opened by the chat itself (Reply.StepUp); a reply that
+	// streams is shown as it grows (on).
+	res, err := agent.SendID(ctx, b.s, text, id, agent.Front{Stream: on})
 	b.op.Unlock()
 
 	b.mu.Lock()

@@ -31,12 +31,15 @@ func (b *Backend) Card() string {
 	} else {
 		lines = append(lines, "delegation: not offered (identity only)")
 	}
-	if c.Card != nil && len(c.Card.Skills) > 0 {
-		var names []string
-		for _, s := range c.Card.Skills {
-			names = append(names, iostreams.SanitizeLine(s.Name))
-		}
-		lines = append(lines, "skills: "+strings.Join(names, ", "))
+	if c.Streams() {
+		lines = append(lines, "replies: streamed as they are written (message:stream)")
+	}
+	if c.HasExtendedCard() {
+		lines = append(lines, "extended card: offered (what you may use follows)")
+	}
+	if skills := c.Skills(); len(skills) > 0 {
+		lines = append(lines, "skills:")
+		lines = append(lines, skillLines(skills)...)
 	}
 	for _, p := range c.Problems {
 		lines = append(lines, "problem: "+iostreams.SanitizeLine(p))

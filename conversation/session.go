@@ -371,6 +371,9 @@ type Result struct {
 	// DeadGrant is set when the message went identity-only because the
 	// Brand's delegation grant is dead (see DelegationStatus).
 	DeadGrant *DelegationStatus `json:"deadGrant,omitempty"`
+	// Streamed is set when the reply came by message:stream (Reply is
+	// then the final message, as message:send would have answered).
+	Streamed bool `json:"streamed,omitempty"`
 
 	Message  *a2a.Message `json:"-"`
 	Task     *a2a.Task    `json:"-"`
@@ -385,6 +388,11 @@ func (r *Result) Text() string {
 	}
 	if r.Task != nil && r.Task.Status.Message != nil {
 		return TextOf(r.Task.Status.Message)
+	}
+	if r.Task != nil {
+		// A streamed task that completed without a status message: its
+		// reply is its artifacts.
+		return a2aclient.ArtifactText(r.Task)
 	}
 	return ""
 }
@@ -471,6 +479,14 @@ func (s *Session) Send(ctx context.Context, text string) (*Result, error) {
 // stored reply (§4.3). The conversation is stored after every reply.
 // Errors: *a2aclient.Error, *ClosedError, delegation errors.
 func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, error) {
+	return s.SendStream(ctx, text, messageID, nil)
+}
+
+// SendStream is SendID that, when on is set and the card declares
+// streaming (Session.Streams), sends by message:stream and calls on with
+// each event as it arrives (see a2aclient.Client.Stream and call). The
+// Result is the same as SendID's, from the stream's final message.
+func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2aclient.StreamFunc) (*Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("the message is empty")
 	}
@@ -494,7 +510,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	// again before its first reply was stored (§4.3): it is reported at
 	// once, never waited out and retried. Only network failures, 5xx and 429
 	// are retried, inside the A2A client.
-	resp, grant, err := s.deliver(ctx, req)
+	resp, grant, err := s.deliver(ctx, req, on)
 	s.endSend(ctx, messageID, first, err)
 	dead := s.deadNote()
 	if err == nil {
@@ -525,7 +541,7 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 	res := &Result{
 		Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
 		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
-		DeadGrant: dead,
+		DeadGrant: dead, Streamed: resp.Streamed,
 	}
 	agent := Turn{Role: "agent", At: s.now(), Text: res.Text(), parts: PartsOf(res.Parts())}
 	if resp.Message != nil {
@@ -562,15 +578,15 @@ func (s *Session) SendID(ctx context.Context, text, messageID string) (*Result, 
 // deliver sends req once through the A2A client (its own retries
 // included), with the delegation token when the User has delegated to this
 // Brand (refreshed once on invalid_token, §5.5). It returns the grant used.
-func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclient.Response, *delegation.Grant, error) {
+func (s *Session) deliver(ctx context.Context, req a2aclient.Request, on a2aclient.StreamFunc) (*a2aclient.Response, *delegation.Grant, error) {
 	if s.mgr == nil {
-		resp, err := s.opts.Client.Send(ctx, req)
+		resp, err := s.call(ctx, req, on)
 		return resp, nil, err
 	}
 	if g, err := s.mgr.Grant(s.Card.InterfaceURL); errors.Is(err, delegation.ErrNoGrant) || (err == nil && g.Dead) {
 		// No grant, or a dead one: identity only (a dead grant's token
 		// would only be refused again).
-		resp, err := s.opts.Client.Send(ctx, req)
+		resp, err := s.call(ctx, req, on)
 		return resp, nil, err
 	} else if err != nil {
 		return nil, nil, err
@@ -589,7 +605,7 @@ func (s *Session) deliver(ctx context.Context, req a2aclient.Request) (*a2aclien
 		grant = g
 		req.Delegation = func(context.Context) (string, error) { return token, nil }
 		var err error
-		resp, err = s.opts.Client.Send(ctx, req)
+		resp, err = s.call(ctx, req, on)
 		if a2aclient.IsReason(err, a2aclient.ReasonInvalidToken) {
 			return fmt.Errorf("%w: %w", delegation.ErrInvalidToken, err)
 		}

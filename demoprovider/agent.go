@@ -43,13 +43,21 @@ type brandDef struct {
 	scopes   []Scope
 	users    []demoUser
 	orders   map[string]*order
+	// streaming: the card declares capabilities.streaming and
+	// message:stream streams replies word by word (stream.go).
+	streaming bool
+	// extendedCard: the card declares capabilities.extendedAgentCard
+	// (extcard.go).
+	extendedCard bool
 }
 
 func newBrands() []*brandDef {
 	example := &brandDef{
-		id:     "01JEXAMPLECO",
-		name:   "Example Co.",
-		skills: "Order status, cancellations and refunds.",
+		id:           "01JEXAMPLECO",
+		name:         "Example Co.",
+		skills:       "Order status, cancellations and refunds.",
+		streaming:    true,
+		extendedCard: true,
 		scopes: []Scope{
 			{scopeOrdersRead, "Look up your orders and their status"},
 			{scopeOrdersCancel, "Cancel an order that has not shipped"},

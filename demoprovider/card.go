@@ -32,7 +32,7 @@ func (s *Server) card(b *brandDef) *a2a.AgentCard {
 		}},
 		Provider:           &a2a.AgentProvider{Org: "PACT Demo Provider", URL: s.url},
 		Version:            "0.1.0",
-		Capabilities:       a2a.AgentCapabilities{},
+		Capabilities:       a2a.AgentCapabilities{Streaming: b.streaming, ExtendedAgentCard: b.extendedCard},
 		DefaultInputModes:  []string{"text/plain"},
 		DefaultOutputModes: []string{"text/plain"},
 		SecuritySchemes: a2a.NamedSecuritySchemes{
@@ -41,13 +41,7 @@ func (s *Server) card(b *brandDef) *a2a.AgentCard {
 		SecurityRequirements: a2a.SecurityRequirementsOptions{
 			{schemePAJWT: {}},
 		},
-		Skills: []a2a.AgentSkill{{
-			ID:          "orders",
-			Name:        "Orders",
-			Description: b.skills,
-			Tags:        []string{"orders"},
-			Examples:    []string{"Where is my order A-88213?"},
-		}},
+		Skills: s.skills(b),
 	}
 	if len(b.scopes) > 0 {
 		scopes := make(map[string]string, len(b.scopes))
@@ -74,8 +68,11 @@ func (s *Server) card(b *brandDef) *a2a.AgentCard {
 // array ("paJwt": []), but A2A 1.0 and PACT §2.1/§5.1 write a StringList
 // object ("paJwt": {"list": []}); securityRequirements is therefore
 // re-encoded here in the spec's form.
-func (s *Server) cardJSON(b *brandDef) ([]byte, error) {
-	c := s.card(b)
+func (s *Server) cardJSON(b *brandDef) ([]byte, error) { return specCardJSON(s.card(b)) }
+
+// specCardJSON renders c with its securityRequirements, and those of each
+// skill, in the spec's StringList form (see cardJSON).
+func specCardJSON(c *a2a.AgentCard) ([]byte, error) {
 	raw, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
@@ -84,24 +81,47 @@ func (s *Server) cardJSON(b *brandDef) ([]byte, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
+	if m["securityRequirements"], err = specRequirements(c.SecurityRequirements); err != nil {
+		return nil, err
+	}
+	if len(c.Skills) > 0 {
+		var skills []map[string]json.RawMessage
+		if err := json.Unmarshal(m["skills"], &skills); err != nil {
+			return nil, err
+		}
+		for i, sk := range c.Skills {
+			if len(sk.SecurityRequirements) == 0 {
+				continue
+			}
+			if skills[i]["securityRequirements"], err = specRequirements(sk.SecurityRequirements); err != nil {
+				return nil, err
+			}
+		}
+		if m["skills"], err = json.Marshal(skills); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(m)
+}
+
+// specRequirements encodes requirements as A2A 1.0 writes them:
+// [{"schemes": {NAME: {"list": [SCOPE…]}}}].
+func specRequirements(rs a2a.SecurityRequirementsOptions) (json.RawMessage, error) {
 	type stringList struct {
 		List []string `json:"list"`
 	}
 	type requirement struct {
 		Schemes map[a2a.SecuritySchemeName]stringList `json:"schemes"`
 	}
-	reqs := make([]requirement, 0, len(c.SecurityRequirements))
-	for _, r := range c.SecurityRequirements {
+	reqs := make([]requirement, 0, len(rs))
+	for _, r := range rs {
 		schemes := make(map[a2a.SecuritySchemeName]stringList, len(r))
 		for name, scopes := range r {
 			schemes[name] = stringList{List: append([]string{}, scopes...)}
 		}
 		reqs = append(reqs, requirement{Schemes: schemes})
 	}
-	if m["securityRequirements"], err = json.Marshal(reqs); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
+	return json.Marshal(reqs)
 }
 
 // serveCard serves the public card (§2.1, no authentication), with the

@@ -41,14 +41,14 @@ func TestA2A_VersionNotSupported(t *testing.T) {
 	}
 }
 
-// A2A 1.0 operations the demo card does not declare (capabilities.streaming,
-// extendedAgentCard, pushNotifications are false): UNSUPPORTED_OPERATION or
+// A2A 1.0 operations a demo card does not declare (Other Shop's
+// capabilities.streaming, extendedAgentCard, pushNotifications are false): UNSUPPORTED_OPERATION or
 // PUSH_NOTIFICATION_NOT_SUPPORTED, 400, with the PACT §6 body, after
 // authentication; not a bare 404.
 func TestA2A_UndeclaredOperationsAreUnsupported(t *testing.T) {
 	e := start(t, nil)
-	iface := e.example().InterfaceURL
-	caps := e.srv.card(e.srv.byID[e.example().ID]).Capabilities
+	iface := e.other().InterfaceURL
+	caps := e.srv.card(e.srv.byID[e.other().ID]).Capabilities
 	if caps.Streaming || caps.ExtendedAgentCard || caps.PushNotifications {
 		t.Fatalf("the demo card declares %+v: this test expects none", caps)
 	}

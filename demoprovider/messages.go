@@ -111,68 +111,10 @@ func (s *Server) allow(id paIdentity) bool {
 // verified; the delegation token (if any) is verified here before the body
 // is read (§5.5).
 func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, b *brandDef, id paIdentity) {
-	if s.faultRateLimited(w) {
+	msg, text, del, ok := s.readMessage(w, r, b, id)
+	if !ok {
 		return
 	}
-	if !s.allow(id) {
-		writeRateLimited(w, time.Second)
-		return
-	}
-	var del *delegation
-	if h := r.Header.Get(delegationHeader); h != "" {
-		d, err := s.as.verifyDelegation(h, b, id)
-		if err != nil {
-			writeUnauthorized(w, "invalid_token")
-			return
-		}
-		del = d
-	}
-
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
-	if err != nil || len(body) > maxRequestBody {
-		writeA2AError(w, ReasonInvalidParams, "Request body unreadable or too large")
-		return
-	}
-	var req a2a.SendMessageRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		if hasUnknownPartKind(body) {
-			writeA2AError(w, ReasonContentTypeNotSupported, "Only text parts are supported")
-			return
-		}
-		writeA2AError(w, ReasonInvalidParams, "Invalid JSON: "+err.Error())
-		return
-	}
-	msg := req.Message
-	if s.fault("reject-configuration") && (req.Config != nil || len(req.Metadata) > 0) {
-		writeA2AError(w, ReasonInvalidParams, "configuration and metadata are not accepted")
-		return
-	}
-	switch {
-	case msg == nil:
-		writeA2AError(w, ReasonInvalidParams, "message is required")
-		return
-	case msg.TaskID != "":
-		writeA2AError(w, ReasonTaskNotFound, "Task "+string(msg.TaskID)+" not found")
-		return
-	case msg.Role != a2a.MessageRoleUser:
-		writeA2AError(w, ReasonInvalidParams, "message.role must be ROLE_USER")
-		return
-	case strings.TrimSpace(msg.ID) == "":
-		writeA2AError(w, ReasonInvalidParams, "message.messageId is required")
-		return
-	case req.Config != nil && req.Config.PushConfig != nil:
-		writeA2AError(w, ReasonPushNotSupported, "Push notifications are not supported")
-		return
-	}
-	text, reason := textOf(msg.Parts)
-	if reason == ReasonContentTypeNotSupported {
-		writeA2AError(w, reason, "Only text parts are supported")
-		return
-	} else if reason != "" {
-		writeA2AError(w, reason, "message needs at least one non-blank text part")
-		return
-	}
-
 	conv, stored, reason, errMsg := s.claimTurn(b, id, msg, del)
 	if stored != nil {
 		writeStored(w, stored)
@@ -201,6 +143,75 @@ func (s *Server) serveSend(w http.ResponseWriter, r *http.Request, b *brandDef, 
 		return
 	}
 	writeStored(w, reply)
+}
+
+// readMessage is the part of message:send and message:stream before the
+// turn (§4.1, §5.5): the rate limit, the delegation token (verified before
+// the body is read), then the SendMessageRequest and its text. On a
+// failure it has written the answer and returns ok false.
+func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, b *brandDef, id paIdentity) (msg *a2a.Message, text string, del *delegation, ok bool) {
+	if s.faultRateLimited(w) {
+		return nil, "", nil, false
+	}
+	if !s.allow(id) {
+		writeRateLimited(w, time.Second)
+		return nil, "", nil, false
+	}
+	if h := r.Header.Get(delegationHeader); h != "" {
+		d, err := s.as.verifyDelegation(h, b, id)
+		if err != nil {
+			writeUnauthorized(w, "invalid_token")
+			return nil, "", nil, false
+		}
+		del = d
+	}
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil || len(body) > maxRequestBody {
+		writeA2AError(w, ReasonInvalidParams, "Request body unreadable or too large")
+		return nil, "", nil, false
+	}
+	var req a2a.SendMessageRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		if hasUnknownPartKind(body) {
+			writeA2AError(w, ReasonContentTypeNotSupported, "Only text parts are supported")
+			return nil, "", nil, false
+		}
+		writeA2AError(w, ReasonInvalidParams, "Invalid JSON: "+err.Error())
+		return nil, "", nil, false
+	}
+	msg = req.Message
+	if s.fault("reject-configuration") && (req.Config != nil || len(req.Metadata) > 0) {
+		writeA2AError(w, ReasonInvalidParams, "configuration and metadata are not accepted")
+		return nil, "", nil, false
+	}
+	switch {
+	case msg == nil:
+		writeA2AError(w, ReasonInvalidParams, "message is required")
+		return nil, "", nil, false
+	case msg.TaskID != "":
+		writeA2AError(w, ReasonTaskNotFound, "Task "+string(msg.TaskID)+" not found")
+		return nil, "", nil, false
+	case msg.Role != a2a.MessageRoleUser:
+		writeA2AError(w, ReasonInvalidParams, "message.role must be ROLE_USER")
+		return nil, "", nil, false
+	case strings.TrimSpace(msg.ID) == "":
+		writeA2AError(w, ReasonInvalidParams, "message.messageId is required")
+		return nil, "", nil, false
+	case req.Config != nil && req.Config.PushConfig != nil:
+		writeA2AError(w, ReasonPushNotSupported, "Push notifications are not supported")
+		return nil, "", nil, false
+	}
+	text, reason := textOf(msg.Parts)
+	if reason == ReasonContentTypeNotSupported {
+		writeA2AError(w, reason, "Only text parts are supported")
+		return nil, "", nil, false
+	} else if reason != "" {
+		writeA2AError(w, reason, "message needs at least one non-blank text part")
+		return nil, "", nil, false
+	}
+
+	return msg, text, del, true
 }
 
 func writeStored(w http.ResponseWriter, body []byte) {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/pact-cli/pact/httpx"
 )
 
@@ -80,6 +82,9 @@ type Config struct {
 	// until a value is received from it or it is closed, so a test can
 	// keep a reply on its way for as long as it needs, on any machine.
 	AgentGate <-chan struct{}
+	// StreamWordDelay is the pause between the words of a streamed reply;
+	// 0 = DefaultStreamWordDelay, < 0 = none.
+	StreamWordDelay time.Duration
 	// RogueCard makes each brand site serve its real signed card once,
 	// then a card signed by another key (also published at the site), so
 	// the pin warning of `pact demo serve --rogue-card` can be seen.
@@ -123,6 +128,10 @@ type Server struct {
 	runs        int
 	failReplies int
 	rate        map[paIdentity]*rateWindow
+	// streams and streamTasks are the streamed replies (stream.go), by
+	// messageId and by task id.
+	streams     map[streamKey]*streamTask
+	streamTasks map[a2a.TaskID]*streamTask
 	// siteCardHits counts card requests per brand site (RogueCard).
 	siteCardHits map[string]int
 	faults       faultSet // Config.Faults (faults.go)
@@ -468,7 +477,25 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch rt {
-	case routeStream, routeSubscribe, routeExtendedCard, routePushConfig:
+	case routeStream:
+		if b.streaming {
+			s.serveStream(w, r, b, id)
+			return
+		}
+		s.serveUnsupported(w, rt, b)
+	case routeSubscribe:
+		if b.streaming {
+			s.serveSubscribe(w, r, b, id, taskID)
+			return
+		}
+		s.serveUnsupported(w, rt, b)
+	case routeExtendedCard:
+		if b.extendedCard {
+			s.serveExtendedCard(w, r, b, id)
+			return
+		}
+		s.serveUnsupported(w, rt, b)
+	case routePushConfig:
 		s.serveUnsupported(w, rt, b)
 	case routeSend:
 		s.serveSend(w, r, b, id)

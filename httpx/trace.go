@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -147,7 +148,11 @@ func (t *tracer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	fmt.Fprintf(&b, "< %s (%s)\n", resp.Status, elapsed)
 	writeHeaders(&b, "< ", resp.Header)
-	if resp.Body != nil {
+	if resp.Body != nil && isEventStream(resp.Header) {
+		// Reading ahead would hold back an event stream (A2A
+		// message:stream) until 2 KiB of it arrived: it is not traced.
+		fmt.Fprintf(&b, "< (an event stream: its events are not traced)\n")
+	} else if resp.Body != nil {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, traceBodyLimit+1))
 		writeBody(&b, "< ", head)
 		resp.Body = struct {
@@ -157,6 +162,12 @@ func (t *tracer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	t.emit(b.String())
 	return resp, nil
+}
+
+// isEventStream reports a text/event-stream response (Server-Sent Events).
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
 }
 
 // emit writes one exchange to the trace. Bodies and headers are remote text

@@ -25,6 +25,12 @@ type BrandInput struct {
 	Brand string `json:"brand" jsonschema:"the Brand: a domain (shop.example.com), an origin (https://shop.example.com) or an Agent Card URL"`
 }
 
+// CardInput is get_agent_card's input.
+type CardInput struct {
+	Brand    string `json:"brand" jsonschema:"the Brand: a domain (shop.example.com), an origin (https://shop.example.com) or an Agent Card URL"`
+	Extended bool   `json:"extended,omitempty" jsonschema:"also fetch the Brand's extended card (when the card declares one): the skills this User may use there, asked with this personal agent's identity and the User's delegation if any"`
+}
+
 // CardOutput is get_agent_card's structured result: the `pact card --json`
 // shape ({card, pact}) with the signature state in pact.signature.
 type CardOutput struct {
@@ -50,7 +56,8 @@ type CardFindings struct {
 	// NameWarnings are pact's warnings about the name: a word mixing
 	// scripts, a look-alike of a Brand the User accepted elsewhere
 	// (conversation.NameWarnings).
-	NameWarnings []string `json:"nameWarnings" jsonschema:"pact's warnings about the card's name: a word mixing scripts, or a look-alike of a Brand the User accepted on another origin"`
+	NameWarnings []string      `json:"nameWarnings" jsonschema:"pact's warnings about the card's name: a word mixing scripts, or a look-alike of a Brand the User accepted on another origin"`
+	Extended     *ExtendedCard `json:"extended,omitempty" jsonschema:"with extended: the Brand's extended card, what this User may use"`
 }
 
 // PinState is how a card compares with its Brand's pin, as `pact card`
@@ -82,9 +89,10 @@ func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, 
 
 // Skill is one skill of the card.
 type Skill struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Scopes      []string `json:"scopes" jsonschema:"the delegation scopes this skill needs (start_login takes them); empty: identity only"`
 }
 
 // Delegation mirrors discovery.Delegation: scope id → description.
@@ -95,7 +103,7 @@ type Delegation struct {
 	OAuth2MetadataURL      string            `json:"oauth2MetadataUrl"`
 }
 
-func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in BrandInput) (*mcp.CallToolResult, CardOutput, error) {
+func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in CardInput) (*mcp.CallToolResult, CardOutput, error) {
 	if strings.TrimSpace(in.Brand) == "" {
 		return nil, CardOutput{}, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
 	}
@@ -112,9 +120,7 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 	f.Signature.Problems = cleanAll(f.Signature.Problems)
 	if card.Card != nil {
 		f.Description = clean(card.Card.Description)
-		for _, sk := range card.Card.Skills {
-			f.Skills = append(f.Skills, Skill{ID: clean(sk.ID), Name: clean(sk.Name), Description: clean(sk.Description)})
-		}
+		f.Skills = skillsOf(card)
 	}
 	if d := card.Delegation; d != nil {
 		f.Delegation = &Delegation{Scopes: map[string]string{}, DeviceAuthorizationURL: d.DeviceAuthorizationURL, TokenURL: d.TokenURL, OAuth2MetadataURL: d.OAuth2MetadataURL}
@@ -143,7 +149,7 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 		own = append(own, "description: "+f.Description)
 	}
 	for _, sk := range f.Skills {
-		own = append(own, "skill: "+sk.Name+": "+sk.Description)
+		own = append(own, "skill: "+sk.Name+": "+sk.Description+skillNeeds(sk))
 	}
 	if f.Delegation != nil {
 		ids := make([]string, 0, len(f.Delegation.Scopes))
@@ -166,6 +172,10 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Br
 		r.say("pact: provider " + f.Provider.URL + " (registered in this profile).")
 	} else {
 		r.say("pact: provider not registered in this profile (the User runs: pact provider add " + conversation.SuggestProviderURL(card) + " --audience AUD).")
+	}
+	if in.Extended {
+		f.Extended = s.extendedCard(ctx, in.Brand, card, f.Pin.State)
+		sayExtended(r, src, f.Extended)
 	}
 	r.say("pact: signature: " + f.Signature.Label + ".")
 	switch f.Pin.State {

@@ -47,7 +47,7 @@ func (s *Server) addTools() {
 		Description: "Fetch and check a Brand's Agent Card: its name, description and skills, the delegation scopes it offers with their descriptions " +
 			"(the ids start_login takes), the Provider registration that serves it, problems found, warnings about a name that imitates another Brand's, " +
 			"and the state of the card's signature. Read-only." + brandWords,
-		InputSchema: inputSchema[BrandInput](),
+		InputSchema: inputSchema[CardInput](),
 		Annotations: hints(true, false, true, true),
 	}, s.getAgentCard)
 	mcp.AddTool(s.mcp, &mcp.Tool{

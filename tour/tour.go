@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/pact-cli/pact/a2aclient"
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
@@ -227,6 +228,20 @@ func Run(ctx context.Context, o Options) error {
 	}
 	t.line("%s", t.st.Faint.Render("contextId "+s.ContextID()+" is kept: the next message continues this conversation."))
 	t.json(func(st *Step) { st.ContextID = s.ContextID() })
+	if s.Streams() {
+		t.line("%s", t.st.Faint.Render(brand.Name+"'s card declares streaming: its replies arrived word by word (message:stream)."))
+		t.note("A card that declares capabilities.streaming gets message:stream: the reply shows as it is written.")
+	}
+	if others := srv.Brands(); len(others) > 1 {
+		// The other path: a Brand whose card does not declare streaming
+		// answers message:send in one piece.
+		if other, err := conversation.Open(ctx, opts, others[1].SiteURL); err == nil {
+			t.line("%s", t.st.Faint.Render(others[1].Name+"'s card does not declare streaming: its reply comes in one piece (message:send)."))
+			if err := t.say(ctx, other, "Hello!"); err != nil {
+				return err
+			}
+		}
+	}
 
 	// 5. Delegation by device code.
 	browser := &person{open: o.Open, t: t}
@@ -404,11 +419,57 @@ func (t *tour) agent(text string) {
 // say sends text and prints the exchange, with the receipt when there is one.
 func (t *tour) say(ctx context.Context, s *conversation.Session, text string) error {
 	t.user(text)
+	if t.emit == nil && s.Streams() {
+		return t.sayStreaming(ctx, s, text)
+	}
 	r, err := t.send(ctx, s, text)
 	if err != nil {
 		return err
 	}
 	t.agent(r.Text())
+	t.receipt(r)
+	return nil
+}
+
+// sayStreaming is say for a Brand that streams: "agent ›", then the words
+// as they arrive (message:stream), made safe.
+func (t *tour) sayStreaming(ctx context.Context, s *conversation.Session, text string) error {
+	shown := ""
+	started := false
+	stop := func() {}
+	r, err := agent.Send(ctx, s, text, agent.Front{
+		Waiting: func(s *conversation.Session) func() {
+			stop = t.waiting(s)
+			return stop
+		},
+		Stream: func(ev a2aclient.StreamEvent) {
+			if ev.Text == "" || !strings.HasPrefix(ev.Text, shown) {
+				return
+			}
+			if !started {
+				stop()
+				started = true
+				t.io.Printf("  %s ", t.st.Agent.Render("agent ›"))
+			}
+			t.io.Printf("%s", iostreams.Sanitize(ev.Text[len(shown):]))
+			shown = ev.Text
+		},
+	})
+	if err != nil {
+		if started {
+			t.io.Printf("\n")
+		}
+		return err
+	}
+	switch {
+	case !started:
+		t.agent(r.Text())
+	case shown != r.Text():
+		t.io.Printf("\n")
+		t.agent(r.Text())
+	default:
+		t.io.Printf("\n")
+	}
 	t.receipt(r)
 	return nil
 }

@@ -216,6 +216,22 @@ func (c *chat) send(q *queued, resend bool) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.pending = &pending{seq: seq, q: q, started: c.now(), cancel: cancel}
 	b, text := c.b, q.text
+	if sb, ok := b.(Streamer); ok {
+		// The reply may stream: show it as it grows (stream.go).
+		put, wait, done := partials(seq)
+		run := func() tea.Msg {
+			defer done()
+			var r Reply
+			var err error
+			if resend {
+				r, err = sb.ResendStreaming(ctx, put)
+			} else {
+				r, err = sb.SendStreaming(ctx, text, put)
+			}
+			return replyMsg{seq: seq, reply: r, err: err}
+		}
+		return tea.Batch(run, wait, c.startSpinner())
+	}
 	run := func() tea.Msg {
 		var r Reply
 		var err error
@@ -267,6 +283,9 @@ func (c *chat) saidSinceLastTurn(text string) bool {
 }
 
 func (c *chat) onReply(msg replyMsg) tea.Cmd {
+	if c.live != nil && c.live.seq == msg.seq {
+		c.dropLive() // the complete reply (or the error) replaces what streamed
+	}
 	if c.pending == nil || c.pending.seq != msg.seq {
 		return nil
 	}
@@ -387,6 +406,9 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 			return nil
 		}
 		if len(args) == 0 {
+			if c.offerSkillScopes() {
+				return nil
+			}
 			c.flash = "usage: /login SCOPE… (Tab completes): " + strings.Join(c.scopeIDs(), " ")
 			return nil
 		}
@@ -425,6 +447,7 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 	case "/card":
 		done()
 		c.notice(clean(c.b.Card()))
+		return c.fetchExtendedCard()
 	case "/quit", "/exit":
 		return c.quit()
 	}

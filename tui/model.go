@@ -78,6 +78,7 @@ type chat struct {
 	flash      string    // one-shot status message, cleared by the next key
 	seq        int       // numbers sends and logins, so that late results are recognised
 	pending    *pending  // the send in flight
+	live       *live     // the reply of pending as it streams (stream.go)
 	queue      []*queued // messages submitted while waiting, sent in order
 	paused     bool      // the queue is held after a failure until Enter
 	editing    *queued   // the queued message in the input, being edited
@@ -131,6 +132,9 @@ func New(b Backend, opts Options) Model {
 	c.header = b.Header()
 	c.scopes = b.Scopes()
 	c.sb = scroller{follow: true, render: func(t Turn, w int) []string {
+		if t.ID == liveTurnID {
+			return c.renderLive(t, w)
+		}
 		return renderTurn(&c.st, c.md, t, w, c.brandName())
 	}}
 	c.addTurns(b.History()...)
@@ -242,6 +246,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case replyMsg:
 		return m, c.onReply(msg)
+	case partialMsg:
+		return m, c.onPartial(msg)
+	case extCardMsg:
+		c.onExtendedCard(msg)
+		return m, nil
 	case newConvMsg:
 		return m, c.onNewConversation(msg)
 	case codeMsg, loginDoneMsg, browserExitMsg:

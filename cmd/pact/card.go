@@ -33,10 +33,17 @@ type cardFindings struct {
 	// a Brand the User accepted on another origin
 	// (conversation.NameWarnings); [] when none.
 	NameWarnings []string `json:"nameWarnings"`
+	// Skills are the card's skills with the scopes each needs (A2A
+	// AgentSkill.securityRequirements).
+	Skills []discovery.SkillScopes `json:"skills"`
+	// Streaming and ExtendedCard are the card's capabilities.streaming
+	// and capabilities.extendedAgentCard.
+	Streaming    bool `json:"streaming"`
+	ExtendedCard bool `json:"extendedCard"`
 }
 
 func newCardCmd(a *app) *cobra.Command {
-	var trust bool
+	var trust, extended bool
 	var expect string
 	cmd := &cobra.Command{
 		Use:   "card BRAND [--trust [--expect FINGERPRINT]]",
@@ -61,7 +68,12 @@ with a short fingerprint of the new values.
 --trust accepts a changed card, and only the card you were shown: on a
 terminal it shows old and new side by side and asks before accepting;
 otherwise (or with --json) it needs --expect with the fingerprint the
-CARD_CHANGED error gave, and refuses when the card now says anything else.`,
+CARD_CHANGED error gave, and refuses when the card now says anything else.
+
+Each skill is shown with the scopes it needs. --extended also fetches the
+Brand's extended card (when its card declares one): what this User may use,
+asked with this personal agent's identity and, after ` + "`pact login`" + `, the
+delegation; it is checked like the public card.`,
 		Args:              exactArgs(1, "card needs a BRAND (a domain, an origin or a card URL)"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,7 +104,8 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			if err != nil {
 				return err
 			}
-			f := cardFindings{Brand: card.URL, BrandName: card.Name(), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems, Signature: card.Signature}
+			f := cardFindings{Brand: card.URL, BrandName: card.Name(), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems, Signature: card.Signature,
+				Skills: card.Skills(), Streaming: card.Streams(), ExtendedCard: card.HasExtendedCard()}
 			if f.Problems == nil {
 				f.Problems = []string{}
 			}
@@ -105,7 +118,17 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 					f.Provider = reg
 				}
 			}
+			var ext *discovery.Card
+			delegated := false
+			if extended {
+				if ext, delegated, err = a.fetchExtended(cmd.Context(), args[0]); err != nil {
+					return err
+				}
+			}
 			if a.json {
+				if ext != nil {
+					return a.printJSON(extendedJSON(card.Raw, f, ext, delegated))
+				}
 				return a.printJSON(struct {
 					Card json.RawMessage `json:"card"`
 					Pact cardFindings    `json:"pact"`
@@ -153,12 +176,26 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 			} else {
 				row("delegation", "not offered (identity only)")
 			}
-			if len(card.Card.Skills) > 0 {
-				var names []string
-				for _, s := range card.Card.Skills {
-					names = append(names, line(s.Name))
+			if card.Streams() {
+				row("replies", "streamed as they are written (message:stream)")
+			}
+			a.printSkills("skills", f.Skills)
+			if ext != nil {
+				who := "you may use"
+				if !delegated {
+					who += " (identity only; `pact login` may show more)"
 				}
-				row("skills", strings.Join(names, ", "))
+				a.io.Printf("\n")
+				row("extended card", who)
+				if ext.Signature.Verified {
+					row("", st.Success.Render(line(ext.Signature.Label())))
+				}
+				a.printSkills("", ext.Skills())
+				if len(ext.Skills()) == 0 {
+					row("", "no skills")
+				}
+			} else if hint := extendedHint(card, args[0]); hint != "" {
+				row("", st.Faint.Render(line(hint)))
 			}
 			for _, p := range card.Problems {
 				row("problem", st.Warning.Render(line(p)))
@@ -167,6 +204,7 @@ CARD_CHANGED error gave, and refuses when the card now says anything else.`,
 		},
 	}
 	cmd.Flags().BoolVar(&trust, "trust", false, "accept the card's Provider, interface and signing key as they are now (asks on a terminal)")
+	cmd.Flags().BoolVar(&extended, "extended", false, "also fetch the Brand's extended card: what you may use there (needs the Provider registered)")
 	cmd.Flags().StringVar(&expect, "expect", "", "with --trust: accept only a card with this fingerprint (from the CARD_CHANGED error)")
 	return cmd
 }

@@ -134,7 +134,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 			if a.json {
 				a.printJSONLine(pending.StepUp.Result)
 			} else {
-				a.io.Printf("%s\n", safe(pending.StepUp.Result.Text()))
+				a.printStepUpText(pending.StepUp.Result)
 				// The chat's own command, as the full-screen chat says it.
 				a.io.Eprintf("%s\n", safe(pending.StepUp.Words(agent.ChatLogin, agent.ChatNoScopes)))
 			}
@@ -224,6 +224,7 @@ func (a *app) lineCommand(ctx context.Context, s *conversation.Session, in tui.I
 			for _, id := range ids {
 				a.io.Eprintf("  %s  %s\n", st.Accent.Render(line(id)), line(d.Scopes[id]))
 			}
+			a.offerSkillScopes(s)
 			return false, nil
 		}
 		g, err := a.login(ctx, s, f[1:])

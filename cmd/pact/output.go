@@ -15,6 +15,9 @@ import (
 // --jq, the expression's results are printed instead (see writeJQ); a
 // failing expression returns a jqError.
 func (a *app) printJSON(v any) error {
+	if a.jsonStreamOut {
+		return a.printJSONLine(v) // --json-stream: JSON Lines throughout
+	}
 	if a.jq != nil {
 		return a.writeJQ(a.io.Out, v, a.io.IsStdoutTTY())
 	}

@@ -19,7 +19,16 @@ func (a *app) printReply(res *conversation.Result, saveDir string) error {
 	// Remote text is made safe on every human path, a pipe included: piped
 	// output usually ends on a terminal too (`| less -R`, `| cat`).
 	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth() - len([]rune(iostreams.GutterMark)), Clean: safe}
-	a.printBrandText(reply.Render(parts, o))
+	if a.replyShown(res) {
+		// The text was printed as it streamed (streamFront): end its line
+		// and show only the other parts.
+		a.io.Printf("\n")
+		if rest := nonText(parts); len(rest) > 0 {
+			a.printBrandText(reply.Render(rest, o))
+		}
+	} else {
+		a.printBrandText(reply.Render(parts, o))
+	}
 	if !reply.HasFiles(parts) {
 		return nil
 	}

@@ -36,7 +36,12 @@ type app struct {
 	// jsonLines: the command prints JSON Lines, so an error envelope is one
 	// line too.
 	jsonLines bool
-	set       settings // resolved from the environment and config file
+	// jsonStreamOut: `pact send --json-stream`, the stream's events as
+	// JSON lines before the final document (stream.go).
+	jsonStreamOut bool
+	// streamed is what sendOne showed of the last reply as it streamed.
+	streamed *streamShow
+	set      settings // resolved from the environment and config file
 	// keyringFlag is `pact init --keyring` ("" = not given).
 	keyringFlag string
 

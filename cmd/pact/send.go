@@ -76,6 +76,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 	if !a.json && a.io.Interactive() {
 		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, s, su) }
 	}
+	a.streamFront(&f)
 	return agent.Send(ctx, s, text, f)
 }
 
@@ -131,8 +132,9 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 
 func newSendCmd(a *app) *cobra.Command {
 	var (
-		f         sessionFlags
-		saveFiles string
+		f          sessionFlags
+		saveFiles  string
+		jsonStream bool
 	)
 	cmd := &cobra.Command{
 		Use:   "send BRAND TEXT...",
@@ -148,8 +150,14 @@ NO_COLOR or when stdout is not a terminal it is printed as plain text. Data
 parts are shown as indented JSON, file parts as name, type and size;
 --save-files DIR writes the files to DIR.
 
+When the Brand's card declares streaming, the reply is printed as it arrives
+(as plain text; message:stream, resumed if the connection breaks, without the
+agent acting twice) and the other parts follow when it is complete.
+
 With --json, stdout holds one object:
-  {"brand", "interfaceUrl", "contextId", "messageId", "reply", "receipt"?}`,
+  {"brand", "interfaceUrl", "contextId", "messageId", "reply", "receipt"?}
+With --json-stream, stdout holds JSON Lines: {"event": …} for each event of
+a streamed reply as the Provider sent it, then that same object on one line.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usageError{errors.New("send needs a BRAND and the TEXT to send\nUsage: " + cmd.UseLine())}
@@ -158,6 +166,9 @@ With --json, stdout holds one object:
 		},
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonStream {
+				a.json, a.jsonLines, a.jsonStreamOut = true, true, true
+			}
 			text := strings.Join(args[1:], " ")
 			if strings.TrimSpace(text) == "" {
 				return usageError{errors.New("the message is empty")}
@@ -174,7 +185,7 @@ With --json, stdout holds one object:
 						return err
 					}
 				} else {
-					a.printBrandText(safe(pending.StepUp.Result.Text()))
+					a.printStepUpText(pending.StepUp.Result)
 					a.io.Eprintf("%s\n", safe(pending.Error()))
 				}
 				return silentError{code: exitConsent}
@@ -196,6 +207,7 @@ With --json, stdout holds one object:
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().BoolVar(&jsonStream, "json-stream", false, "print the streamed reply's events as JSON Lines, then the --json object on one line")
 	cmd.Flags().StringVar(&saveFiles, "save-files", "", "save the files in the reply to this folder (never overwriting a file)")
 	return cmd
 }

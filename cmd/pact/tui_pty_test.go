@@ -218,6 +218,16 @@ func (s *screen) waitFor(want string, skip int) int {
 	}
 }
 
+// waitGone waits (at most 15 s) until text is no longer on the screen.
+func (s *screen) waitGone(text string) {
+	s.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); strings.Contains(s.shown(), text); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%q stayed on the screen for 15s; screen:\n%s", text, s.shown())
+		}
+	}
+}
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return s[len(s)-n:]
@@ -297,6 +307,9 @@ func TestChatTUIInPTY_SendQuitAndReopen(t *testing.T) {
 	s.waitFor("where is my order A-10001?", at)
 	s.typeKeys("\r")
 	s.waitFor("Order A-10001 (running shoes) is being processed", at)
+	// Example Co. streams: its text is on screen before the reply is
+	// complete and stored; the wait ends then.
+	s.waitGone("waiting for Example Co. Support")
 	s.typeKeys("\x03") // Ctrl+C
 	if code := s.exit(); code != 0 {
 		t.Fatalf("pact chat exited %d after Ctrl+C, want 0; screen text:\n%s", code, tail(s.text(), 2000))

@@ -233,7 +233,7 @@ func wantsJSON(args []string) bool {
 		if a == "--" {
 			break
 		}
-		if a == "--json" || a == "--json=true" || a == "--jq" || strings.HasPrefix(a, "--jq=") {
+		if a == "--json" || a == "--json=true" || a == "--json-stream" || a == "--jq" || strings.HasPrefix(a, "--jq=") {
 			return true
 		}
 	}

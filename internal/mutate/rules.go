@@ -129,8 +129,8 @@ var rules = []rule{
 	{
 		Name: "retry-after", What: "a 429 waits its Retry-After (bounded) before the retry",
 		File: "a2aclient/client.go",
-		Old:  "\t\t\twait = e.RetryAfter\n",
-		New:  "\t\t\twait = time.Second\n",
+		Old:  "\t\treturn e.RetryAfter, true\n",
+		New:  "\t\treturn time.Second, true\n",
 		Pkg:  "./a2aclient", Run: "429|RetryAfter",
 	},
 	{

@@ -1,0 +1,461 @@
+package a2aclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/pact-cli/pact/httpx"
+)
+
+// Reasons of streamed replies (message:stream, A2A 1.0 HTTP+JSON with
+// Server-Sent Events).
+const (
+	// ReasonNotStream: a 200 answer to message:stream whose body is not
+	// text/event-stream. The caller sends the message by message:send
+	// instead (the same messageId, so the agent does not act twice).
+	ReasonNotStream = "NOT_A_STREAM"
+	// ReasonStalled: the stream sent nothing for the stall timeout and
+	// could not be resumed.
+	ReasonStalled = "STREAM_STALLED"
+	// ReasonTooLarge: an event or the whole stream broke a size limit
+	// (Client.MaxStreamEvent, MaxStreamSize); Message names the limit.
+	ReasonTooLarge = "STREAM_TOO_LARGE"
+)
+
+// StreamEvent is one event of a streamed reply, given to Stream's
+// callback as it arrives.
+type StreamEvent struct {
+	// Raw is the event's data as received (a StreamResponse: exactly one
+	// of "message", "task", "statusUpdate", "artifactUpdate"), with
+	// invalid UTF-8 replaced as in Response.Raw.
+	Raw   json.RawMessage
+	Event a2a.Event
+	// Text is the reply's text so far: the artifacts' text parts (chunks
+	// of one artifact joined as they came, artifacts by blank lines), or
+	// the status message's text when there are no artifacts. It may shrink
+	// or change after a resume (Resumed).
+	Text string
+	// Resumed is set on the first event after the stream was broken and
+	// picked up again (by tasks/{id}:subscribe or by sending again).
+	Resumed bool
+	// TaskID is the task the stream is about, once one is known.
+	TaskID string
+}
+
+// StreamFunc receives stream events in order, on the goroutine that
+// called Stream.
+type StreamFunc func(StreamEvent)
+
+// Stream sends req.Message with message:stream and reads the reply as
+// Server-Sent Events, calling on (if set) for every event. It holds the
+// rules of Send: a fresh PA JWT on every request, the delegation token,
+// one messageId for every attempt. A stream broken mid-way (the
+// connection closed, or nothing arrived for StreamStall) is resumed with
+// POST {interface}/tasks/{id}:subscribe when the stream has named a task,
+// else by sending the message again with the same messageId; 5xx and 429
+// before the stream began are retried as in Send. Attempts are bounded by
+// MaxAttempts.
+//
+// The stream ends at a message event, or at a task whose state is
+// terminal or interrupted (input or auth required). The Response is the
+// final message ({"message": …} in Raw, as message:send would have
+// answered), the task's status message when the task completed with one
+// (so the receipt is read from the final message, PACT §5.6), else the
+// task as assembled from the events ({"task": …}).
+//
+// Errors are *Error. A Provider that cannot stream answers
+// UNSUPPORTED_OPERATION (an A2A error), NOT_FOUND (no such route) or
+// NOT_A_STREAM (a 200 that is not text/event-stream); the caller then uses
+// Send. Limits (MaxStreamEvent, MaxStreamSize) fail with STREAM_TOO_LARGE
+// and a message naming the limit; they are not retried. A stream silent
+// for StreamStall that cannot be resumed fails with STREAM_STALLED.
+func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Response, error) {
+	if req.Message == nil || req.Message.ID == "" {
+		return nil, errors.New("a2aclient: message and messageId are required")
+	}
+	body, err := json.Marshal(a2a.SendMessageRequest{Message: req.Message})
+	if err != nil {
+		return nil, err
+	}
+	max := c.MaxAttempts
+	if max <= 0 {
+		max = 4
+	}
+	base := strings.TrimRight(req.InterfaceURL, "/")
+	asm := &assembly{}
+	resumed := false
+	var last *Error
+	for attempt := 1; ; attempt++ {
+		target, payload := base+"/message:stream", body
+		subscribing := asm.taskID() != ""
+		if subscribing {
+			target, payload = base+"/tasks/"+url.PathEscape(asm.taskID())+":subscribe", nil
+		}
+		resp, e := c.streamOnce(ctx, target, payload, req, asm, resumed, on)
+		if e == nil {
+			resp.Attempts, resp.Streamed = attempt, true
+			return resp, nil
+		}
+		if e.Reason == reasonMint {
+			return nil, e.Err
+		}
+		e.Attempts = attempt
+		last = e
+		if ctx.Err() != nil {
+			return nil, last
+		}
+		if subscribing && e.HTTPStatus != 0 && e.HTTPStatus < 500 && e.Reason != ReasonRateLimited {
+			// The Provider will not resume this task (A2A answers a
+			// finished task's subscribe with UNSUPPORTED_OPERATION): send
+			// the message again, same messageId, for the stored reply.
+			asm.forgetTask()
+			if attempt >= max {
+				return nil, last
+			}
+			resumed = true
+			continue
+		}
+		retryable := e.Reason == ReasonNetwork || e.Reason == ReasonStalled || e.HTTPStatus >= 500 || e.Reason == ReasonRateLimited
+		if !retryable || attempt >= max {
+			return nil, last
+		}
+		wait, ok := c.retryWait(e, attempt)
+		if !ok {
+			return nil, last
+		}
+		if e.Reason == ReasonNetwork || e.Reason == ReasonStalled {
+			resumed = resumed || asm.events > 0
+			if asm.events > 0 && asm.taskID() != "" {
+				wait = 0 // a broken stream of a known task: pick it up at once
+			}
+		}
+		if c.OnRetry != nil {
+			c.OnRetry(attempt, wait, last)
+		}
+		if wait > 0 {
+			if err := c.sleep(ctx, wait); err != nil {
+				return nil, last
+			}
+		}
+	}
+}
+
+func (c *Client) streamLimits() (event, total int64, stall time.Duration) {
+	event, total, stall = c.MaxStreamEvent, c.MaxStreamSize, c.StreamStall
+	if event <= 0 {
+		event = DefaultMaxStreamEvent
+	}
+	if total <= 0 {
+		total = DefaultMaxStreamSize
+	}
+	if stall <= 0 {
+		stall = DefaultStreamStall
+	}
+	return event, total, stall
+}
+
+// streamOnce is one message:stream or subscribe request and the reading of
+// its events into asm.
+func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req Request, asm *assembly, resumed bool, on StreamFunc) (*Response, *Error) {
+	pa, err := req.PAToken(ctx, target)
+	if err != nil {
+		return nil, &Error{Reason: reasonMint, Message: "minting the PA JWT failed", Err: err}
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, target, rd)
+	if err != nil {
+		return nil, &Error{Reason: ReasonBadReply, Message: err.Error()}
+	}
+	hreq.Header.Set("Authorization", "Bearer "+pa)
+	hreq.Header.Set("A2A-Version", "1.0")
+	if body != nil {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	hreq.Header.Set("Accept", "text/event-stream")
+	delegated := false
+	if req.Delegation != nil {
+		tok, err := req.Delegation(ctx)
+		if err != nil {
+			return nil, &Error{Reason: ReasonInvalidToken, Message: err.Error(), Err: err}
+		}
+		if tok != "" {
+			hreq.Header.Set("X-A2A-User-Delegation", "Bearer "+tok)
+			delegated = true
+		}
+	}
+	// The whole-exchange timeout of an httpx client would cut a long
+	// reply: the stall timeout and the size limit bound a stream instead
+	// (the transport still bounds the wait for the response headers).
+	hc := *c.HTTP
+	hc.Timeout = 0
+	resp, err := hc.Do(hreq)
+	if err != nil {
+		var refused *httpx.RedirectError
+		if errors.As(err, &refused) {
+			return nil, &Error{Reason: ReasonRedirect, Err: refused}
+		}
+		return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		data, _ := httpx.ReadBody(resp.Body, MaxReplySize)
+		e := errorFromResponse(resp, data)
+		if e.Reason == ReasonInvalidToken && !delegated {
+			e.Reason = ReasonUnauthenticated
+		}
+		return nil, e
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream,
+			Message: fmt.Sprintf("message:stream answered %q, not text/event-stream", resp.Header.Get("Content-Type"))}
+	}
+	maxEvent, maxTotal, stall := c.streamLimits()
+	sr := NewSSEReader(resp.Body, maxEvent, maxTotal, stall)
+	defer sr.Close()
+	first := true
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			var le *SSELimitError
+			switch {
+			case errors.As(err, &le):
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error()}
+			case errors.Is(err, ErrStalled):
+				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("nothing arrived for %s", stall), Err: ErrStalled}
+			case errors.Is(err, io.EOF):
+				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete")}
+			case ctx.Err() != nil:
+				return nil, &Error{Reason: ReasonNetwork, Err: ctx.Err()}
+			}
+			return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+		}
+		data := validUTF8(ev.Data)
+		if ev.Type == "error" || isErrorEvent(data) {
+			var env Envelope
+			if json.Unmarshal(data, &env) == nil && (env.Error.Status != "" || env.Error.Message != "" || len(env.Error.Details) > 0) {
+				e := &Error{HTTPStatus: 200, Status: env.Error.Status, Message: env.Error.Message, Reason: env.ReasonOf()}
+				if e.Reason == "" {
+					e.Reason = ReasonUnknown
+				}
+				return nil, e
+			}
+		}
+		var sresp a2a.StreamResponse
+		if err := json.Unmarshal(data, &sresp); err != nil {
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: "an event of the reply stream is not a valid A2A event: " + err.Error()}
+		}
+		if err := asm.add(sresp.Event); err != nil {
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: err.Error()}
+		}
+		if on != nil {
+			on(StreamEvent{Raw: json.RawMessage(data), Event: sresp.Event, Text: asm.text(), Resumed: first && resumed, TaskID: asm.taskID()})
+		}
+		first = false
+		if r := asm.final(); r != nil {
+			return r, nil
+		}
+	}
+}
+
+// isErrorEvent reports whether data is an object with an "error" member
+// (an A2A error sent inside the stream).
+func isErrorEvent(data []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, ok := m["error"]
+	return ok && len(m) == 1
+}
+
+// assembly is the reply as the stream has told it so far.
+type assembly struct {
+	msg    *a2a.Message
+	task   *a2a.Task
+	done   bool
+	events int
+}
+
+func (a *assembly) taskID() string {
+	if a.task == nil {
+		return ""
+	}
+	return string(a.task.ID)
+}
+
+// forgetTask drops the task, so the next attempt sends the message again.
+func (a *assembly) forgetTask() { a.task = nil }
+
+// add applies one event. A task event replaces what was known of the task
+// (a subscribe starts with the task's current state, A2A 1.0 §3.1.6).
+func (a *assembly) add(ev a2a.Event) error {
+	a.events++
+	switch e := ev.(type) {
+	case *a2a.Message:
+		if e.Role != a2a.MessageRoleAgent {
+			return fmt.Errorf("the stream's message has role %q, not ROLE_AGENT", e.Role)
+		}
+		if e.ContextID == "" {
+			return errors.New("the stream's message has no contextId")
+		}
+		a.msg, a.done = e, true
+	case *a2a.Task:
+		if e.ContextID == "" || e.ID == "" {
+			return errors.New("the stream's task has no id or contextId")
+		}
+		t := *e
+		a.task = &t
+		a.done = finalState(t.Status.State)
+	case *a2a.TaskStatusUpdateEvent:
+		if err := a.ensureTask(e.TaskID, e.ContextID); err != nil {
+			return err
+		}
+		a.task.Status = e.Status
+		for k, v := range e.Metadata {
+			if a.task.Metadata == nil {
+				a.task.Metadata = map[string]any{}
+			}
+			a.task.Metadata[k] = v
+		}
+		a.done = finalState(e.Status.State)
+	case *a2a.TaskArtifactUpdateEvent:
+		if err := a.ensureTask(e.TaskID, e.ContextID); err != nil {
+			return err
+		}
+		if e.Artifact == nil {
+			return errors.New("the stream's artifact update has no artifact")
+		}
+		a.addArtifact(e)
+	default:
+		return fmt.Errorf("the stream sent an event of unknown kind %T", ev)
+	}
+	return nil
+}
+
+func (a *assembly) ensureTask(id a2a.TaskID, contextID string) error {
+	if id == "" || contextID == "" {
+		return errors.New("the stream's update has no taskId or contextId")
+	}
+	if a.task == nil {
+		a.task = &a2a.Task{ID: id, ContextID: contextID}
+		return nil
+	}
+	if a.task.ID != id {
+		return fmt.Errorf("the stream's update is for task %q, not %q", id, a.task.ID)
+	}
+	return nil
+}
+
+func (a *assembly) addArtifact(e *a2a.TaskArtifactUpdateEvent) {
+	for i, old := range a.task.Artifacts {
+		if old.ID != e.Artifact.ID {
+			continue
+		}
+		if e.Append {
+			merged := *old
+			merged.Parts = append(append(a2a.ContentParts{}, old.Parts...), e.Artifact.Parts...)
+			a.task.Artifacts[i] = &merged
+		} else {
+			a.task.Artifacts[i] = e.Artifact
+		}
+		return
+	}
+	a.task.Artifacts = append(a.task.Artifacts, e.Artifact)
+}
+
+// finalState: the stream of a task in this state has ended (terminal, or
+// the agent waits for the User).
+func finalState(s a2a.TaskState) bool {
+	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
+}
+
+// text is the reply's text so far (see StreamEvent.Text).
+func (a *assembly) text() string {
+	if a.msg != nil {
+		return partsText(a.msg.Parts, "\n\n")
+	}
+	if a.task == nil {
+		return ""
+	}
+	if a.done && a.task.Status.Message != nil {
+		return partsText(a.task.Status.Message.Parts, "\n\n")
+	}
+	return ArtifactText(a.task)
+}
+
+// ArtifactText is the text of a task's artifacts: the text parts of one
+// artifact joined as they are (streamed chunks), artifacts joined by a
+// blank line.
+func ArtifactText(t *a2a.Task) string {
+	var out []string
+	for _, art := range t.Artifacts {
+		if art == nil {
+			continue
+		}
+		if s := partsText(art.Parts, ""); s != "" {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+func partsText(parts a2a.ContentParts, sep string) string {
+	var out []string
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if t := p.Text(); t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+// final is the Response once the stream has ended, else nil.
+func (a *assembly) final() *Response {
+	if !a.done {
+		return nil
+	}
+	if a.msg != nil {
+		raw, _ := json.Marshal(map[string]any{"message": a.msg})
+		return &Response{Raw: raw, Message: a.msg}
+	}
+	t := a.task
+	if t.Status.State == a2a.TaskStateCompleted && t.Status.Message != nil {
+		m := *t.Status.Message
+		if m.ContextID == "" {
+			m.ContextID = t.ContextID
+		}
+		if m.Role == "" {
+			m.Role = a2a.MessageRoleAgent
+		}
+		if m.Role == a2a.MessageRoleAgent {
+			raw, _ := json.Marshal(map[string]any{"message": &m})
+			return &Response{Raw: raw, Message: &m}
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"task": t})
+	return &Response{Raw: raw, Task: t}
+}
+
+// CannotStream reports whether err from Stream means the Provider does not
+// stream, so the message should go by message:send instead:
+// UNSUPPORTED_OPERATION, NOT_FOUND (no such route) or NOT_A_STREAM.
+func CannotStream(err error) bool {
+	return IsReason(err, ReasonUnsupportedOperation) || IsReason(err, ReasonNotFound) || IsReason(err, ReasonNotStream)
+}
