@@ -207,6 +207,17 @@ func (r *runner) parsedInterface(ctx context.Context) string {
 	return ""
 }
 
+// offOrigin is a skip for a URL that the run's origin rule forbids (neither
+// the Brand's origin nor a registered Provider's, see runner.allowed):
+// nothing is sent there, so the Provider is not judged on it. off is
+// false for a URL the run may contact.
+func (r *runner) offOrigin(u string) (o outcome, off bool) {
+	if r.allowed(originOf(u)) {
+		return outcome{}, false
+	}
+	return skip("%s is on %s, neither the Brand's origin nor a Provider this profile is registered with: nothing was sent there (register the Provider that serves this interface: pact provider add PROVIDER_URL --audience AUD)", u, originOf(u)), true
+}
+
 func checkProviderCopy(ctx context.Context, r *runner) outcome {
 	iface := r.parsedInterface(ctx)
 	if iface == "" {
@@ -216,6 +227,9 @@ func checkProviderCopy(ctx context.Context, r *runner) outcome {
 		return skip("the interface URL %s is not of the form {PROVIDER_URL}/a2a/{brandId}, so where the Provider serves the card cannot be told from it", iface)
 	}
 	u := iface + "/.well-known/agent-card.json"
+	if o, off := r.offOrigin(u); off {
+		return o
+	}
 	sent := "GET " + u
 	e := r.do(ctx, request{method: "GET", url: u, header: map[string]string{"Accept": "application/json"}})
 	if e.err != nil || e.status != 200 {
@@ -238,6 +252,9 @@ func checkUnknownBrandCard(ctx context.Context, r *runner) outcome {
 		return skip("the interface URL is not of the form {PROVIDER_URL}/a2a/{brandId}: no unknown brandId can be made up")
 	}
 	u := base + "/" + randomID("pact-check-") + "/.well-known/agent-card.json"
+	if o, off := r.offOrigin(u); off {
+		return o
+	}
 	sent := "GET " + u
 	e := r.do(ctx, request{method: "GET", url: u})
 	var p []string

@@ -30,8 +30,11 @@ type meter struct {
 	mu      sync.Mutex
 	n       int
 	limited int
-	last    time.Time
-	err     error
+	// unretried counts the 429s returned as they are (no usable
+	// Retry-After, or one over maxWait).
+	unretried int
+	last      time.Time
+	err       error
 }
 
 func newMeter(next http.RoundTripper, max int, interval, maxWait time.Duration, allowed func(string) bool) *meter {
@@ -61,6 +64,9 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		m.onLimited(exchange{method: req.Method, url: req.URL.String(), status: resp.StatusCode, header: resp.Header.Clone(), waited: wait, hasRetryAfter: ok})
 	}
 	if !ok || wait > m.maxWait || (req.Body != nil && req.GetBody == nil) {
+		m.mu.Lock()
+		m.unretried++
+		m.mu.Unlock()
 		return resp, nil
 	}
 	resp.Body.Close()
@@ -110,6 +116,13 @@ func (m *meter) counts() (int, int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.n, m.limited
+}
+
+// unretriedCount is how many 429s of the run were returned without a retry.
+func (m *meter) unretriedCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.unretried
 }
 
 func (m *meter) lastErr() error {

@@ -69,3 +69,52 @@ func TestNothingIsSentToAnotherOrigin(t *testing.T) {
 		}
 	}
 }
+
+// A card whose interface is on an origin this profile has no
+// registration for: the card checks that would GET under the interface
+// (card.provider-copy, card.unknown-brand) skip and say why, rather than
+// fail the Provider for a request pact itself refused to send; the other
+// origin sees nothing.
+func TestCardChecksSkipAnInterfaceOnAnotherOrigin(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer other.Close()
+	brand := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/.well-known/agent-card.json" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(strings.ReplaceAll(`{"name":"Elsewhere","version":"1","supportedInterfaces":[{"url":"OTHER/a2a/b1","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}],
+"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],
+"securitySchemes":{"paJwt":{"httpAuthSecurityScheme":{"scheme":"Bearer","bearerFormat":"JWT"}}},
+"securityRequirements":[{"schemes":{"paJwt":{"list":[]}}}]}`, "OTHER", other.URL)))
+	}))
+	defer brand.Close()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	sig, err := signer.New("https://pa.example", key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &profile.Config{Issuer: "https://pa.example", Providers: []profile.Registration{{URL: "http://127.0.0.1:1", Audience: "aud"}}}
+	rep, err := Run(context.Background(), Options{HTTP: &http.Client{}, Config: cfg, Signer: sig,
+		Sub: func(string) (string, error) { return "sub-1", nil }, CardURL: brand.URL + "/.well-known/agent-card.json",
+		Groups: []string{GroupCard}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("%d requests reached the other origin", n)
+	}
+	for _, r := range rep.Results {
+		if r.ID != "card.provider-copy" && r.ID != "card.unknown-brand" {
+			continue
+		}
+		if r.Status != Skip || !strings.Contains(r.Reason, "nothing was sent there") {
+			t.Errorf("%s: %s %q, want a skip saying nothing was sent", r.ID, r.Status, r.Reason)
+		}
+	}
+}

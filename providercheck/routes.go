@@ -98,6 +98,9 @@ func checkTasksList(ctx context.Context, r *runner) outcome {
 	if e.reason0() == "UNSUPPORTED_OPERATION" {
 		return skip("the Provider does not offer tasks (UNSUPPORTED_OPERATION); only message:send is required (§2.2)")
 	}
+	if e.unrouted() {
+		return fail(sent, e.describe(), "GET tasks is not routed: serve it as §2.2 lists (200, an empty ListTasksResponse), or, to offer only message:send (the one required operation), answer it with the §6 error UNSUPPORTED_OPERATION; either way routes.tasks-page-size follows")
+	}
 	if e.err != nil || e.status != 200 {
 		return fail(sent, e.describe(), "want 200 with an empty ListTasksResponse")
 	}
@@ -116,6 +119,8 @@ func checkTasksList(ctx context.Context, r *runner) outcome {
 func checkTasksPageSize(ctx context.Context, r *runner) outcome {
 	if _, e := r.tasksList(ctx); e.reason0() == "UNSUPPORTED_OPERATION" {
 		return skip("the Provider does not offer tasks (UNSUPPORTED_OPERATION)")
+	} else if e.unrouted() {
+		return skip("GET tasks is not routed (see routes.tasks-list): a pageSize cannot be checked")
 	}
 	sent, e := r.authed(ctx, "GET", "tasks?pageSize=101")
 	return judge(sent, e, wantError(e, "INVALID_PARAMS"))
@@ -129,6 +134,12 @@ func checkTaskGet(ctx context.Context, r *runner) outcome {
 func checkTaskCancel(ctx context.Context, r *runner) outcome {
 	sent, e := r.authed(ctx, "POST", "tasks/"+randomID("pact-check-")+":cancel")
 	return judge(sent, e, wantError(e, "TASK_NOT_FOUND"))
+}
+
+// unrouted reports an answer of an unmatched route (§2.2): 404 or 405
+// with no A2A body.
+func (e exchange) unrouted() bool {
+	return e.err == nil && (e.status == 404 || e.status == 405) && !e.hasA2ABody()
 }
 
 // wantNoRoute lists how an answer differs from §2.2's unmatched route.
