@@ -83,15 +83,21 @@ func isBidi(r rune) bool {
 // only blank space) yet is read by programs: a tag character
 // (U+E0000–U+E007F, which can spell out a whole hidden instruction), a
 // zero-width or joiner character (U+200B–U+200F, U+2060–U+2064, U+FEFF)
-// or a Hangul filler (U+115F, U+1160, U+3164, U+FFA0). Sanitize and
-// SanitizeLine show each of them visibly.
+// or a Hangul filler (U+115F, U+1160, U+3164, U+FFA0); and the other
+// default-ignorable characters that show nothing: the variation selectors
+// supplement (U+E0100–U+E01EF, which after an emoji spells one hidden
+// byte per character), U+2065–U+206F, U+180E, U+034F, U+17B4, U+17B5 and
+// U+1D173–U+1D17A. The emoji presentation selectors U+FE00–U+FE0F are
+// not among them ("❤️" stays as it is). Sanitize and SanitizeLine show
+// each of them visibly.
 func IsInvisible(r rune) bool {
 	switch {
-	case r >= 0xe0000 && r <= 0xe007f, r >= 0x200b && r <= 0x200f, r >= 0x2060 && r <= 0x2064:
+	case r >= 0xe0000 && r <= 0xe007f, r >= 0x200b && r <= 0x200f, r >= 0x2060 && r <= 0x206f,
+		r >= 0xe0100 && r <= 0xe01ef, r >= 0x1d173 && r <= 0x1d17a:
 		return true
 	}
 	switch r {
-	case 0xfeff, 0x115f, 0x1160, 0x3164, 0xffa0:
+	case 0xfeff, 0x115f, 0x1160, 0x3164, 0xffa0, 0x180e, 0x034f, 0x17b4, 0x17b5:
 		return true
 	}
 	return false

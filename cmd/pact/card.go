@@ -141,7 +141,9 @@ delegation; it is checked like the public card.`,
 				a.io.Printf("%s %s\n", st.Warning.Render("! warning:"), w)
 			}
 			if card.Card.Description != "" {
-				a.io.Printf("%s\n", safe(card.Card.Description))
+				// In the gutter on a terminal, as a reply is: a description
+				// line must not pass for one of pact's rows or warnings.
+				a.printBrandText(safe(card.Card.Description))
 			}
 			a.io.Printf("\n")
 			row("card", line(card.URL))
