@@ -3,6 +3,8 @@ package a2aclient
 import (
 	"errors"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,5 +44,41 @@ func TestSSEReaderCommentsDoNotHoldOffTheStall(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a stream of comments only was not taken as stalled")
+	}
+}
+
+// Review of #23: a body sent as text/event-stream that is not Server-Sent
+// Events (an HTML page) is NOT_A_STREAM, asked once (the caller then sends
+// by message:send), not a broken stream sent again four times and reported
+// as "could not reach the Provider".
+func TestStreamEventStreamTypeWithAnotherBody(t *testing.T) {
+	page := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "<html><body>\x1b[2JNot SSE</body></html>\n")
+	}
+	rec, _, _, err := runStream(t, nil, page)
+	if !IsReason(err, ReasonNotStream) || !CannotStream(err) {
+		t.Fatalf("err = %v, want NOT_A_STREAM", err)
+	}
+	if len(rec.paths) != 1 {
+		t.Fatalf("%d requests, want 1", len(rec.paths))
+	}
+	// An empty stream is still a stream cut before its first event.
+	empty := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
+	if _, _, _, err := runStream(t, nil, empty); !IsReason(err, ReasonNetwork) {
+		t.Fatalf("empty stream: err = %v, want a network error (sent again)", err)
+	}
+}
+
+func TestSSEReaderNotSSE(t *testing.T) {
+	r := NewSSEReader(strings.NewReader("{\"message\":{}}\n"), 0, 0, 0)
+	if _, err := r.Next(); !errors.Is(err, ErrNotSSE) {
+		t.Fatalf("err = %v, want ErrNotSSE", err)
+	}
+	r = NewSSEReader(strings.NewReader(": hi\n"), 0, 0, 0)
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("a comment only: err = %v, want io.EOF", err)
 	}
 }

@@ -45,6 +45,12 @@ func (e *SSELimitError) Error() string {
 	return fmt.Sprintf("the reply stream is larger than %s", sizeWords(e.Limit))
 }
 
+// ErrNotSSE is returned by SSEReader.Next at the end of a stream that had
+// bytes but not one comment or standard field (data, event, id, retry): a
+// body sent as text/event-stream that is something else (an HTML page, a
+// JSON document). An empty stream ends with io.EOF.
+var ErrNotSSE = errors.New("the reply stream is not Server-Sent Events")
+
 // ErrStalled is returned by SSEReader.Next when no event arrived for the
 // stall timeout: the stream counts as broken.
 var ErrStalled = errors.New("the reply stream stopped: no event arrived for too long")
@@ -74,6 +80,9 @@ type SSEReader struct {
 	total    int64
 	started  bool
 	pendCR   bool // the last line ended in CR: skip a following LF
+	// sse: a line of the stream was a comment or a field of the standard
+	// (data, event, id, retry); see ErrNotSSE.
+	sse bool
 
 	stall   time.Duration
 	timer   *time.Timer
@@ -143,6 +152,9 @@ func (s *SSEReader) Next() (*SSEEvent, error) {
 	for {
 		line, err := s.line()
 		if err != nil {
+			if err == io.EOF && !s.sse && s.total > 0 {
+				return nil, ErrNotSSE
+			}
 			return nil, err
 		}
 		if len(line) == 0 {
@@ -160,12 +172,17 @@ func (s *SSEReader) Next() (*SSEEvent, error) {
 			return &ev, nil
 		}
 		if line[0] == ':' {
+			s.sse = true
 			continue
 		}
 		field, value := line, []byte(nil)
 		if i := bytes.IndexByte(line, ':'); i >= 0 {
 			field, value = line[:i], line[i+1:]
 			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		switch string(field) {
+		case "data", "event", "id", "retry":
+			s.sse = true
 		}
 		switch string(field) {
 		case "data":

@@ -236,6 +236,8 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error()}
 			case errors.Is(err, ErrStalled):
 				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("no event arrived for %s", stall), Err: ErrStalled}
+			case errors.Is(err, ErrNotSSE):
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Message: "message:stream answered text/event-stream with a body that is not Server-Sent Events"}
 			case errors.Is(err, io.EOF):
 				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete")}
 			case ctx.Err() != nil:
