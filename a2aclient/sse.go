@@ -45,9 +45,15 @@ func (e *SSELimitError) Error() string {
 	return fmt.Sprintf("the reply stream is larger than %s", sizeWords(e.Limit))
 }
 
-// ErrStalled is returned by SSEReader.Next when nothing arrived for the
+// ErrNotSSE is returned by SSEReader.Next at the end of a stream that had
+// bytes but not one comment or standard field (data, event, id, retry): a
+// body sent as text/event-stream that is something else (an HTML page, a
+// JSON document). An empty stream ends with io.EOF.
+var ErrNotSSE = errors.New("the reply stream is not Server-Sent Events")
+
+// ErrStalled is returned by SSEReader.Next when no event arrived for the
 // stall timeout: the stream counts as broken.
-var ErrStalled = errors.New("the reply stream stopped: nothing arrived for too long")
+var ErrStalled = errors.New("the reply stream stopped: no event arrived for too long")
 
 func sizeWords(n int64) string {
 	switch {
@@ -61,7 +67,8 @@ func sizeWords(n int64) string {
 
 // SSEReader reads a text/event-stream (WHATWG HTML §9.2.6) with limits:
 // MaxEvent bytes of data per event (and per line), MaxTotal bytes for the
-// whole stream, and Stall, the longest wait for the next bytes. Lines end
+// whole stream, and Stall, the longest wait for the next event (comments
+// and keep-alive bytes do not count). Lines end
 // in CRLF, LF or CR; a leading BOM is skipped; comments (":…") and
 // unknown fields are ignored; "retry" is ignored (the caller decides how
 // to reconnect). A final event not followed by a blank line is not
@@ -73,6 +80,9 @@ type SSEReader struct {
 	total    int64
 	started  bool
 	pendCR   bool // the last line ended in CR: skip a following LF
+	// sse: a line of the stream was a comment or a field of the standard
+	// (data, event, id, retry); see ErrNotSSE.
+	sse bool
 
 	stall   time.Duration
 	timer   *time.Timer
@@ -82,7 +92,7 @@ type SSEReader struct {
 
 // NewSSEReader reads r. maxEvent and maxTotal ≤ 0 take the defaults
 // (DefaultMaxStreamEvent, DefaultMaxStreamSize). stall > 0 needs r to be
-// an io.Closer: r is closed when nothing arrives for stall, and Next
+// an io.Closer: r is closed when no event arrives for stall, and Next
 // returns ErrStalled; stall ≤ 0 waits forever. Close stops the timer.
 func NewSSEReader(r io.Reader, maxEvent, maxTotal int64, stall time.Duration) *SSEReader {
 	if maxEvent <= 0 {
@@ -119,9 +129,6 @@ type stallReader struct {
 
 func (sr *stallReader) Read(p []byte) (int, error) {
 	n, err := sr.r.Read(p)
-	if n > 0 {
-		sr.s.timer.Reset(sr.s.stall)
-	}
 	if err != nil {
 		sr.s.mu.Lock()
 		stalled := sr.s.stalled
@@ -145,6 +152,9 @@ func (s *SSEReader) Next() (*SSEEvent, error) {
 	for {
 		line, err := s.line()
 		if err != nil {
+			if err == io.EOF && !s.sse && s.total > 0 {
+				return nil, ErrNotSSE
+			}
 			return nil, err
 		}
 		if len(line) == 0 {
@@ -154,15 +164,25 @@ func (s *SSEReader) Next() (*SSEEvent, error) {
 			}
 			data = bytes.TrimSuffix(data, []byte("\n"))
 			ev.Data = data
+			if s.timer != nil {
+				// Only an event holds off the stall: comments (keep-alives)
+				// and other bytes do not, or a stream of them never ends.
+				s.timer.Reset(s.stall)
+			}
 			return &ev, nil
 		}
 		if line[0] == ':' {
+			s.sse = true
 			continue
 		}
 		field, value := line, []byte(nil)
 		if i := bytes.IndexByte(line, ':'); i >= 0 {
 			field, value = line[:i], line[i+1:]
 			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		switch string(field) {
+		case "data", "event", "id", "retry":
+			s.sse = true
 		}
 		switch string(field) {
 		case "data":

@@ -102,7 +102,10 @@ func FuzzSSE(f *testing.F) {
 			ev, err := r.Next()
 			if err != nil {
 				var le *SSELimitError
-				if !errors.Is(err, io.EOF) && !errors.As(err, &le) {
+				if errors.Is(err, ErrNotSSE) && n > 0 {
+					t.Fatalf("ErrNotSSE after %d events", n)
+				}
+				if !errors.Is(err, io.EOF) && !errors.Is(err, ErrNotSSE) && !errors.As(err, &le) {
 					t.Fatalf("unexpected error %v", err)
 				}
 				if errors.As(err, &le) && le.What == "stream" && len(in) <= maxTotal {

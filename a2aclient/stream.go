@@ -61,7 +61,7 @@ type StreamFunc func(StreamEvent)
 // Server-Sent Events, calling on (if set) for every event. It holds the
 // rules of Send: a fresh PA JWT on every request, the delegation token,
 // one messageId for every attempt. A stream broken mid-way (the
-// connection closed, or nothing arrived for StreamStall) is resumed with
+// connection closed, or no event arrived for StreamStall) is resumed with
 // POST {interface}/tasks/{id}:subscribe when the stream has named a task,
 // else by sending the message again with the same messageId; 5xx and 429
 // before the stream began are retried as in Send. Attempts are bounded by
@@ -235,7 +235,9 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 			case errors.As(err, &le):
 				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error()}
 			case errors.Is(err, ErrStalled):
-				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("nothing arrived for %s", stall), Err: ErrStalled}
+				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("no event arrived for %s", stall), Err: ErrStalled}
+			case errors.Is(err, ErrNotSSE):
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Message: "message:stream answered text/event-stream with a body that is not Server-Sent Events"}
 			case errors.Is(err, io.EOF):
 				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete")}
 			case ctx.Err() != nil:

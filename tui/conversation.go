@@ -449,6 +449,7 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 		c.notice(clean(c.b.Card()))
 		return c.fetchExtendedCard()
 	case "/quit", "/exit":
+		done() // the command is not a draft to keep for the next chat
 		return c.quit()
 	}
 	return nil

@@ -12,7 +12,8 @@ import (
 
 // Issue #23: in the chat, the streaming Brand's reply grows on screen
 // (marked "…" while it arrives) and then stands complete, stored: a chat
-// opened again shows it.
+// opened again shows it, and /quit leaves both (it was kept as the draft, so
+// the reopened chat's /quit became "/quit/quit", sent as a message).
 func TestChatTUIInPTY_StreamedReplyGrows(t *testing.T) {
 	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, StreamWordDelay: 60 * time.Millisecond})
 	s := e.start("chat", e.brand)
@@ -24,13 +25,13 @@ func TestChatTUIInPTY_StreamedReplyGrows(t *testing.T) {
 	if strings.Contains(s.shown(), "Support …") {
 		t.Fatalf("the complete reply is still marked as arriving:\n%s", s.shown())
 	}
-	s.typeKeys("\x03") // Ctrl+C
+	s.typeKeys("/quit\r")
 	if code := s.exit(); code != 0 {
 		t.Fatalf("pact chat exited %d", code)
 	}
 	s = e.start("chat", e.brand)
 	s.waitFor("has not shipped yet", 0)
-	s.typeKeys("\x03")
+	s.typeKeys("/quit\r")
 	if code := s.exit(); code != 0 {
 		t.Fatalf("the reopened chat exited %d", code)
 	}
