@@ -46,7 +46,7 @@ func newCardCmd(a *app) *cobra.Command {
 	var trust, extended bool
 	var expect string
 	cmd := &cobra.Command{
-		Use:   "card BRAND [--trust [--expect FINGERPRINT]]",
+		Use:   "card BRAND [--trust [--expect FINGERPRINT]] [--extended]",
 		Short: "Find a Brand's Agent Card and check that pact can use it",
 		Long: `Fetch a Brand's Agent Card and check it: the HTTP+JSON 1.0 interface (chosen
 by binding and version), the personal-agent JWT scheme, delegation scopes if

@@ -46,13 +46,23 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// pact-interrupt TEXT ARGS... starts pact, waits (at most 10 s) until its
-// stderr shows TEXT, sends it SIGINT as Ctrl+C would, and checks that it
-// exits 130 (CLI contract: an interrupt). stdout and stderr are kept for
-// the following assertions.
+// pact-interrupt [-sig HUP|QUIT|TERM] TEXT ARGS... starts pact, waits (at
+// most 10 s) until its stderr shows TEXT, sends it SIGINT as Ctrl+C would
+// (or the -sig signal), and checks that it exits 130 (CLI contract: an
+// interrupt), or 128 + the -sig signal (HUP 129, QUIT 131, TERM 143).
+// stdout and stderr are kept for the following assertions.
 func cmdPactInterrupt(ts *testscript.TestScript, neg bool, args []string) {
+	sig, want := syscall.SIGINT, exitCancelled
+	if len(args) > 1 && args[0] == "-sig" {
+		sigs := map[string]syscall.Signal{"HUP": syscall.SIGHUP, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM}
+		s, ok := sigs[args[1]]
+		if !ok {
+			ts.Fatalf("pact-interrupt: unknown signal %q", args[1])
+		}
+		sig, want, args = s, 128+int(s), args[2:]
+	}
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: pact-interrupt TEXT ARGS...")
+		ts.Fatalf("usage: pact-interrupt [-sig HUP|QUIT|TERM] TEXT ARGS...")
 	}
 	cmd := exec.Command(os.Args[0], args[1:]...)
 	cmd.Args[0] = "pact"
@@ -75,7 +85,7 @@ func cmdPactInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	got := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -85,7 +95,7 @@ func cmdPactInterrupt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Stdout().Write([]byte(out.String()))
 	ts.Stderr().Write([]byte(errb.String()))
-	if got != exitCancelled {
-		ts.Fatalf("pact %s interrupted: exit code %d, want %d\nstderr:\n%s", strings.Join(args[1:], " "), got, exitCancelled, errb.String())
+	if got != want {
+		ts.Fatalf("pact %s interrupted by %v: exit code %d, want %d\nstderr:\n%s", strings.Join(args[1:], " "), sig, got, want, errb.String())
 	}
 }

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -204,7 +201,7 @@ func run(args []string, streams *iostreams.IO) int {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, caught, stop := signalContext(context.Background())
 	defer stop()
 	store.SetProgress(func(msg string) { streams.Eprintf("%s\n", msg) })
 	err := root.ExecuteContext(ctx)
@@ -226,7 +223,12 @@ func run(args []string, streams *iostreams.IO) int {
 		a.report(err)
 		return sig.ExitCode()
 	}
-	return a.report(err)
+	code := a.report(err)
+	if s := caught(); s != nil && code == exitCancelled {
+		// Cancelled by SIGHUP, SIGQUIT or SIGTERM rather than Ctrl+C.
+		return signalExitCode(s)
+	}
+	return code
 }
 
 // usageError marks bad flags or arguments (exit 2).

@@ -145,17 +145,16 @@ Brand is continued (one contextId per profile and Brand) unless --new;
 messageId, so the agent never acts twice; an error answer is final.
 
 On a terminal with colour the reply is rendered as Markdown (theme: dark, or
-PACT_MARKDOWN_STYLE=light or plain); with
-NO_COLOR or when stdout is not a terminal it is printed as plain text. Data
-parts are shown as indented JSON, file parts as name, type and size;
---save-files DIR writes the files to DIR.
+PACT_MARKDOWN_STYLE=light or plain); with NO_COLOR or when stdout is not a
+terminal it is printed as plain text. Data parts are shown as indented JSON,
+file parts as name, type and size; --save-files DIR writes the files to DIR.
 
 When the Brand's card declares streaming, the reply is printed as it arrives
 (as plain text; message:stream, resumed if the connection breaks, without the
 agent acting twice) and the other parts follow when it is complete.
 
-With --json, stdout holds one object:
-  {"brand", "interfaceUrl", "contextId", "messageId", "reply", "receipt"?}
+With --json (sent by message:send, never streamed), stdout holds one object:
+  {"brand", "brandName", "interfaceUrl", "contextId", "messageId", "reply", "receipt"?}
 With --json-stream, stdout holds JSON Lines: {"event": …} for each event of
 a streamed reply as the Provider sent it, then that same object on one line.`,
 		Args: func(cmd *cobra.Command, args []string) error {
