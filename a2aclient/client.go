@@ -343,30 +343,15 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 	if err != nil {
 		return nil, &Error{Reason: ReasonBadReply, Message: err.Error()}
 	}
-	hreq.Header.Set("Authorization", "Bearer "+pa)
-	hreq.Header.Set("A2A-Version", "1.0")
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/a2a+json, application/json")
-	delegated := false
-	if req.Delegation != nil {
-		tok, err := req.Delegation(ctx)
-		if err != nil {
-			return nil, &Error{Reason: ReasonInvalidToken, Message: err.Error(), Err: err}
-		}
-		if tok != "" {
-			hreq.Header.Set("X-A2A-User-Delegation", "Bearer "+tok)
-			delegated = true
-		}
+	delegated, aerr := authorize(ctx, hreq, pa, req)
+	if aerr != nil {
+		return nil, aerr
 	}
 	resp, err := c.HTTP.Do(hreq)
 	if err != nil {
-		var refused *httpx.RedirectError
-		if errors.As(err, &refused) {
-			// A verdict on the Provider's answer, not a network failure:
-			// not retried (Send), and said as what it is.
-			return nil, &Error{Reason: ReasonRedirect, Err: refused}
-		}
-		return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+		return nil, transportError(err)
 	}
 	defer resp.Body.Close()
 	data, rerr := httpx.ReadBody(resp.Body, MaxReplySize)

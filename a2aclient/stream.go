@@ -180,22 +180,13 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 	if err != nil {
 		return nil, &Error{Reason: ReasonBadReply, Message: err.Error()}
 	}
-	hreq.Header.Set("Authorization", "Bearer "+pa)
-	hreq.Header.Set("A2A-Version", "1.0")
 	if body != nil {
 		hreq.Header.Set("Content-Type", "application/json")
 	}
 	hreq.Header.Set("Accept", "text/event-stream")
-	delegated := false
-	if req.Delegation != nil {
-		tok, err := req.Delegation(ctx)
-		if err != nil {
-			return nil, &Error{Reason: ReasonInvalidToken, Message: err.Error(), Err: err}
-		}
-		if tok != "" {
-			hreq.Header.Set("X-A2A-User-Delegation", "Bearer "+tok)
-			delegated = true
-		}
+	delegated, aerr := authorize(ctx, hreq, pa, req)
+	if aerr != nil {
+		return nil, aerr
 	}
 	// The whole-exchange timeout of an httpx client would cut a long
 	// reply: the stall timeout and the size limit bound a stream instead
@@ -204,11 +195,7 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 	hc.Timeout = 0
 	resp, err := hc.Do(hreq)
 	if err != nil {
-		var refused *httpx.RedirectError
-		if errors.As(err, &refused) {
-			return nil, &Error{Reason: ReasonRedirect, Err: refused}
-		}
-		return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+		return nil, transportError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
