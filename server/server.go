@@ -268,7 +268,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if timeout <= 0 {
 		timeout = DefaultShutdownTimeout
 	}
-	s.log.Info("stopping", slog.Duration("shutdown_timeout", timeout))
+	s.log.Info("stopping", slog.String("shutdown_timeout", timeout.String()))
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := srv.Shutdown(sctx)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/httpx"
 )
 
@@ -179,7 +180,7 @@ func (s Settings) CheckListen() error {
 		if host == "" {
 			shown = s.Addr + " (every interface)"
 		}
-		return fmt.Errorf("%w: refusing to serve plain HTTP on %s, which is not a loopback address: give --tls-cert and --tls-key, or listen on 127.0.0.1 behind a reverse proxy that terminates TLS", ErrPlainHTTP, shown)
+		return errs.New(fmt.Sprintf("refusing to serve plain HTTP on %s, which is not a loopback address: give --tls-cert and --tls-key, or listen on 127.0.0.1 behind a reverse proxy that terminates TLS", shown), ErrPlainHTTP)
 	}
 	return nil
 }
