@@ -237,4 +237,3 @@ func (a *app) serveHint(s server.Settings) string {
 func enrolCommand(serverURL, code string) string {
 	return "pact init --server " + serverURL + " --code " + code
 }
-
