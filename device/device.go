@@ -145,6 +145,9 @@ func Enrol(ctx context.Context, hc *http.Client, p *profile.Profile, o EnrolOpti
 	if err := p.CheckEnrol(o.Force); err != nil {
 		return nil, out, err
 	}
+	if err := p.CheckDeviceKeyring(); err != nil {
+		return nil, out, err
+	}
 	info, err := Info(ctx, hc, base)
 	if err != nil {
 		return nil, out, err
@@ -153,20 +156,23 @@ func Enrol(ctx context.Context, hc *http.Client, p *profile.Profile, o EnrolOpti
 	if err != nil {
 		return nil, out, err
 	}
+	proof, err := devicetoken.MintProof(key, info.Issuer, now())
+	if err != nil {
+		return nil, out, err
+	}
+	if err := call(ctx, hc, http.MethodPost, base, serverapi.PathEnrol, nil, serverapi.EnrolRequest{Code: o.Code, Name: o.Name, Proof: proof}, &out); err != nil {
+		return nil, out, err
+	}
+	if out.Issuer != info.Issuer {
+		return nil, out, fmt.Errorf("%s enrolled this device as %s under the issuer %s, but introduced itself as %s; revoke that device from another of yours (pact devices revoke %s)",
+			base, out.Device.ID, out.Issuer, info.Issuer, out.Device.ID)
+	}
+	// Kept only once the server took it: a refused enrolment writes
+	// nothing here.
 	undo, err := p.StoreDeviceKey(key)
 	if err != nil {
-		return nil, out, err
-	}
-	proof, err := devicetoken.MintProof(key, info.Issuer, now())
-	if err == nil {
-		err = call(ctx, hc, http.MethodPost, base, serverapi.PathEnrol, nil, serverapi.EnrolRequest{Code: o.Code, Name: o.Name, Proof: proof}, &out)
-	}
-	if err == nil && out.Issuer != info.Issuer {
-		err = fmt.Errorf("%s enrolled this device under the issuer %s but introduced itself as %s", base, out.Issuer, info.Issuer)
-	}
-	if err != nil {
-		undo()
-		return nil, out, err
+		return nil, out, fmt.Errorf("the server enrolled this device as %s, but its key could not be kept in %s (%w); revoke %s from another of your devices (pact devices revoke %s) and enrol again",
+			out.Device.ID, p.Secrets.Where(), err, out.Device.ID, out.Device.ID)
 	}
 	c, err := p.SaveServerLink(profile.ServerLink{
 		URL: base, Issuer: out.Issuer, DeviceID: out.Device.ID, DeviceName: out.Device.Name, KID: out.Device.KID,

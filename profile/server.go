@@ -74,10 +74,18 @@ func (p *Profile) CheckEnrol(force bool) error {
 	return nil
 }
 
+// CheckDeviceKeyring reads the device key's entry once, so that a secret
+// store that does not answer fails before anything is enrolled.
+func (p *Profile) CheckDeviceKeyring() error {
+	if _, err := p.Secrets.Get(p.deviceKeySecret()); err != nil && !errors.Is(err, secrets.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 // StoreDeviceKey keeps the device key's private half (base64 PKCS#8 DER)
-// in the profile's secret store, before the enrolment that needs it. undo
-// puts back what was there before (the key of an earlier enrolment, or
-// nothing): a failed enrolment calls it and loses nothing.
+// in the profile's secret store. undo puts back what was there before (the
+// key of an earlier enrolment, or nothing).
 func (p *Profile) StoreDeviceKey(k crypto.Signer) (undo func(), err error) {
 	enc, err := signer.MarshalPrivate(k)
 	if err != nil {
