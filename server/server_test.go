@@ -141,6 +141,7 @@ func (ts *testServer) enrolDevice(user, name string) *device.Client {
 
 func (ts *testServer) enrolWith(code, name string) *device.Client {
 	ts.t.Helper()
+	ts.clock.Add(time.Millisecond) // devices listed in the order they enrolled
 	dirs := store.Dirs{Config: filepath.Join(ts.t.TempDir(), "config"), Data: filepath.Join(ts.t.TempDir(), "data")}
 	sec, _ := secrets.Open("file", dirs.Data, 0)
 	p := &profile.Profile{Name: "default", Dirs: dirs, Secrets: sec}
