@@ -82,7 +82,7 @@ func (a *app) serveAdmin(cmd *cobra.Command, f *serveFlags) (*server.Admin, serv
 	return &server.Admin{Store: st}, s, func() { st.Close() }, nil
 }
 
-const serveLong = `Run one personal agent for many Users and their devices (PACT §1, §3).
+const serveLong = `Run one personal agent for many Users and their devices.
 
 The server speaks to Providers with one identity: the profile's issuer, keys
 and pairwise-sub secret. Make it once, then register it with each Provider:
@@ -92,7 +92,8 @@ and pairwise-sub secret. Make it once, then register it with each Provider:
   pact --profile server serve --addr 127.0.0.1:8080
 
 It serves, live at the issuer, OIDC discovery, the JWKS (Cache-Control:
-max-age=300) and the OAuth Client ID Metadata Document (PACT §5.3), so no
+max-age=300) and the OAuth Client ID Metadata Document (its client_id is
+the issuer), so no
 ` + "`pact jwks export`" + ` is needed. Rotate keys with ` + "`pact --profile server key …`" + `: the
 JWKS follows within a second.
 

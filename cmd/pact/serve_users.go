@@ -134,7 +134,7 @@ func newServeProviderCmd(a *app, f *serveFlags) *cobra.Command {
 	add := &cobra.Command{
 		Use:   "add URL --audience AUD",
 		Short: "Record the audience a Provider assigned to this server",
-		Long: `Record a Provider registration of the server (PACT §3.1), as ` + "`pact provider add`" + ` does
+		Long: `Record a Provider registration of the server, as ` + "`pact provider add`" + ` does
 for a profile, in the server's database: a running server uses it at its next
 request. Register the server's issuer with the Provider first; every User's
 requests go with this audience and the User's own pairwise sub.`,
