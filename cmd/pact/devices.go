@@ -215,3 +215,38 @@ func (a *app) runInitServer(cmd *cobra.Command, f initServerFlags, withIssuer bo
 	a.keyringFlag = keyring
 	return a.initServer(cmd, f.server, f.code, f.name, force)
 }
+
+// serverProfileJSON is `pact whoami --json` on a server profile: what the
+// profile recorded at enrolment (no call to the server).
+type serverProfileJSON struct {
+	Profile string         `json:"profile"`
+	Server  string         `json:"server"`
+	Issuer  string         `json:"issuer"`
+	User    serverapi.User `json:"user"`
+	Device  struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		KID  string `json:"kid"`
+	} `json:"device"`
+	Enrolled   time.Time `json:"enrolled"`
+	KeyStorage string    `json:"keyStorage"`
+}
+
+// printServerProfile is `pact whoami` on a server profile.
+func (a *app) printServerProfile(p *profile.Profile, c *profile.Config) error {
+	l := c.Server
+	out := serverProfileJSON{Profile: p.Name, Server: l.URL, Issuer: l.Issuer, User: serverapi.User{ID: l.UserID, Name: l.UserName},
+		Enrolled: l.Enrolled, KeyStorage: p.Secrets.Kind()}
+	out.Device.ID, out.Device.Name, out.Device.KID = l.DeviceID, l.DeviceName, l.KID
+	if a.json {
+		return a.printJSON(out)
+	}
+	st := a.io.OutStyles()
+	for _, r := range [][2]string{
+		{"profile", p.Name}, {"server", l.URL}, {"issuer", l.Issuer}, {"user", line(l.UserName) + " (" + l.UserID + ")"},
+		{"device", line(l.DeviceName) + " (" + l.DeviceID + ")"}, {"device key", l.KID}, {"key stored in", p.Secrets.Where()},
+	} {
+		a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-15s", r[0])), r[1])
+	}
+	return nil
+}

@@ -169,6 +169,9 @@ func newWhoamiCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if c.Server != nil {
+				return a.printServerProfile(p, c)
+			}
 			id := a.identity(p, c)
 			if a.json {
 				return a.printJSON(id)
