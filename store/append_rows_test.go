@@ -97,7 +97,7 @@ func TestAppendTurnsTouchesConstantRows(t *testing.T) {
 	}
 	appendPair := func(ctxID string, have int) map[string]int {
 		return countRows(t, path, func() {
-			if err := db.AppendTurns(ctx, conv(ctxID, have+2), turns(have, 2)...); err != nil {
+			if err := db.ForUser(store.LocalUser).AppendTurns(ctx, conv(ctxID, have+2), turns(have, 2)...); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -106,7 +106,7 @@ func TestAppendTurnsTouchesConstantRows(t *testing.T) {
 		ctxID string
 		n     int
 	}{{"small", 10}, {"large", 2000}} {
-		if err := db.AppendTurns(ctx, conv(c.ctxID, c.n), turns(0, c.n)...); err != nil {
+		if err := db.ForUser(store.LocalUser).AppendTurns(ctx, conv(c.ctxID, c.n), turns(0, c.n)...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +126,7 @@ func TestAppendTurnsTouchesConstantRows(t *testing.T) {
 	if describe(small) != describe(large) || total > 16 {
 		t.Fatalf("appending 2 turns wrote\n  %s to a conversation of 12 turns,\n  %s to one of 2,002;\nwant the same few rows whatever the conversation's length", describe(small), describe(large))
 	}
-	if got, err := db.Turns(ctx, "https://provider.example/a2a/b1", "large"); err != nil || len(got) != 2004 {
+	if got, err := db.ForUser(store.LocalUser).Turns(ctx, "https://provider.example/a2a/b1", "large"); err != nil || len(got) != 2004 {
 		t.Fatalf("turns stored: %d, %v", len(got), err)
 	}
 }
