@@ -49,4 +49,3 @@ func countRows(t testing.TB, path string, fn func()) map[string]int {
 	rowCounter.watch, rowCounter.rows = "", nil
 	return got
 }
-
