@@ -31,6 +31,7 @@ import (
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/signer"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/backend"
 )
 
 // ReceiptStatus is what happened to a reply's receipt (§5.6). ID is the
@@ -81,11 +82,13 @@ type Options struct {
 	HTTP    *http.Client      // an httpx client, for the card and OAuth
 	Client  *a2aclient.Client // for message:send
 	Profile *profile.Profile
-	// DB is the profile's database (conversations, receipts, grants'
-	// metadata, card cache, pins); Store, Grants, Receipts and Cards keep
-	// their state in it.
-	DB    *store.DB
-	Store *Store
+	// Backend is the database that holds the profile's state (its SQLite
+	// file, or PostgreSQL: store/backend), and DB the User's state in it
+	// (conversations, receipts, grants' metadata, card cache, pins); Store,
+	// Grants, Receipts and Cards keep their state in DB.
+	Backend store.Backend
+	DB      store.Store
+	Store   *Store
 	// Grants holds delegation grants (§5); nil = identity only.
 	Grants delegation.Store
 	// Keys fetches Brands' authorization-server keys (tokens, receipts).
@@ -104,15 +107,18 @@ type Options struct {
 }
 
 // NewOptions wires the parts of a Session for profile p, with its state in
-// the profile's database (store.ProfileDB: {data}/profiles/NAME/pact.db,
-// opened on first use, when the files of a release before it are imported).
+// the profile's database (backend.ForProfile: the profile's SQLite file
+// {data}/profiles/NAME/pact.db unless p.Database names a PostgreSQL
+// database; opened on first use).
 func NewOptions(p *profile.Profile, hc *http.Client) Options {
-	db := store.ProfileDB(p.Dirs, p.Name)
+	b, user := backend.ForProfile(p.Dirs, p.Name, p.Database)
+	db := b.ForUser(user)
 	keys := jwks.NewCache(hc)
 	return Options{
 		HTTP:     hc,
 		Client:   &a2aclient.Client{HTTP: hc},
 		Profile:  p,
+		Backend:  b,
 		DB:       db,
 		Store:    NewStore(db),
 		Grants:   delegation.DBStore{DB: db},
