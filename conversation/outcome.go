@@ -1,7 +1,6 @@
 package conversation
 
 import (
-
 	"github.com/pact-cli/pact/a2aclient"
 )
 
