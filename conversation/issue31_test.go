@@ -323,3 +323,23 @@ func TestIssue31_2_AnAbandonedMessageDoesNotComeBack(t *testing.T) {
 		t.Errorf("a delivered message became %q", st)
 	}
 }
+
+// Issue 31 item 1, after a cut stream: the stream broke after the Provider
+// answered 200, message:stream sent again was answered UNSUPPORTED_OPERATION
+// and so was message:send (the fallback of a Provider that cannot stream):
+// the outcome is unknown all the same.
+func TestIssue31_1_ClosedAfterACutStreamIsAnUnknownOutcome(t *testing.T) {
+	e := newEnv(t, demoprovider.Config{StreamWordDelay: -1})
+	e.send(e.open(e.brands[0].SiteURL), "hello")
+	closed := a2aErr(400, a2aclient.ReasonUnsupportedOperation, "This conversation is closed")
+	m := e.misbehave(cutAfter(0), closed, closed)
+	s := e.open(e.brands[0].SiteURL)
+	_, err := s.SendStream(context.Background(), "please cancel order A-10001", NewMessageID(), func(a2aclient.StreamEvent) {})
+	var unknown *OutcomeUnknownError
+	if !errors.As(err, &unknown) || !unknown.Closed {
+		t.Fatalf("err = %v, want an *OutcomeUnknownError for the closed conversation", err)
+	}
+	if got := m.requests(); len(got) != 3 || !strings.HasPrefix(got[2], "message:send ") {
+		t.Errorf("requests %q, want message:stream twice then message:send", got)
+	}
+}
