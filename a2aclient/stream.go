@@ -122,10 +122,12 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 		if ctx.Err() != nil {
 			return nil, last
 		}
-		if subscribing && e.HTTPStatus != 0 && e.HTTPStatus < 500 && e.Reason != ReasonRateLimited {
+		if subscribing && ((e.HTTPStatus >= 400 && e.HTTPStatus < 500) || e.refused) && e.Reason != ReasonRateLimited {
 			// The Provider will not resume this task (A2A answers a
 			// finished task's subscribe with UNSUPPORTED_OPERATION): send
-			// the message again, same messageId, for the stored reply.
+			// the message again, same messageId, for the stored reply. A
+			// stream it answered but pact refused (too large, not this
+			// message's task) is final.
 			asm.forgetTask()
 			if attempt >= max {
 				return nil, last

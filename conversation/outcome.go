@@ -1,6 +1,8 @@
 package conversation
 
 import (
+	"errors"
+
 	"github.com/pact-cli/pact/a2aclient"
 )
 
@@ -78,9 +80,16 @@ func (e *OutcomeUnknownError) Detail() string {
 }
 
 // ErrorDetails are the members the --json error object adds: messageId
-// and contextId, for asking again under the same messageId.
+// and contextId, for asking again under the same messageId; closed; and
+// cause, the reason of the last answer (INVALID_REPLY, UNSUPPORTED_OPERATION,
+// INVALID_PARAMS, NETWORK…).
 func (e *OutcomeUnknownError) ErrorDetails() map[string]any {
-	return map[string]any{"messageId": e.MessageID, "contextId": e.ContextID, "closed": e.Closed}
+	cause := ""
+	var ae *a2aclient.Error
+	if errors.As(e.Err, &ae) {
+		cause = ae.Reason
+	}
+	return map[string]any{"messageId": e.MessageID, "contextId": e.ContextID, "closed": e.Closed, "cause": cause}
 }
 
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
