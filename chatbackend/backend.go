@@ -53,10 +53,10 @@ type Backend struct {
 	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
 
 	mu     sync.Mutex
-	unsent *outgoing // the last message whose reply never arrived (§4.3 retry)
-	last   string    // the text of the last message answered (what Resend sends again)
-	noted  bool              // the "sent without your delegation" notice was shown
-	asked  *agent.StepUp     // the step-up of the last reply, until a reply answers it
+	unsent *outgoing     // the last message whose reply never arrived (§4.3 retry)
+	last   string        // the text of the last message answered (what Resend sends again)
+	noted  bool          // the "sent without your delegation" notice was shown
+	asked  *agent.StepUp // the step-up of the last reply, until a reply answers it
 }
 
 // outgoing is a message as sent: its text and messageId.
@@ -188,7 +188,9 @@ func (e *UnansweredError) Unwrap() []error { return []error{tui.ErrSentUnanswere
 // its messageId; when the conversation was closed meanwhile (Closed) it matches
 // tui.ErrContextClosed too, and is not sent again at all: its answer can no longer be
 // fetched, and sending it in a new conversation could make the Brand's agent act twice.
-type OutcomeUnknownError struct{ Err *conversation.OutcomeUnknownError }
+type OutcomeUnknownError struct {
+	Err *conversation.OutcomeUnknownError
+}
 
 func (e *OutcomeUnknownError) Error() string {
 	if e.Err.Closed {

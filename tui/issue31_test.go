@@ -43,7 +43,7 @@ func (a *abandonFake) told() []string {
 func TestIssue31_2_EditedOrRemovedUnansweredMessageReachesTheRecord(t *testing.T) {
 	for _, c := range []struct {
 		name, typed, want string
-		sent          []string
+		sent              []string
 	}{
 		{"edited", "cancel order A-10002 instead", "m-1 replaced", []string{"cancel order A-10002 instead"}},
 		{"removed", "", "m-1 removed", nil},
