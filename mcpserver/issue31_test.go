@@ -56,7 +56,9 @@ func (l *lossy) sent() []string {
 	return append([]string(nil), l.ids...)
 }
 
-func lostAnswer(*http.Request) (*http.Response, error) { return nil, errors.New("connection reset by peer") }
+func lostAnswer(*http.Request) (*http.Response, error) {
+	return nil, errors.New("connection reset by peer")
+}
 
 func answered(status int, body string) func(*http.Request) (*http.Response, error) {
 	return func(r *http.Request) (*http.Response, error) {
