@@ -17,9 +17,12 @@ type Front struct {
 	// returns is called when the answer is in (a spinner, on the CLI).
 	Waiting func(s *conversation.Session) (done func())
 	// Restart answers ContextClosed: the Provider ended the conversation
-	// (PACT §4.2, UNSUPPORTED_OPERATION). true sends the message again in
-	// a new conversation (new messageId); false, or nil, ends the turn with
-	// the *conversation.ClosedError.
+	// (PACT §4.2, UNSUPPORTED_OPERATION) before the message reached the
+	// Brand. true sends the message again in a new conversation (new
+	// messageId); false, or nil, ends the turn with the
+	// *conversation.ClosedError. It is never asked when the message may
+	// already have been delivered (the turn then ends with
+	// *conversation.OutcomeUnknownError: the User decides, §4.3).
 	Restart func(closed *conversation.ClosedError) bool
 	// DeadGrant is told that the message went identity-only because the
 	// Brand's delegation grant is dead (conversation.DelegationStatus).
