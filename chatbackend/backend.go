@@ -330,20 +330,33 @@ func scopes(in []agent.Scope) []tui.Scope {
 
 var _ tui.Abandoner = (*Backend)(nil)
 
-// Abandon records that the User replaced (edited) or removed the message id, sent and
-// left unanswered: it may have been delivered, so it is not marked failed, but it is no
-// longer offered when the chat opens, nor asked about again when the same text is sent
-// (conversation.Session.Abandon).
-func (b *Backend) Abandon(id string, replaced bool) error {
+// Abandon records that the User replaced (edited) or removed t, a message sent and left
+// unanswered: it may have been delivered, so it is not marked failed, but it is no longer
+// offered when the chat opens, nor asked about again when the same text is sent
+// (conversation.Session.Abandon). A turn of History carries its messageId; one sent in
+// this chat is found by its text (the last unanswered message, or one on record).
+func (b *Backend) Abandon(t tui.Turn, replaced bool) error {
 	why := conversation.AbandonRemoved
 	if replaced {
 		why = conversation.AbandonReplaced
 	}
+	id := t.ID
 	b.mu.Lock()
+	if id == "" && b.unsent != nil && b.unsent.text == t.Text {
+		id = b.unsent.id
+	}
 	if b.unsent != nil && b.unsent.id == id {
 		b.unsent = nil
 	}
 	b.mu.Unlock()
+	b.op.Lock()
+	defer b.op.Unlock()
+	if id == "" {
+		var earlier *conversation.Turn
+		if id, earlier = b.s.MessageIDFor(t.Text); earlier == nil {
+			return nil // not on record as unanswered: nothing to give up
+		}
+	}
 	return b.s.Abandon(id, why)
 }
 

@@ -124,7 +124,7 @@ func TestIssue31_2_AbandonedMessageDoesNotComeBack(t *testing.T) {
 		if len(h) != 1 || h[0].State != tui.Unanswered {
 			t.Fatalf("History = %+v, want the unanswered message", h)
 		}
-		if err := b.Abandon(h[0].ID, replaced); err != nil {
+		if err := b.Abandon(h[0], replaced); err != nil {
 			t.Fatal(err)
 		}
 		if h := r.reopen().History(); len(h) != 0 {
@@ -136,5 +136,22 @@ func TestIssue31_2_AbandonedMessageDoesNotComeBack(t *testing.T) {
 		if id := r.rec.last().messageID; id == h[0].ID {
 			t.Errorf("replaced %v: the abandoned messageId was used again", replaced)
 		}
+	}
+}
+
+// Issue 31 item 2, for a message of this chat left unanswered: Abandon finds
+// it by its text, and the next open does not bring it back.
+func TestIssue31_2_AbandonedMessageOfThisChatDoesNotComeBack(t *testing.T) {
+	r := newRig(t, demoprovider.Config{})
+	ctx := testCtx(t)
+	r.rec.next = &scripted{next: r.rec.next, steps: []func(*http.Request) (*http.Response, error){lost, lost, lost, lost}}
+	if _, err := r.b.Send(ctx, "cancel order A-10001"); !errors.Is(err, tui.ErrSentUnanswered) {
+		t.Fatalf("err = %v, want the message left unanswered", err)
+	}
+	if err := r.b.Abandon(tui.Turn{Role: tui.RoleUser, Text: "cancel order A-10001", State: tui.Unanswered}, true); err != nil {
+		t.Fatal(err)
+	}
+	if h := r.reopen().History(); len(h) != 0 {
+		t.Errorf("History on the next open = %+v, want nothing", h)
 	}
 }

@@ -242,10 +242,12 @@ type Drafts interface {
 
 // Abandoner is implemented by a Backend that keeps the record of the messages sent: the
 // chat tells it when the User replaces (edits, replaced is true) or removes a message that
-// was sent and left unanswered (Unanswered, Turn.ID its messageId). The message may have
-// been delivered; it is no longer offered to be sent again when the chat opens.
+// was sent and left unanswered (Unanswered): its turn, whose ID is the messageId for a
+// turn of History, "" for one sent in this chat (the Backend then knows it by its text).
+// The message may have been delivered; it is no longer offered to be sent again when the
+// chat opens.
 type Abandoner interface {
-	Abandon(id string, replaced bool) error
+	Abandon(t Turn, replaced bool) error
 }
 
 // Backend is the conversation with one Brand, as the chat sees it.

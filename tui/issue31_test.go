@@ -17,12 +17,16 @@ type abandonFake struct {
 	abandoned []string // "ID replaced" or "ID removed"
 }
 
-func (a *abandonFake) Abandon(id string, replaced bool) error {
+func (a *abandonFake) Abandon(t Turn, replaced bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	how := "removed"
 	if replaced {
 		how = "replaced"
+	}
+	id := t.ID
+	if id == "" {
+		id = "text:" + t.Text
 	}
 	a.abandoned = append(a.abandoned, id+" "+how)
 	return nil
@@ -115,5 +119,32 @@ func TestIssue31_1_ClosedAfterAnUnknownOutcomeAsksNothing(t *testing.T) {
 	}
 	if !strings.Contains(p, "no answer yet") || strings.Contains(p, "not sent") {
 		t.Errorf("the message is not shown as unanswered:\n%s", p)
+	}
+}
+
+// Issue 31 item 2, for a message of this chat left unanswered (its answer
+// never came): edited, it is abandoned too, known to the Backend by its
+// text.
+func TestIssue31_2_EditedMessageOfThisChatReachesTheRecord(t *testing.T) {
+	f := &abandonFake{fake: newFake()}
+	calls := 0
+	f.reply = func(context.Context, string) (Reply, error) {
+		calls++
+		if calls == 1 {
+			return Reply{}, fmt.Errorf("no answer: %w", ErrSentUnanswered)
+		}
+		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Done.", At: t0}}}, nil
+	}
+	h := newHarness(t, f, testOptions(), 80, 30)
+	h.typeText("cancel order A-10001")
+	h.key("enter")
+	h.until("left unanswered", h.screenHas("unanswered 1 · cancel order A-10001"))
+	h.key("up")
+	h.key("ctrl+u")
+	h.typeText("cancel order A-10002")
+	h.key("enter")
+	h.until("the record told", func() bool { return len(f.told()) > 0 })
+	if got := f.told(); !slices.Equal(got, []string{"text:cancel order A-10001 replaced"}) {
+		t.Errorf("abandoned %q", got)
 	}
 }

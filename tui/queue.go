@@ -90,11 +90,11 @@ type abandonedMsg struct{ err error }
 // no longer offers it.
 func (c *chat) abandon(q *queued, replaced bool) tea.Cmd {
 	a, ok := c.b.(Abandoner)
-	if !ok || q.e.turn.ID == "" {
+	if !ok {
 		return nil
 	}
-	id := q.e.turn.ID
-	return func() tea.Msg { return abandonedMsg{err: a.Abandon(id, replaced)} }
+	t := q.e.turn
+	return func() tea.Msg { return abandonedMsg{err: a.Abandon(t, replaced)} }
 }
 
 // cancelEdit leaves the message being edited as it was and empties the input.
