@@ -24,6 +24,10 @@ const (
 	// (conversation.Session.endSend). A send whose outcome is unknown stays
 	// SendSending.
 	SendFailed = "failed"
+	// SendAbandoned: the User replaced or removed a message left sending
+	// (AbandonSend): it may still have been delivered, but it is no longer
+	// offered to be asked about again.
+	SendAbandoned = "abandoned"
 )
 
 // Send is a User's message as sent: on record before it leaves, with the
@@ -36,8 +40,8 @@ type Send struct {
 	ContextID    string // "" for the first message of a new conversation
 	Text         string
 	At           time.Time
-	State        string // SendSending, SendDelivered or SendFailed
-	Error        string // why it failed (SendFailed)
+	State        string // SendSending, SendDelivered, SendFailed or SendAbandoned
+	Error        string // why it failed (SendFailed) or was abandoned (SendAbandoned)
 }
 
 // RecordSend puts s on record (state SendSending unless set), replacing an
@@ -63,6 +67,25 @@ func (db *userDB) SetSendState(ctx context.Context, messageID, state, why string
 		_, err := tx.ExecContext(ctx, `UPDATE sends SET state = ?, error = ? WHERE user_id = ? AND message_id = ?`, state, why, db.user, messageID)
 		return err
 	})
+}
+
+// AbandonSend records that the User gave up the send of messageID while it
+// was still SendSending (replaced by another text, or removed), with why:
+// it becomes SendAbandoned, and Unanswered no longer returns it. A send in
+// another state, or none, is left as it is; abandoned reports whether one
+// was changed.
+func (db *DB) AbandonSend(ctx context.Context, messageID, why string) (abandoned bool, err error) {
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE sends SET state = ?, error = ? WHERE message_id = ? AND state = ?`,
+			SendAbandoned, why, messageID, SendSending)
+		if err != nil {
+			return err
+		}
+		n, err := r.RowsAffected()
+		abandoned = n > 0
+		return err
+	})
+	return abandoned, err
 }
 
 // SendState returns the state of the send of messageID ("" when none is on record).
