@@ -95,7 +95,10 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 	base := strings.TrimRight(req.InterfaceURL, "/")
 	asm := &assembly{}
 	resumed := false
-	var last *Error
+	var (
+		last *Error
+		seen attempts
+	)
 	for attempt := 1; ; attempt++ {
 		target, payload := base+"/message:stream", body
 		subscribing := asm.taskID() != ""
@@ -108,17 +111,23 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 			return resp, nil
 		}
 		if e.Reason == reasonMint {
+			if last != nil {
+				return nil, last // an earlier attempt's answer says more
+			}
 			return nil, e.Err
 		}
 		e.Attempts = attempt
+		seen.add(e)
 		last = e
 		if ctx.Err() != nil {
 			return nil, last
 		}
-		if subscribing && e.HTTPStatus != 0 && e.HTTPStatus < 500 && e.Reason != ReasonRateLimited {
+		if subscribing && ((e.HTTPStatus >= 400 && e.HTTPStatus < 500) || e.refused) && e.Reason != ReasonRateLimited {
 			// The Provider will not resume this task (A2A answers a
 			// finished task's subscribe with UNSUPPORTED_OPERATION): send
-			// the message again, same messageId, for the stored reply.
+			// the message again, same messageId, for the stored reply. A
+			// stream it answered but pact refused (too large, not this
+			// message's task) is final.
 			asm.forgetTask()
 			if attempt >= max {
 				return nil, last
@@ -206,8 +215,10 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 		}
 		return nil, e
 	}
+	// Answered 200: the Provider has the message, whatever follows
+	// (Error.Reached).
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-		return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream,
+		return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Reached: true,
 			Message: fmt.Sprintf("message:stream answered %q, not text/event-stream", resp.Header.Get("Content-Type"))}
 	}
 	maxEvent, maxTotal, stall := c.streamLimits()
@@ -220,35 +231,37 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 			var le *SSELimitError
 			switch {
 			case errors.As(err, &le):
-				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error()}
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error(), Reached: true}
 			case errors.Is(err, ErrStalled):
-				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("no event arrived for %s", stall), Err: ErrStalled}
+				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("no event arrived for %s", stall), Err: ErrStalled, Reached: true}
 			case errors.Is(err, ErrNotSSE):
-				return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Message: "message:stream answered text/event-stream with a body that is not Server-Sent Events"}
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Reached: true, Message: "message:stream answered text/event-stream with a body that is not Server-Sent Events"}
 			case errors.Is(err, io.EOF):
-				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete")}
+				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete"), Reached: true}
 			case ctx.Err() != nil:
-				return nil, &Error{Reason: ReasonNetwork, Err: ctx.Err()}
+				return nil, &Error{Reason: ReasonNetwork, Err: ctx.Err(), Reached: true}
 			}
-			return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+			return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err), Reached: true}
 		}
 		data := validUTF8(ev.Data)
 		if ev.Type == "error" || isErrorEvent(data) {
 			var env Envelope
-			if json.Unmarshal(data, &env) == nil && (env.Error.Status != "" || env.Error.Message != "" || len(env.Error.Details) > 0) {
-				e := &Error{HTTPStatus: 200, Status: env.Error.Status, Message: env.Error.Message, Reason: env.ReasonOf()}
-				if e.Reason == "" {
-					e.Reason = ReasonUnknown
-				}
+			if json.Unmarshal(data, &env) == nil && env.isError() {
+				e := &Error{HTTPStatus: 200}
+				env.fill(e)
+				// The stream's first event an error: a refusal, as an error
+				// answer would be; after other events, the Provider had
+				// begun the turn.
+				e.refused, e.Reached = first, !first
 				return nil, e
 			}
 		}
 		var sresp a2a.StreamResponse
 		if err := json.Unmarshal(data, &sresp); err != nil {
-			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: "an event of the reply stream is not a valid A2A event: " + err.Error()}
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Reached: true, Message: "an event of the reply stream is not a valid A2A event: " + err.Error()}
 		}
 		if err := asm.add(sresp.Event); err != nil {
-			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: err.Error()}
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Reached: true, Message: err.Error()}
 		}
 		if on != nil {
 			on(StreamEvent{Raw: json.RawMessage(data), Event: sresp.Event, Text: asm.text(), Resumed: first && resumed, TaskID: asm.taskID()})
@@ -277,6 +290,30 @@ type assembly struct {
 	task   *a2a.Task
 	done   bool
 	events int
+	// named and contextID are the task and the conversation the reply
+	// belongs to, once an event has named them; they are kept when the
+	// task is forgotten (forgetTask): a resumed stream, or the message sent
+	// again, must tell of the same task in the same conversation.
+	named     a2a.TaskID
+	contextID string
+}
+
+// belongs refuses an event of another task or conversation than the one
+// this reply already named (a resumed stream answered with another task's
+// events, or a Provider mixing streams up), and remembers the first ones
+// named. task is "" for an event that names none.
+func (a *assembly) belongs(task a2a.TaskID, contextID string) error {
+	if a.contextID != "" && contextID != a.contextID {
+		return fmt.Errorf("the stream's event is in conversation %q, not %q: it is not the reply to this message", contextID, a.contextID)
+	}
+	if task != "" && a.named != "" && task != a.named {
+		return fmt.Errorf("the stream's event is for task %q, not %q: it is not the reply to this message", task, a.named)
+	}
+	a.contextID = contextID
+	if task != "" {
+		a.named = task
+	}
+	return nil
 }
 
 func (a *assembly) taskID() string {
@@ -301,10 +338,16 @@ func (a *assembly) add(ev a2a.Event) error {
 		if e.ContextID == "" {
 			return errors.New("the stream's message has no contextId")
 		}
+		if err := a.belongs(e.TaskID, e.ContextID); err != nil {
+			return err
+		}
 		a.msg, a.done = e, true
 	case *a2a.Task:
 		if e.ContextID == "" || e.ID == "" {
 			return errors.New("the stream's task has no id or contextId")
+		}
+		if err := a.belongs(e.ID, e.ContextID); err != nil {
+			return err
 		}
 		t := *e
 		a.task = &t
@@ -338,6 +381,9 @@ func (a *assembly) add(ev a2a.Event) error {
 func (a *assembly) ensureTask(id a2a.TaskID, contextID string) error {
 	if id == "" || contextID == "" {
 		return errors.New("the stream's update has no taskId or contextId")
+	}
+	if err := a.belongs(id, contextID); err != nil {
+		return err
 	}
 	if a.task == nil {
 		a.task = &a2a.Task{ID: id, ContextID: contextID}

@@ -31,6 +31,7 @@ import (
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/signer"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/backend"
 )
 
 // ReceiptStatus is what happened to a reply's receipt (§5.6). ID is the
@@ -81,11 +82,13 @@ type Options struct {
 	HTTP    *http.Client      // an httpx client, for the card and OAuth
 	Client  *a2aclient.Client // for message:send
 	Profile *profile.Profile
-	// DB is the profile's database (conversations, receipts, grants'
-	// metadata, card cache, pins); Store, Grants, Receipts and Cards keep
-	// their state in it.
-	DB    *store.DB
-	Store *Store
+	// Backend is the database that holds the profile's state (its SQLite
+	// file, or PostgreSQL: store/backend), and DB the User's state in it
+	// (conversations, receipts, grants' metadata, card cache, pins); Store,
+	// Grants, Receipts and Cards keep their state in DB.
+	Backend store.Backend
+	DB      store.Store
+	Store   *Store
 	// Grants holds delegation grants (§5); nil = identity only.
 	Grants delegation.Store
 	// Keys fetches Brands' authorization-server keys (tokens, receipts).
@@ -104,15 +107,18 @@ type Options struct {
 }
 
 // NewOptions wires the parts of a Session for profile p, with its state in
-// the profile's database (store.ProfileDB: {data}/profiles/NAME/pact.db,
-// opened on first use, when the files of a release before it are imported).
+// the profile's database (backend.ForProfile: the profile's SQLite file
+// {data}/profiles/NAME/pact.db unless p.Database names a PostgreSQL
+// database; opened on first use).
 func NewOptions(p *profile.Profile, hc *http.Client) Options {
-	db := store.ProfileDB(p.Dirs, p.Name)
+	b, user := backend.ForProfile(p.Dirs, p.Name, p.Database)
+	db := b.ForUser(user)
 	keys := jwks.NewCache(hc)
 	return Options{
 		HTTP:     hc,
 		Client:   &a2aclient.Client{HTTP: hc},
 		Profile:  p,
+		Backend:  b,
 		DB:       db,
 		Store:    NewStore(db),
 		Grants:   delegation.DBStore{DB: db},
@@ -145,17 +151,19 @@ func (e *ClosedError) Detail() string {
 }
 func (e *ClosedError) Unwrap() error { return e.Err }
 
-// StaleContextError is an INVALID_PARAMS answer to a message that continued
-// a stored context: most often the Provider no longer knows it (§4.2: an
-// unknown context gets INVALID_PARAMS), or, for a message sent again under
-// the same messageId, the Provider has no stored reply for it yet (§4.3).
-// The answer is final: it is never waited out and retried. The remedy is a
-// new conversation (`--new`, `/new` in the chat). It unwraps to the
-// *a2aclient.Error.
+// StaleContextError is an INVALID_PARAMS answer about the contextId of a
+// message that continued a stored context (a2aclient.AboutContext): the
+// Provider no longer knows the conversation (§4.2: an unknown context gets
+// INVALID_PARAMS). Another INVALID_PARAMS (a body over the Provider's limit)
+// is not this error. The answer is final: it is never waited out and
+// retried. The remedy is a new conversation (`--new`, `/new` in the chat).
+// It unwraps to the *a2aclient.Error.
 type StaleContextError struct {
 	ContextID string
-	// Resent is set when the message was a repeat of one sent before
-	// under the same messageId.
+	// Resent is set when the message may have been processed before
+	// (it was a repeat of one sent before under the same messageId, or an
+	// earlier attempt got no answer): the conversation is then not marked
+	// unknown, and the User is told to check before sending it again.
 	Resent bool
 	Err    error
 }
@@ -170,7 +178,7 @@ func (e *StaleContextError) Error() string {
 // or ":" so that the caller's way to start a new conversation follows.
 func (e *StaleContextError) What() string {
 	if e.Resent {
-		return "the Provider has no answer to this message: it may still be working on it, or it no longer knows this conversation. Wait a moment and send it again, or"
+		return "the Provider no longer knows this conversation (it may have restarted, or the conversation expired), and your message may have reached it before: check with the Brand whether it acted before you send it again. To go on:"
 	}
 	return "the Provider no longer knows this conversation (it may have restarted, or the conversation expired):"
 }
@@ -517,26 +525,7 @@ func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2a
 		delete(s.unanswered, messageID)
 	}
 	if err != nil {
-		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonUnsupportedOperation) {
-			closed := s.contextID
-			s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
-			s.contextID = ""
-			return nil, &ClosedError{ContextID: closed, Err: err}
-		}
-		if s.cardCached && a2aclient.IsReason(err, a2aclient.ReasonNotFound) {
-			// The interface URL of a kept card is gone: the card may have
-			// changed. The next run fetches it again.
-			s.opts.Cards.Forget(s.Card.URL)
-		}
-		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) {
-			if !resend {
-				// A first send refused: the Provider does not know the
-				// conversation (a resend may still be in flight there).
-				s.opts.Store.MarkUnknown(s.Card.InterfaceURL, s.contextID)
-			}
-			return nil, &StaleContextError{ContextID: s.contextID, Resent: resend, Err: err}
-		}
-		return nil, err
+		return nil, s.failed(ctx, messageID, first, err)
 	}
 	res := &Result{
 		Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
@@ -573,6 +562,50 @@ func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2a
 		return res, &SaveError{Err: err}
 	}
 	return res, nil
+}
+
+// failed is the error that ends a send of messageID that failed with err
+// (first: no earlier attempt under messageID is on record). When the
+// message may have been processed (outcomeUnknown) and the last answer would
+// read as its fate (a closed conversation, INVALID_PARAMS, a reply pact
+// could not use), it is an *OutcomeUnknownError: never a *ClosedError, which
+// a front-end may answer by sending the text again as a new message (PACT
+// §4.3: the Brand's agent must not act twice).
+func (s *Session) failed(ctx context.Context, messageID string, first bool, err error) error {
+	unknown := outcomeUnknown(first, ctx.Err() != nil, err)
+	var ae *a2aclient.Error
+	if !errors.As(err, &ae) || ctx.Err() != nil {
+		return err
+	}
+	tell := &OutcomeUnknownError{MessageID: messageID, ContextID: s.contextID, Received: ae.Reached, Err: err}
+	switch {
+	case s.contextID != "" && ae.Reason == a2aclient.ReasonUnsupportedOperation:
+		closed := s.contextID
+		s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
+		s.contextID = ""
+		if unknown {
+			tell.Closed = true
+			return tell
+		}
+		return &ClosedError{ContextID: closed, Err: err}
+	case ae.Reason == a2aclient.ReasonNotFound && s.cardCached:
+		// The interface URL of a kept card is gone: the card may have
+		// changed. The next run fetches it again.
+		s.opts.Cards.Forget(s.Card.URL)
+	case s.contextID != "" && a2aclient.AboutContext(err):
+		// INVALID_PARAMS on the contextId (§4.2): the Provider does not know
+		// the conversation. Only a first send refused proves it (a message
+		// sent again may have been processed before the Provider forgot).
+		if !unknown {
+			s.opts.Store.MarkUnknown(s.Card.InterfaceURL, s.contextID)
+		}
+		return &StaleContextError{ContextID: s.contextID, Resent: unknown, Err: err}
+	case unknown && (ae.Reason == a2aclient.ReasonInvalidParams || ae.Reached):
+		// No answer for a message the Provider may hold (§4.3), or a reply
+		// that came but could not be used.
+		return tell
+	}
+	return err
 }
 
 // deliver sends req once through the A2A client (its own retries

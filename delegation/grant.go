@@ -97,10 +97,10 @@ func isNotFound(err error) bool {
 	return errors.Is(err, secrets.ErrNotFound) || errors.Is(err, fs.ErrNotExist)
 }
 
-// DBStore is a Store in the profile's database (store.DB). Each grant is
+// DBStore is a Store in the User's store (store.Grants). Each grant is
 // kept as its JSON document, so fields added to Grant need no migration.
 type DBStore struct {
-	DB *store.DB
+	DB store.Grants
 }
 
 // Get returns the grant for interfaceURL.

@@ -22,13 +22,6 @@ type Pins interface {
 	SetPin(ctx context.Context, p store.Pin) error
 }
 
-// NewPins returns the pins of profile name, kept in its database
-// (store.ProfileDB; the pins.json an earlier build kept for every profile
-// is imported into it once).
-func NewPins(dirs store.Dirs, name string) Pins {
-	return store.ProfileDB(dirs, name)
-}
-
 // ErrCardChanged is matched by *CardChangedError (exit 1, CARD_CHANGED).
 var ErrCardChanged = errors.New("the Brand's Agent Card changed")
 

@@ -43,7 +43,7 @@ func (d *demoEnv) loadAll(t *testing.T) map[string][]conversation.Turn {
 	t.Helper()
 	db := d.openDB(t)
 	defer db.Close()
-	st := conversation.NewStore(db)
+	st := conversation.NewStore(db.ForUser(store.LocalUser))
 	sums, err := st.List()
 	if err != nil {
 		t.Fatalf("conversation index does not load: %v", err)

@@ -92,7 +92,13 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	// The turn is agent's; the tool answers its events in its result: a
 	// closed conversation is started anew and noted, a step-up is returned
 	// with the login pact started for it (below).
-	messageID := conversation.NewMessageID()
+	// The same text as a message on record as sent and unanswered (its outcome
+	// unknown) is asked about again under its messageId (§4.3).
+	messageID, again := sess.MessageIDFor(in.Text)
+	if again != nil {
+		r.say(fmt.Sprintf("Note: this text was sent to %s before (messageId %s, %s) and got no answer; pact asked again under the same messageId, so the Brand's agent does not act twice.",
+			src, again.MessageID, again.At.UTC().Format(time.RFC3339)))
+	}
 	sentAt := seconds(time.Now())
 	res, err := agent.SendID(ctx, sess, in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
 		r.say(fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", src, closed.ContextID))
@@ -109,6 +115,15 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	var pending *agent.StepUpPending
 	if errors.As(err, &pending) {
 		err = nil
+	}
+	var unknown *conversation.OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		// It may have been delivered and acted on: the User decides (§4.3).
+		words := unknown.What() + " Tell the User before anything is sent again."
+		if !unknown.Closed {
+			words = unknown.What() + " " + unknown.Remedy("call send_message again with the same text") + " Tell the User."
+		}
+		return nil, SendOutput{}, toolError(errors.New(words))
 	}
 	var stale *conversation.StaleContextError
 	if errors.As(err, &stale) {

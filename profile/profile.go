@@ -71,7 +71,11 @@ type Profile struct {
 	Name    string
 	Dirs    store.Dirs
 	Secrets secrets.Store
-	Now     func() time.Time // nil = time.Now
+	// Database is the PostgreSQL database (a postgres:// URL) that holds
+	// the profile's state; "" is the profile's own SQLite file
+	// (store/backend).
+	Database string
+	Now      func() time.Time // nil = time.Now
 }
 
 func (p *Profile) path() string {

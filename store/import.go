@@ -478,7 +478,7 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 		}
 		var id int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (interface_url, context_id) DO UPDATE SET state = excluded.state,
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, interface_url, context_id) DO UPDATE SET state = excluded.state,
 				last_message_at = CASE WHEN excluded.last_message_ns > last_message_ns THEN excluded.last_message_at ELSE last_message_at END,
 				last_message_ns = max(last_message_ns, excluded.last_message_ns) RETURNING id`,
 			s.Brand, s.BrandName, s.InterfaceURL, s.ContextID, fmtTime(s.LastMessageAt), s.LastMessageAt.UnixNano(), s.State).Scan(&id)
@@ -503,7 +503,7 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	if st.dataDir != "" {
-		w, err := newReceiptWriter(ctx, tx)
+		w, err := newReceiptWriter(ctx, tx, LocalUser)
 		if err != nil {
 			return err
 		}

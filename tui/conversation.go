@@ -319,6 +319,15 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 // died. The message is never lost: it waits at the head of the queue, drawn once.
 func (c *chat) onSendError(q *queued, err error) tea.Cmd {
 	switch {
+	case errors.Is(err, ErrContextClosed) && errors.Is(err, ErrSentUnanswered):
+		// Closed after the message may have reached the Brand: its answer can no longer
+		// be fetched, and sending it again in a new conversation could make the Brand's
+		// agent act twice. It is not offered again; the User decides (§4.3).
+		c.setState(q, Unanswered)
+		c.fail(clean(err.Error()))
+		c.last = nil
+		c.pauseQueue()
+		return nil
 	case errors.Is(err, ErrContextClosed), errors.Is(err, ErrContextUnknown):
 		what := c.brandName() + " closed this conversation."
 		if !errors.Is(err, ErrContextClosed) {

@@ -290,6 +290,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedMsg:
 		c.onSaved(msg)
 		return m, nil
+	case abandonedMsg:
+		if msg.err != nil {
+			c.fail("Could not record that the unanswered message was given up; it may be offered again: " + clean(msg.err.Error()))
+		}
+		return m, nil
 	case tickMsg:
 		if msg.seq != c.tickSeq {
 			return m, nil

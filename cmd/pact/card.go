@@ -216,7 +216,7 @@ delegation; it is checked like the public card.`,
 // by side and the User asked), and returns a plain-words note for the
 // table. A changed card is a *discovery.CardChangedError (CARD_CHANGED).
 func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool, expect string) (string, error) {
-	pins := discovery.NewPins(a.dirs(), a.profile)
+	pins := a.userStore()
 	if !trust {
 		return agent.PinNote(ctx, pins, arg, card, time.Now())
 	}

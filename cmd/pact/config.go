@@ -65,6 +65,9 @@ type settings struct {
 	keyring string // "" (os), "os" or "file"
 	// keyringEnv is PACT_KEYRING, lower-cased ("" = not set).
 	keyringEnv string
+	// database is the PostgreSQL database that holds the profile's state
+	// ("" = the profile's SQLite file).
+	database string
 }
 
 // keyringValue checks a keyring setting ("os" or "file", any case); what

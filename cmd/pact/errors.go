@@ -47,6 +47,9 @@ const (
 var exitTable = []exitRule{
 	{is(context.Canceled), exitCancelled, "CANCELLED", 0},
 	{as(jqError{}), exitFailure, "JQ_ERROR", 0},
+	// The message may have been delivered (§4.3): before the rows of the
+	// Provider's last answer, which is not the message's fate (1).
+	{as(&conversation.OutcomeUnknownError{}), exitFailure, "OUTCOME_UNKNOWN", 0},
 	// Usage: bad flags, arguments, expressions (2).
 	{is(profile.ErrKeyringConflict), exitUsage, "KEYRING_CONFLICT", 0}, // before usageError, which may wrap it
 	{as(usageError{}), exitUsage, "USAGE", 0},

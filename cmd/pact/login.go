@@ -93,7 +93,7 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 // the message again.
 func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *agent.StepUp) (*delegation.Grant, error) {
 	st := a.io.ErrStyles()
-	a.io.Printf("%s\n", safe(su.Text))
+	a.printStepUpText(su.Result) // once: not again when it streamed
 	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(s.Card.Name()), line(strings.Join(su.IDs(), ", ")))
 	g, err := a.login(ctx, s, su.IDs())
 	if err != nil {

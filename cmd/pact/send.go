@@ -56,11 +56,21 @@ func (a *app) spinner(label string) stopper {
 
 // deliver sends one message as agent.Send does and answers its events as
 // the CLI contract asks: a spinner while waiting; a closed context is told
-// and a new one started (under --json it is reported instead); a dead grant
-// is noted; a step-up on a terminal asks the User (a.stepUp), otherwise it
-// stays pending (*agent.StepUpPending: exit 4 with the task).
+// and a new one started (under --json it is reported instead; the core asks
+// only when the message never reached the Brand, else the turn ends with
+// *conversation.OutcomeUnknownError); a dead grant is noted; a step-up on a
+// terminal asks the User (a.stepUp), otherwise it stays pending
+// (*agent.StepUpPending: exit 4 with the task). The same text as a message
+// left unanswered goes under its messageId, and is noted.
 func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
 	f := agent.Front{
+		Again: func(earlier *conversation.Turn) {
+			if a.json {
+				return
+			}
+			a.io.Eprintf("%s Asking again for the answer to your message of %s (the same message id, so the Brand's agent does not act twice).\n",
+				a.io.ErrStyles().Faint.Render("·"), earlier.At.Local().Format("2006-01-02 15:04"))
+		},
 		Waiting: func(s *conversation.Session) func() { return a.spinner("Waiting for " + line(s.Card.Name())).Stop },
 		Restart: func(*conversation.ClosedError) bool {
 			if a.json {
@@ -142,7 +152,10 @@ func newSendCmd(a *app) *cobra.Command {
 		Long: `Send one message and print the agent's reply. The stored conversation with the
 Brand is continued (one contextId per profile and Brand) unless --new;
 --context names one. Retries after a network error or 5xx reuse the same
-messageId, so the agent never acts twice; an error answer is final.
+messageId, so the agent never acts twice; an error answer is final. A message
+whose answer never came (it may have been delivered) stays on record: sending
+the same text again in the same conversation asks for its answer under the
+same messageId.
 
 On a terminal with colour the reply is rendered as Markdown (theme: dark, or
 PACT_MARKDOWN_STYLE=light or plain); with NO_COLOR or when stdout is not a

@@ -358,4 +358,18 @@ var rules = []rule{
 		New:  "\tm.Write(nil)",
 		Pkg:  "./signer", Run: "TestSection3_2_UserPairwiseSub",
 	},
+	{
+		Name: "closed-after-unknown-outcome", What: "a closed conversation after a message that may have been delivered is reported, never restarted with the text as a new message (PACT §4.2, §4.3; issue 31)",
+		File: "conversation/session.go",
+		Old:  "\t\tif unknown {\n\t\t\ttell.Closed = true",
+		New:  "\t\tif false {\n\t\t\ttell.Closed = true",
+		Pkg:  "./conversation", Run: "TestIssue31_1",
+	},
+	{
+		Name: "resumed-stream-task", What: "a resumed stream must tell of the task and conversation the first one named (issue 31)",
+		File: "a2aclient/stream.go",
+		Old:  "if task != \"\" && a.named != \"\" && task != a.named {",
+		New:  "if false && task != \"\" && a.named != \"\" && task != a.named {",
+		Pkg:  "./a2aclient", Run: "TestIssue31_7",
+	},
 }

@@ -103,7 +103,7 @@ func seedReceipts(home string, n int, problems bool) error {
 		r.SetListing(claims, brand, "https://brand"+strconv.Itoa(i%10)+".example/.well-known/agent-card.json")
 		batch = append(batch, r)
 		if len(batch) == cap(batch) || i == n-1 {
-			if err := db.PutReceipts(context.Background(), batch); err != nil {
+			if err := db.ForUser(store.LocalUser).PutReceipts(context.Background(), batch); err != nil {
 				return err
 			}
 			batch = batch[:0]
