@@ -74,10 +74,10 @@ func (db *userDB) SetSendState(ctx context.Context, messageID, state, why string
 // it becomes SendAbandoned, and Unanswered no longer returns it. A send in
 // another state, or none, is left as it is; abandoned reports whether one
 // was changed.
-func (db *DB) AbandonSend(ctx context.Context, messageID, why string) (abandoned bool, err error) {
+func (db *userDB) AbandonSend(ctx context.Context, messageID, why string) (abandoned bool, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE sends SET state = ?, error = ? WHERE message_id = ? AND state = ?`,
-			SendAbandoned, why, messageID, SendSending)
+		r, err := tx.ExecContext(ctx, `UPDATE sends SET state = ?, error = ? WHERE user_id = ? AND message_id = ? AND state = ?`,
+			SendAbandoned, why, db.user, messageID, SendSending)
 		if err != nil {
 			return err
 		}

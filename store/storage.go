@@ -114,6 +114,12 @@ type Sends interface {
 	SetSendState(ctx context.Context, messageID, state, why string) error
 	// SendState returns the state of the send of messageID ("" when none).
 	SendState(ctx context.Context, messageID string) (string, error)
+	// AbandonSend records that the User gave up the send of messageID
+	// while it was still SendSending (replaced or removed): it becomes
+	// SendAbandoned with why, and Unanswered no longer returns it. A send
+	// in another state, or none, is left as it is; abandoned reports
+	// whether one was changed.
+	AbandonSend(ctx context.Context, messageID, why string) (abandoned bool, err error)
 	// Unanswered returns the sends to the Brand at cardURL still in state
 	// SendSending, oldest first.
 	Unanswered(ctx context.Context, cardURL string) ([]Send, error)
