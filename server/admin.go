@@ -18,7 +18,7 @@ import (
 // request. Errors match profile.ErrInvalidInput (bad input) or
 // profile.ErrNotFound, which the CLI maps to its exit codes.
 type Admin struct {
-	Store Store
+	Store store.ServerBackend
 	Now   func() time.Time
 }
 
@@ -45,7 +45,7 @@ func (a *Admin) AddUser(ctx context.Context, name string) (store.ServerUser, Cod
 		return store.ServerUser{}, Code{}, errs.New(`a User's name may not start with "u_" (the prefix of User ids)`, profile.ErrInvalidInput)
 	}
 	u := store.ServerUser{ID: newID("u_"), Name: name, Created: a.now().UTC().Truncate(time.Second)}
-	if err := a.Store.AddUser(ctx, u); errors.Is(err, store.ErrNameTaken) {
+	if err := a.Store.AddServerUser(ctx, u); errors.Is(err, store.ErrNameTaken) {
 		return u, Code{}, errs.New(fmt.Sprintf("a User named %q exists; for a new enrolment code: pact serve user code %s", name, name), profile.ErrInvalidInput)
 	} else if err != nil {
 		return u, Code{}, err
@@ -56,7 +56,7 @@ func (a *Admin) AddUser(ctx context.Context, name string) (store.ServerUser, Cod
 
 // User finds a User by id or name.
 func (a *Admin) User(ctx context.Context, ref string) (store.ServerUser, error) {
-	u, err := a.Store.User(ctx, ref)
+	u, err := a.Store.ServerUser(ctx, ref)
 	if errors.Is(err, store.ErrServerNotFound) {
 		return u, errs.New(fmt.Sprintf("no User %q on this server (see pact serve user list)", ref), profile.ErrNotFound)
 	}
@@ -75,7 +75,7 @@ func (a *Admin) NewCode(ctx context.Context, ref string) (store.ServerUser, Code
 
 // Users lists the Users with their active devices' count.
 func (a *Admin) Users(ctx context.Context) ([]UserSummary, error) {
-	us, err := a.Store.Users(ctx)
+	us, err := a.Store.ServerUsers(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (a *Admin) RemoveUser(ctx context.Context, ref string) (store.ServerUser, e
 	if err != nil {
 		return u, err
 	}
-	if err := a.Store.RemoveUser(ctx, u.ID); errors.Is(err, store.ErrServerNotFound) {
+	if err := a.Store.RemoveServerUser(ctx, u.ID); errors.Is(err, store.ErrServerNotFound) {
 		return u, errs.New(fmt.Sprintf("no User %q on this server (see pact serve user list)", ref), profile.ErrNotFound)
 	} else if err != nil {
 		return u, err

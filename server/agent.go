@@ -25,11 +25,12 @@ import (
 //     take effect while the server runs; Registrations.Match finds the one
 //     of an interface URL (profile.Config's longest-prefix rule).
 //   - HTTP: the hardened outbound client (httpx).
-//
-// The User's own store (conversations, turns, receipts, grants, drafts)
-// joins it with the storage interface.
+//   - Store: the User's own store (conversations, turns, sends, receipts,
+//     grants, drafts, cards, pins; the storage interface's store.Store) in
+//     the server's database, which reads and writes that User's rows only.
 type UserEnv struct {
 	UserID        string
+	Store         store.Store
 	Issuer        string
 	Signer        *signer.Signer
 	Sub           func(audience string) string
@@ -40,7 +41,7 @@ type UserEnv struct {
 // UserEnv builds the environment of User userID; a User that does not
 // exist (removed meanwhile) is NotFound.
 func (s *Server) UserEnv(ctx context.Context, userID string) (UserEnv, error) {
-	if _, err := s.opts.Store.User(ctx, userID); errors.Is(err, store.ErrServerNotFound) {
+	if _, err := s.opts.Store.ServerUser(ctx, userID); errors.Is(err, store.ErrServerNotFound) {
 		return UserEnv{}, NotFound("User")
 	} else if err != nil {
 		return UserEnv{}, err
@@ -59,7 +60,7 @@ func (s *Server) UserEnv(ctx context.Context, userID string) (UserEnv, error) {
 	}
 	id := s.opts.Identity
 	return UserEnv{
-		UserID: userID, Issuer: id.Issuer(), Signer: sg,
+		UserID: userID, Store: s.opts.Store.ForUser(userID), Issuer: id.Issuer(), Signer: sg,
 		Sub:           func(audience string) string { return id.Sub(userID, audience) },
 		Registrations: c, HTTP: s.opts.HTTP,
 	}, nil

@@ -23,7 +23,7 @@ func (s *Server) mountDevices() {
 
 func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	c, _ := CallerFrom(r.Context())
-	u, err := s.opts.Store.User(r.Context(), c.UserID)
+	u, err := s.opts.Store.ServerUser(r.Context(), c.UserID)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) error {
 // device of the caller's User (`pact devices add`).
 func (s *Server) addCode(w http.ResponseWriter, r *http.Request) error {
 	c, _ := CallerFrom(r.Context())
-	u, err := s.opts.Store.User(r.Context(), c.UserID)
+	u, err := s.opts.Store.ServerUser(r.Context(), c.UserID)
 	if err != nil {
 		return err
 	}

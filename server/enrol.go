@@ -67,7 +67,7 @@ func CodeHash(code string) string {
 // IssueCode makes a one-time code for userID, valid EnrolmentCodeTTL from
 // now, and stores its hash; createdBy is "operator" or the device id that
 // asked (`pact devices add`).
-func IssueCode(ctx context.Context, st Store, userID, createdBy string, now time.Time) (Code, error) {
+func IssueCode(ctx context.Context, st store.ServerBackend, userID, createdBy string, now time.Time) (Code, error) {
 	c, err := newCode()
 	if err != nil {
 		return Code{}, err

@@ -74,7 +74,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.opts.Store.Ready(ctx); err != nil {
+	if err := s.opts.Store.ServerReady(ctx); err != nil {
 		checks["database"], ok = "failing", false
 		s.log.Warn("readyz: database", slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
 	}

@@ -8,7 +8,7 @@
 //   - Users, devices and enrolment (enrol.go, devices.go, admin.go): one-time
 //     codes, devices authenticated on every call by a device token
 //     (package devicetoken; auth.go), revocation seen at once, replayed
-//     token ids refused, all decided in the database (Store);
+//     token ids refused, all decided in the database (store.ServerState);
 //   - the API's plumbing (server.go, errors.go, middleware.go): /v1 routes,
 //     one error envelope, X-Request-Id on every answer and log line, body
 //     size limits, per-device rate limits counted in the database, the
@@ -36,6 +36,7 @@ import (
 
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/serverapi"
+	"github.com/pact-cli/pact/store"
 )
 
 // DefaultMaxBody is the body limit of a route that sets none (1 MiB).
@@ -61,7 +62,7 @@ type Route struct {
 type Options struct {
 	Settings Settings // resolved (Resolve, WithDefaults); CheckListen passed
 	Identity *Identity
-	Store    Store
+	Store    store.ServerBackend
 	Logger   *slog.Logger // JSON lines; nil = discard
 	Version  string       // pact's version
 	Now      func() time.Time
@@ -121,7 +122,7 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Identity() *Identity { return s.opts.Identity }
 
 // Store is the server's database.
-func (s *Server) Store() Store { return s.opts.Store }
+func (s *Server) Store() store.ServerBackend { return s.opts.Store }
 
 // Metrics are the server's Prometheus collectors.
 func (s *Server) Metrics() *Metrics { return s.metrics }
@@ -294,7 +295,7 @@ func (s *Server) purgeLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			now := s.now()
-			if err := s.opts.Store.Purge(ctx, now, now.Add(-2*rateWindow)); err != nil && ctx.Err() == nil {
+			if err := s.opts.Store.PurgeServer(ctx, now, now.Add(-2*rateWindow)); err != nil && ctx.Err() == nil {
 				s.log.Warn("purge failed", slog.String("error", err.Error()))
 			}
 		}

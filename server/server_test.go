@@ -54,7 +54,7 @@ type testServer struct {
 	t      *testing.T
 	srv    *Server
 	url    string
-	st     Store
+	st     store.ServerBackend
 	admin  *Admin
 	clock  *clock
 	logs   *syncBuffer

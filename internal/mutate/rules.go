@@ -283,14 +283,14 @@ var rules = []rule{
 	},
 	{
 		Name: "serve-jti-once", What: "a device token's jti is accepted once, decided in the database (issue 29)",
-		File: "store/serverdb.go",
+		File: "store/server.go",
 		Old:  "`INSERT INTO server_device_jtis (device_id, jti, expires_ns) VALUES (?, ?, ?)`",
 		New:  "`INSERT OR IGNORE INTO server_device_jtis (device_id, jti, expires_ns) VALUES (?, ?, ?)`",
 		Pkg:  "./server", Run: "TestIssue29_DeviceTokenReplayIsRefused",
 	},
 	{
 		Name: "serve-code-once", What: "an enrolment code is used once, even by racing enrolments (issue 29)",
-		File: "store/serverdb.go",
+		File: "store/server.go",
 		Old:  "WHERE hash = ? AND used_ns IS NULL AND expires_ns > ? RETURNING user_id",
 		New:  "WHERE hash = ? AND expires_ns > ? RETURNING user_id",
 		Pkg:  "./server", Run: "TestIssue29_EnrolmentCodeOnceAndFor15Minutes",

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -19,10 +17,12 @@ import (
 // database, by a unique key or a conditional update, never in a process's
 // memory, so that it holds across processes sharing the database.
 //
-// ServerDB is the SQLite implementation (its own file, WAL, foreign keys,
-// busy timeout, versioned migrations: ServerMigrations). The SQL is kept
-// portable (ON CONFLICT, RETURNING, integer nanoseconds for times) for the
-// PostgreSQL backend of the storage interface.
+// They are part of the storage interface: a Backend that can hold a pact
+// serve also implements ServerState (ServerBackend), and the conformance
+// suite (storetest: the Server… behaviours) checks it. The SQLite store
+// implements it on *DB, in the same file as its Users' Stores (schema
+// version 13). The SQL is kept portable (ON CONFLICT, RETURNING, integer
+// nanoseconds for times).
 
 // ServerUser is one User of a server.
 type ServerUser struct {
@@ -64,7 +64,7 @@ type ServerRegistration struct {
 	Added    time.Time `json:"added"`
 }
 
-// Errors of ServerDB, matched with errors.Is.
+// Errors of ServerState, matched with errors.Is.
 var (
 	// ErrServerNotFound: no such User, device or registration.
 	ErrServerNotFound = errors.New("not found")
@@ -76,149 +76,68 @@ var (
 	ErrReplay = errors.New("device token used before")
 )
 
-// ServerMigrations are the server database's schema versions, as
-// Migrations are a profile's.
-var ServerMigrations = []string{
-	// 1: Users, devices, enrolment codes, used device-token ids, rate-limit
-	// counters, Provider registrations.
-	`CREATE TABLE server_users (
-	id TEXT PRIMARY KEY,
-	name TEXT NOT NULL UNIQUE,
-	created_ns BIGINT NOT NULL
-);
-CREATE TABLE server_devices (
-	id TEXT PRIMARY KEY,
-	user_id TEXT NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
-	name TEXT NOT NULL,
-	kid TEXT NOT NULL,
-	jwk TEXT NOT NULL,
-	created_ns BIGINT NOT NULL,
-	last_seen_ns BIGINT,
-	revoked_ns BIGINT
-);
-CREATE INDEX server_devices_by_user ON server_devices (user_id, created_ns);
-CREATE TABLE server_enrolment_codes (
-	hash TEXT PRIMARY KEY,
-	user_id TEXT NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
-	created_ns BIGINT NOT NULL,
-	expires_ns BIGINT NOT NULL,
-	used_ns BIGINT,
-	created_by TEXT NOT NULL
-);
-CREATE TABLE server_device_jtis (
-	device_id TEXT NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
-	jti TEXT NOT NULL,
-	expires_ns BIGINT NOT NULL,
-	PRIMARY KEY (device_id, jti)
-);
-CREATE INDEX server_device_jtis_by_expiry ON server_device_jtis (expires_ns);
-CREATE TABLE server_rate_counts (
-	device_id TEXT NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
-	window_ns BIGINT NOT NULL,
-	count INTEGER NOT NULL,
-	PRIMARY KEY (device_id, window_ns)
-);
-CREATE TABLE server_registrations (
-	url TEXT PRIMARY KEY,
-	audience TEXT NOT NULL,
-	added_ns BIGINT NOT NULL
-);`,
+// ServerState is the state of `pact serve` itself, beside its Users'
+// Stores (ForUser, keyed by ServerUser.ID). Every method is safe for
+// concurrent use, by several processes sharing the database too.
+type ServerState interface {
+	// AddServerUser records a User; a name already taken is ErrNameTaken.
+	AddServerUser(ctx context.Context, u ServerUser) error
+	// ServerUsers lists the Users, oldest first.
+	ServerUsers(ctx context.Context) ([]ServerUser, error)
+	// ServerUser finds a User by id or name (ErrServerNotFound).
+	ServerUser(ctx context.Context, idOrName string) (ServerUser, error)
+	// RemoveServerUser deletes a User with their devices, codes, used
+	// token ids and counters (ErrServerNotFound when there is none).
+	RemoveServerUser(ctx context.Context, id string) error
+
+	// AddEnrolmentCode stores a code's hash.
+	AddEnrolmentCode(ctx context.Context, c EnrolmentCode) error
+	// Enrol uses the code whose hash is codeHash once, if unexpired at
+	// now, and records the device for its User, in one transaction: of
+	// enrolments racing with one code, in any number of processes,
+	// exactly one wins. A code unknown, expired or used is ErrCodeRefused.
+	Enrol(ctx context.Context, codeHash string, now time.Time, d ServerDevice) (ServerUser, ServerDevice, error)
+
+	// Device returns a device by id (ErrServerNotFound).
+	Device(ctx context.Context, id string) (ServerDevice, error)
+	// Devices lists a User's devices, revoked ones too, oldest first.
+	Devices(ctx context.Context, userID string) ([]ServerDevice, error)
+	// RevokeDevice revokes a device of User userID; a device of another
+	// User is ErrServerNotFound, as one that does not exist, and is left
+	// as it was.
+	RevokeDevice(ctx context.Context, userID, deviceID string, now time.Time) (ServerDevice, error)
+	// Admit records one authenticated request of a device: its token id
+	// jti, kept until jtiExpires (seen before: ErrReplay), and its count in
+	// the rate-limit window starting at window (returned).
+	Admit(ctx context.Context, deviceID, jti string, jtiExpires, window, now time.Time) (int, error)
+	// PurgeServer forgets expired token ids, windows before windowsBefore
+	// and codes expired for a day.
+	PurgeServer(ctx context.Context, now, windowsBefore time.Time) error
+
+	// PutRegistration records or replaces the registration of r.URL.
+	PutRegistration(ctx context.Context, r ServerRegistration) error
+	// Registrations lists the registrations by URL.
+	Registrations(ctx context.Context) ([]ServerRegistration, error)
+	// RemoveRegistration deletes one (ErrServerNotFound).
+	RemoveRegistration(ctx context.Context, url string) error
+
+	// ServerReady answers quickly whether the database answers with the
+	// schema this binary writes (a server's /readyz, every few seconds).
+	ServerReady(ctx context.Context) error
 }
 
-// ServerDB is the server's database on SQLite. Safe for concurrent use.
-type ServerDB struct {
-	path string
-	db   *sql.DB
+// ServerBackend is a database that can hold a pact serve: its Users'
+// Stores and its own state.
+type ServerBackend interface {
+	Backend
+	ServerState
 }
 
-// OpenServerDB opens (creating it, mode 0600, when absent) the server
-// database at path and migrates it to the current schema.
-func OpenServerDB(ctx context.Context, path string) (*ServerDB, error) {
-	if strings.ContainsRune(path, '?') {
-		return nil, fmt.Errorf("store: the database path %s contains '?'", path)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(path), err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", path, err)
-	}
-	f.Close()
-	c, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", path, err)
-	}
-	s := &ServerDB{path: path, db: c}
-	if err := s.migrate(ctx); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("store: %s: %w", path, err)
-	}
-	return s, nil
-}
+var _ ServerBackend = (*DB)(nil)
 
-// Path is the database file.
-func (s *ServerDB) Path() string { return s.path }
-
-// Close closes the database.
-func (s *ServerDB) Close() error { return s.db.Close() }
-
-// migrate applies ServerMigrations in one transaction per step (BEGIN
-// IMMEDIATE: two processes opening a new database apply each step once).
-// A database newer than this binary is refused, not touched.
-func (s *ServerDB) migrate(ctx context.Context) error {
-	for {
-		var v int
-		if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-			return fmt.Errorf("reading the schema version: %w", err)
-		}
-		if v > len(ServerMigrations) {
-			return fmt.Errorf("the database has schema version %d, newer than this pact knows (%d): upgrade pact", v, len(ServerMigrations))
-		}
-		if v == len(ServerMigrations) {
-			return nil
-		}
-		err := s.tx(ctx, func(t *sql.Tx) error {
-			var now int
-			if err := t.QueryRowContext(ctx, "PRAGMA user_version").Scan(&now); err != nil || now != v {
-				return err
-			}
-			if _, err := t.ExecContext(ctx, ServerMigrations[v]); err != nil {
-				return fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)
-			}
-			_, err := t.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1))
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// Ready reports whether the database answers and its schema is the one
-// this binary writes (for /readyz).
-func (s *ServerDB) Ready(ctx context.Context) error {
-	var v int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("the database does not answer: %w", err)
-	}
-	if v != len(ServerMigrations) {
-		return fmt.Errorf("the database has schema version %d, not %d", v, len(ServerMigrations))
-	}
-	return nil
-}
-
-func (s *ServerDB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	t, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(t); err != nil {
-		t.Rollback()
-		return err
-	}
-	return t.Commit()
-}
+// server is the connection of the server's state (the file's, opened and
+// migrated on first use).
+func (db *DB) server(ctx context.Context) (*sql.DB, error) { return db.conn(ctx) }
 
 func ns(t time.Time) int64 { return t.UnixNano() }
 
@@ -236,18 +155,26 @@ func isUnique(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "UNIQUE constraint") || strings.Contains(err.Error(), "PRIMARY KEY"))
 }
 
-// AddUser records a User. A name already taken is ErrNameTaken.
-func (s *ServerDB) AddUser(ctx context.Context, u ServerUser) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO server_users (id, name, created_ns) VALUES (?, ?, ?)`, u.ID, u.Name, ns(u.Created))
+// AddServerUser records a User. A name already taken is ErrNameTaken.
+func (db *DB) AddServerUser(ctx context.Context, u ServerUser) error {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, `INSERT INTO server_users (id, name, created_ns) VALUES (?, ?, ?)`, u.ID, u.Name, ns(u.Created))
 	if isUnique(err) {
 		return ErrNameTaken
 	}
 	return err
 }
 
-// Users lists the Users, oldest first.
-func (s *ServerDB) Users(ctx context.Context) ([]ServerUser, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, created_ns FROM server_users ORDER BY created_ns, id`)
+// ServerUsers lists the Users, oldest first.
+func (db *DB) ServerUsers(ctx context.Context) ([]ServerUser, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT id, name, created_ns FROM server_users ORDER BY created_ns, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -265,11 +192,15 @@ func (s *ServerDB) Users(ctx context.Context) ([]ServerUser, error) {
 	return out, rows.Err()
 }
 
-// User finds a User by id or by name (ErrServerNotFound).
-func (s *ServerDB) User(ctx context.Context, ref string) (ServerUser, error) {
+// ServerUser finds a User by id or by name (ErrServerNotFound).
+func (db *DB) ServerUser(ctx context.Context, ref string) (ServerUser, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return ServerUser{}, err
+	}
 	var u ServerUser
 	var c int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, created_ns FROM server_users WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1`,
+	err = conn.QueryRowContext(ctx, `SELECT id, name, created_ns FROM server_users WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1`,
 		ref, ref, ref).Scan(&u.ID, &u.Name, &c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, ErrServerNotFound
@@ -278,10 +209,14 @@ func (s *ServerDB) User(ctx context.Context, ref string) (ServerUser, error) {
 	return u, err
 }
 
-// RemoveUser deletes a User with its devices, codes, used token ids and
+// RemoveServerUser deletes a User with its devices, codes, used token ids and
 // counters (ErrServerNotFound when there is none).
-func (s *ServerDB) RemoveUser(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM server_users WHERE id = ?`, id)
+func (db *DB) RemoveServerUser(ctx context.Context, id string) error {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := conn.ExecContext(ctx, `DELETE FROM server_users WHERE id = ?`, id)
 	if err != nil {
 		return err
 	}
@@ -292,8 +227,12 @@ func (s *ServerDB) RemoveUser(ctx context.Context, id string) error {
 }
 
 // AddEnrolmentCode stores a code's hash.
-func (s *ServerDB) AddEnrolmentCode(ctx context.Context, c EnrolmentCode) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO server_enrolment_codes (hash, user_id, created_ns, expires_ns, created_by) VALUES (?, ?, ?, ?, ?)`,
+func (db *DB) AddEnrolmentCode(ctx context.Context, c EnrolmentCode) error {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, `INSERT INTO server_enrolment_codes (hash, user_id, created_ns, expires_ns, created_by) VALUES (?, ?, ?, ?, ?)`,
 		c.Hash, c.UserID, ns(c.Created), ns(c.Expires), c.CreatedBy)
 	return err
 }
@@ -303,9 +242,9 @@ func (s *ServerDB) AddEnrolmentCode(ctx context.Context, c EnrolmentCode) error 
 // exists, is unused and expires after now (one conditional UPDATE, so two
 // enrolments racing with one code cannot both win). An unknown, expired
 // or used code is ErrCodeRefused. d.UserID is set from the code.
-func (s *ServerDB) Enrol(ctx context.Context, codeHash string, now time.Time, d ServerDevice) (ServerUser, ServerDevice, error) {
+func (db *DB) Enrol(ctx context.Context, codeHash string, now time.Time, d ServerDevice) (ServerUser, ServerDevice, error) {
 	var u ServerUser
-	err := s.tx(ctx, func(t *sql.Tx) error {
+	err := db.tx(ctx, func(t *sql.Tx) error {
 		err := t.QueryRowContext(ctx, `UPDATE server_enrolment_codes SET used_ns = ?
 WHERE hash = ? AND used_ns IS NULL AND expires_ns > ? RETURNING user_id`, ns(now), codeHash, ns(now)).Scan(&d.UserID)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -340,8 +279,12 @@ func scanDevice(sc interface{ Scan(...any) error }) (ServerDevice, error) {
 }
 
 // Device returns the device with this id (ErrServerNotFound).
-func (s *ServerDB) Device(ctx context.Context, id string) (ServerDevice, error) {
-	d, err := scanDevice(s.db.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM server_devices WHERE id = ?`, id))
+func (db *DB) Device(ctx context.Context, id string) (ServerDevice, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return ServerDevice{}, err
+	}
+	d, err := scanDevice(conn.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM server_devices WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, ErrServerNotFound
 	}
@@ -349,8 +292,12 @@ func (s *ServerDB) Device(ctx context.Context, id string) (ServerDevice, error) 
 }
 
 // Devices lists a User's devices (revoked ones too), oldest first.
-func (s *ServerDB) Devices(ctx context.Context, userID string) ([]ServerDevice, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+deviceColumns+` FROM server_devices WHERE user_id = ? ORDER BY created_ns, id`, userID)
+func (db *DB) Devices(ctx context.Context, userID string) ([]ServerDevice, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT `+deviceColumns+` FROM server_devices WHERE user_id = ? ORDER BY created_ns, id`, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -370,9 +317,9 @@ func (s *ServerDB) Devices(ctx context.Context, userID string) ([]ServerDevice, 
 // returns it. A device of another User is ErrServerNotFound, exactly as
 // one that does not exist. Revoking a revoked device keeps its first
 // revocation time.
-func (s *ServerDB) RevokeDevice(ctx context.Context, userID, deviceID string, now time.Time) (ServerDevice, error) {
+func (db *DB) RevokeDevice(ctx context.Context, userID, deviceID string, now time.Time) (ServerDevice, error) {
 	var d ServerDevice
-	err := s.tx(ctx, func(t *sql.Tx) error {
+	err := db.tx(ctx, func(t *sql.Tx) error {
 		if _, err := t.ExecContext(ctx, `UPDATE server_devices SET revoked_ns = ? WHERE id = ? AND user_id = ? AND revoked_ns IS NULL`,
 			ns(now), deviceID, userID); err != nil {
 			return err
@@ -393,9 +340,9 @@ func (s *ServerDB) RevokeDevice(ctx context.Context, userID, deviceID string, no
 // in the device's rate-limit window starting at window (the count after
 // this request is returned); last seen = now, written at most once a
 // minute.
-func (s *ServerDB) Admit(ctx context.Context, deviceID, jti string, jtiExpires, window, now time.Time) (int, error) {
+func (db *DB) Admit(ctx context.Context, deviceID, jti string, jtiExpires, window, now time.Time) (int, error) {
 	var count int
-	err := s.tx(ctx, func(t *sql.Tx) error {
+	err := db.tx(ctx, func(t *sql.Tx) error {
 		if _, err := t.ExecContext(ctx, `INSERT INTO server_device_jtis (device_id, jti, expires_ns) VALUES (?, ?, ?)`,
 			deviceID, jti, ns(jtiExpires)); err != nil {
 			if isUnique(err) {
@@ -415,10 +362,10 @@ ON CONFLICT (device_id, window_ns) DO UPDATE SET count = server_rate_counts.coun
 	return count, err
 }
 
-// Purge deletes the token ids that expired, the rate-limit windows that
+// PurgeServer deletes the token ids that expired, the rate-limit windows that
 // began before windowsBefore, and enrolment codes expired for a day.
-func (s *ServerDB) Purge(ctx context.Context, now, windowsBefore time.Time) error {
-	return s.tx(ctx, func(t *sql.Tx) error {
+func (db *DB) PurgeServer(ctx context.Context, now, windowsBefore time.Time) error {
+	return db.tx(ctx, func(t *sql.Tx) error {
 		if _, err := t.ExecContext(ctx, `DELETE FROM server_device_jtis WHERE expires_ns < ?`, ns(now)); err != nil {
 			return err
 		}
@@ -431,15 +378,23 @@ func (s *ServerDB) Purge(ctx context.Context, now, windowsBefore time.Time) erro
 }
 
 // PutRegistration records (or replaces) the registration of r.URL.
-func (s *ServerDB) PutRegistration(ctx context.Context, r ServerRegistration) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO server_registrations (url, audience, added_ns) VALUES (?, ?, ?)
+func (db *DB) PutRegistration(ctx context.Context, r ServerRegistration) error {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, `INSERT INTO server_registrations (url, audience, added_ns) VALUES (?, ?, ?)
 ON CONFLICT (url) DO UPDATE SET audience = excluded.audience, added_ns = excluded.added_ns`, r.URL, r.Audience, ns(r.Added))
 	return err
 }
 
 // Registrations lists the registrations by URL.
-func (s *ServerDB) Registrations(ctx context.Context) ([]ServerRegistration, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT url, audience, added_ns FROM server_registrations ORDER BY url`)
+func (db *DB) Registrations(ctx context.Context) ([]ServerRegistration, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT url, audience, added_ns FROM server_registrations ORDER BY url`)
 	if err != nil {
 		return nil, err
 	}
@@ -458,13 +413,34 @@ func (s *ServerDB) Registrations(ctx context.Context) ([]ServerRegistration, err
 }
 
 // RemoveRegistration deletes the registration of url (ErrServerNotFound).
-func (s *ServerDB) RemoveRegistration(ctx context.Context, url string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM server_registrations WHERE url = ?`, url)
+func (db *DB) RemoveRegistration(ctx context.Context, url string) error {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := conn.ExecContext(ctx, `DELETE FROM server_registrations WHERE url = ?`, url)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrServerNotFound
+	}
+	return nil
+}
+
+// ServerReady reads the schema version only: the database answers, and
+// with the schema this binary writes.
+func (db *DB) ServerReady(ctx context.Context) error {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	var v int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("store: %s does not answer: %w", db.path, err)
+	}
+	if v != SchemaVersion {
+		return fmt.Errorf("store: %s has schema version %d, this pact writes %d", db.path, v, SchemaVersion)
 	}
 	return nil
 }
