@@ -1,3 +1,7 @@
+//go:build !windows
+
+// pact serve end to end: stopped by SIGTERM, which Windows processes do not take.
+
 package e2e
 
 import (

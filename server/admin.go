@@ -44,7 +44,7 @@ func (a *Admin) AddUser(ctx context.Context, name string) (store.ServerUser, Cod
 	if strings.HasPrefix(name, "u_") {
 		return store.ServerUser{}, Code{}, errs.New(`a User's name may not start with "u_" (the prefix of User ids)`, profile.ErrInvalidInput)
 	}
-	u := store.ServerUser{ID: newID("u_"), Name: name, Created: a.now().UTC().Truncate(time.Second)}
+	u := store.ServerUser{ID: newID("u_"), Name: name, Created: a.now().UTC()} // listed in the order they were added
 	if err := a.Store.AddServerUser(ctx, u); errors.Is(err, store.ErrNameTaken) {
 		return u, Code{}, errs.New(fmt.Sprintf("a User named %q exists; for a new enrolment code: pact serve user code %s", name, name), profile.ErrInvalidInput)
 	} else if err != nil {
