@@ -376,8 +376,15 @@ func (r *runner) identity(ctx context.Context) {
 	}
 	active := c.Active()
 	if err := live.Has(*active); err != nil {
+		fix := upload
+		if others := r.o.Profile.SharingIssuer(c.Issuer); len(others) > 0 {
+			// One issuer, one JWKS at the Provider (§3.1): the keys
+			// published there may be the other profile's.
+			fix = fmt.Sprintf("the profile %s has the same issuer %s, and a Provider finds one JWKS per issuer: give each profile its own issuer (`%s`, then register it with its Providers), or %s",
+				quoteNames(others), c.Issuer, r.cmd("init --issuer URL"), upload)
+		}
 		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Fail,
-			Summary: fmt.Sprintf("%v: Providers refuse every PA JWT signed by the active key %s", err, active.KID), Fix: upload})
+			Summary: fmt.Sprintf("%v: Providers refuse every PA JWT signed by the active key %s", err, active.KID), Fix: fix})
 	} else if !publish.IsJSON(live.JWKSContentType) {
 		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Warn,
 			Summary: fmt.Sprintf("serves the active key, but as %q, not application/json", live.JWKSContentType),
