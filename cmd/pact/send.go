@@ -79,7 +79,7 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 	a.streamFront(&f)
 	res, err := agent.Send(ctx, s, text, f)
 	if err != nil {
-		err = a.explainRefusal(ctx, s.Provider, err)
+		err = explainDeadGrant(a.explainRefusal(ctx, s.Provider, err))
 	}
 	return res, err
 }
