@@ -146,7 +146,7 @@ Start with:  pact demo`,
 	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
 	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
 	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.resolve(cmd) }
 
 	root.AddCommand(
