@@ -156,7 +156,7 @@ lists them.`,
 	serve.Flags().BoolVar(&rogue, "rogue-card", false, "after the first look, serve each Brand's card signed by another key (to see pact's pin warning)")
 	serve.Flags().StringArrayVar(&faultNames, "fault", nil, "break one PACT rule on purpose, for pact provider check (repeatable; \"list\" lists them)")
 	serve.Flags().StringArrayVar(&allow, "allow", nil, "accept only these personal agents: ISSUER[=JWKS_URI] (repeatable; default: any issuer that serves OIDC discovery)")
-	cmd.AddCommand(serve)
+	cmd.AddCommand(serve, newDemoApproveCmd(a))
 	return cmd
 }
 
