@@ -100,6 +100,23 @@ func CardURL(arg string) (string, error) {
 	return u.String(), nil
 }
 
+// BrandArg is the shortest brand argument that names cardURL, for the
+// commands hints print: the origin when cardURL is that origin's
+// well-known card (https://brand.example.com/.well-known/agent-card.json →
+// https://brand.example.com, which CardURL maps back to it), else cardURL
+// itself. A User who typed an origin reads it back as typed.
+func BrandArg(cardURL string) string {
+	u, err := url.Parse(cardURL)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Path != WellKnownPath {
+		return cardURL
+	}
+	origin := u.Scheme + "://" + u.Host
+	if back, err := CardURL(origin); err != nil || back != cardURL {
+		return cardURL
+	}
+	return origin
+}
+
 // canonicalCardURL makes u the one spelling of its card URL, which is also
 // the key of the Brand's pin: another spelling of a pinned card must meet
 // its pin, not make a new one. Forms that only spell the same URL are

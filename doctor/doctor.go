@@ -619,11 +619,11 @@ func (r *runner) grants() {
 	}
 	now := r.now()
 	for _, g := range gs {
-		login := "login " + g.Brand
+		words := []string{"login", discovery.BrandArg(g.Brand)}
 		for _, sc := range g.Scopes {
-			login += " --scope " + sc
+			words = append(words, "--scope", sc)
 		}
-		login = r.cmd(login)
+		login := r.cmdWords(words...) // quoted: the scopes came from the Brand's server
 		card := g.Brand
 		if card == "" {
 			card = g.InterfaceURL
