@@ -298,14 +298,20 @@ func (r *runner) keyringFail(err error) Check {
 
 // KeyringUnavailable says in plain words that the OS keyring does not
 // answer (secrets.ErrUnavailable), and the fix that fits p's state: before
-// `pact init`, an init that keeps the secrets in a file; after it, the
-// keyring that holds them must answer (moving them out needs it too).
-// Doctor and every command's error line say the same.
-func KeyringUnavailable(p *profile.Profile) (summary, fix string) {
+// `pact init`, an init that keeps the secrets in a file (initFlags are the
+// flags of the `pact init` the User typed, e.g. "--issuer", URL, repeated
+// in it; none: --issuer https://YOUR-HOST); after it, the keyring that
+// holds them must answer (moving them out needs it too). Doctor and every
+// command's error line say the same.
+func KeyringUnavailable(p *profile.Profile, initFlags ...string) (summary, fix string) {
 	summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
 	if !p.Exists() {
-		return summary, "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
-			profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
+		init := profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
+		if len(initFlags) > 0 {
+			// Quoted: what the User typed goes back into a shell.
+			init = profile.CommandWords(p.Name, append([]string{"init", "--keyring", "file"}, initFlags...)...)
+		}
+		return summary, "start or unlock the OS keyring, or make this profile keep its secrets in a file: " + init
 	}
 	return summary, "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
 		profile.Command(p.Name, "keyring move --to file") + " once it answers (PACT_KEYRING=file alone cannot reach secrets already in the OS keyring)"

@@ -201,7 +201,7 @@ func (a *app) keyringError(err error) error {
 	if errors.As(err, &ke) {
 		return err
 	}
-	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()})
+	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()}, a.initFlags...)
 	return keyringError{msg: summary + "; " + fix, cause: err}
 }
 

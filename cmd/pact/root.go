@@ -41,6 +41,9 @@ type app struct {
 	set      settings // resolved from the environment and config file
 	// keyringFlag is `pact init --keyring` ("" = not given).
 	keyringFlag string
+	// initFlags are the flags of the `pact init` being run (--issuer URL…,
+	// without --keyring), for the fix a keyring error names.
+	initFlags []string
 
 	once struct {
 		secrets sync.Once
