@@ -189,6 +189,7 @@ Start with:  pact demo`,
 	// Likewise `help`, so that `pact help send` works before Execute
 	// (checkCommandPath looks commands up first).
 	root.InitDefaultHelpCmd()
+	addExamples(root)
 	return root
 }
 
