@@ -406,6 +406,9 @@ func matchRoute(rest string) (rt route, methods []string, taskID string) {
 // with the wrong method 405, both with no A2A body.
 func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 	w = s.faultWriter(w)
+	if fw, ok := w.(*faultyWriter); ok {
+		defer fw.finish()
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/a2a/")
 	if !ok {
 		w.WriteHeader(http.StatusNotFound)
