@@ -192,16 +192,20 @@ func (e *InvalidCardError) Error() string {
 }
 
 // Detail is the response as the wire had it (for --json and --debug):
-// "GET URL: HTTP 200, Content-Type text/html: <reason>".
+// "GET URL: HTTP 200, Content-Type text/html", and the reason when Error
+// does not say it (an HTML page).
 func (e *InvalidCardError) Detail() string {
 	if e.HTTPStatus == 0 {
-		return e.Reason
+		return ""
 	}
 	d := fmt.Sprintf("GET %s: HTTP %d", e.FinalURL, e.HTTPStatus)
 	if e.ContentType != "" {
 		d += ", Content-Type " + e.ContentType
 	}
-	return d + ": " + e.Reason
+	if e.HTML {
+		d += ": " + e.Reason
+	}
+	return d
 }
 
 // ResponseStatus is the HTTP status the card was served with (0: none).
