@@ -547,10 +547,15 @@ func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Regi
 	case resp.StatusCode == http.StatusOK:
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: OK, Summary: fmt.Sprintf("%s accepts your PA JWT (key %s, audience %s)", name, s.KID(), reg.Audience)})
 	case resp.StatusCode == http.StatusUnauthorized:
+		fix := fmt.Sprintf("make sure the jwks check above passes, that this Provider knows your issuer %s, and that %q is the audience it assigned (`%s`)",
+			r.cfg.Issuer, reg.Audience, r.cmd("provider add "+reg.URL+" --audience AUDIENCE"))
+		if ago := r.now().Sub(derefTime(reg.AudienceChangedAt)); reg.PreviousAudience != "" && reg.AudienceChangedAt != nil && ago >= 0 && ago < RecentAudienceChange {
+			// The likeliest cause, as a send's refusal names it.
+			fix = fmt.Sprintf("the audience registered for it was changed from %q to %q %s ago: if the Provider did not assign %q, put back the one it did (`%s`); else %s",
+				reg.PreviousAudience, reg.Audience, roundAgo(ago), reg.Audience, r.cmdWords("provider", "add", reg.URL, "--audience", reg.PreviousAudience), fix)
+		}
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail,
-			Summary: fmt.Sprintf("%s refused your PA JWT (HTTP 401)", name),
-			Fix: fmt.Sprintf("make sure the jwks check above passes, that this Provider knows your issuer %s, and that %q is the audience it assigned (`%s`)",
-				r.cfg.Issuer, reg.Audience, r.cmd("provider add "+reg.URL+" --audience AUDIENCE"))})
+			Summary: fmt.Sprintf("%s refused your PA JWT (HTTP 401)", name), Fix: fix})
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Warn,
 			Summary: fmt.Sprintf("%s does not answer GET tasks (HTTP %d), so the PA JWT could not be checked", name, resp.StatusCode),
@@ -559,6 +564,13 @@ func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Regi
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Warn,
 			Summary: fmt.Sprintf("%s answered GET tasks with HTTP %d", name, resp.StatusCode), Fix: "try again later"})
 	}
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // provider checks a registered Provider no Brand covered: reachable (any
@@ -579,8 +591,16 @@ func (r *runner) provider(ctx context.Context, reg profile.Registration) {
 		return
 	}
 	resp.Body.Close()
-	r.add(Check{ID: CheckProvider, Subject: reg.URL, Status: OK,
-		Summary: "reachable (send a message to one of its Brands to check the PA JWT too)"})
+	c := Check{ID: CheckProvider, Subject: reg.URL, Status: OK,
+		Summary: "reachable (send a message to one of its Brands to check the PA JWT too)"}
+	if ago := r.now().Sub(derefTime(reg.AudienceChangedAt)); reg.PreviousAudience != "" && reg.AudienceChangedAt != nil && ago >= 0 && ago < RecentAudienceChange {
+		// No Brand of it to send a PA JWT to: the recent change is what
+		// doctor can say (a wrong audience is refused on every send).
+		c.Status = Warn
+		c.Summary = fmt.Sprintf("reachable; its audience was changed from %q to %q %s ago, and no message has checked it since", reg.PreviousAudience, reg.Audience, roundAgo(ago))
+		c.Fix = fmt.Sprintf("if sends to its Brands are refused, put back the audience the Provider assigned: `%s`", r.cmdWords("provider", "add", reg.URL, "--audience", reg.PreviousAudience))
+	}
+	r.add(c)
 	r.clock(reg.URL, resp, sent)
 }
 
