@@ -17,7 +17,9 @@ func newProviderCmd(a *app) *cobra.Command {
 whose interface URL starts with it (scheme, host, port, then whole path
 segments; the longest match wins) is reached with this audience. pact looks
 once whether anything answers at URL and warns if nothing does; the Provider
-is registered either way (it may not be running yet).`,
+is registered either way (it may not be running yet). Adding a URL already
+registered replaces its audience and says so, old and new: a wrong audience
+is refused on every send, and the refusal names the change.`,
 		Args: exactArgs(1, "provider add needs the Provider URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := a.prof()
