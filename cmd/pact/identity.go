@@ -103,6 +103,13 @@ The server's identity then speaks to Brands for you.`,
 				}
 			}
 			a.keyringFlag = keyring
+			a.initFlags = []string{"--issuer", issuer}
+			if cmd.Flags().Changed("alg") {
+				a.initFlags = append(a.initFlags, "--alg", alg)
+			}
+			if jwksURI != "" {
+				a.initFlags = append(a.initFlags, "--jwks-uri", jwksURI)
+			}
 			p, err := a.prof()
 			if err != nil {
 				return err

@@ -87,7 +87,11 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, s, su) }
 	}
 	a.streamFront(&f)
-	return agent.Send(ctx, s, text, f)
+	res, err := agent.Send(ctx, s, text, f)
+	if err != nil {
+		err = explainDeadGrant(a.explainRefusal(ctx, s.Provider, err))
+	}
+	return res, err
 }
 
 // printUnsaved shows a reply that arrived but could not be saved (a full
