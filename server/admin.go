@@ -114,17 +114,27 @@ func (a *Admin) RemoveUser(ctx context.Context, ref string) (store.ServerUser, e
 // AddProvider records the audience a Provider assigned to the server
 // (PACT §3.1), as `pact provider add` does for a profile: the URL is
 // checked and normalised (profile.NormaliseProviderURL); the audience is
-// kept verbatim. Adding a URL again replaces its audience.
-func (a *Admin) AddProvider(ctx context.Context, rawURL, audience string) (store.ServerRegistration, error) {
+// kept verbatim. Adding a URL again replaces its audience; replaced is the
+// audience it had ("" when it was not registered, or had the same one).
+func (a *Admin) AddProvider(ctx context.Context, rawURL, audience string) (r store.ServerRegistration, replaced string, err error) {
 	u, err := profile.NormaliseProviderURL(rawURL)
 	if err != nil {
-		return store.ServerRegistration{}, err
+		return r, "", err
 	}
 	if strings.TrimSpace(audience) == "" {
-		return store.ServerRegistration{}, errs.New("--audience is required: it is the value the Provider assigned to this server", profile.ErrInvalidInput)
+		return r, "", errs.New("--audience is required: it is the value the Provider assigned to this server", profile.ErrInvalidInput)
 	}
-	r := store.ServerRegistration{URL: u, Audience: audience, Added: a.now().UTC().Truncate(time.Second)}
-	return r, a.Store.PutRegistration(ctx, r)
+	old, err := a.Store.Registrations(ctx)
+	if err != nil {
+		return r, "", err
+	}
+	for _, o := range old {
+		if o.URL == u && o.Audience != audience {
+			replaced = o.Audience
+		}
+	}
+	r = store.ServerRegistration{URL: u, Audience: audience, Added: a.now().UTC().Truncate(time.Second)}
+	return r, replaced, a.Store.PutRegistration(ctx, r)
 }
 
 // Providers lists the registrations.

@@ -88,7 +88,9 @@ func TestIssue29_UserEnvIsThePerUserConstructionPoint(t *testing.T) {
 	if len(ea.Registrations.Providers) != 0 {
 		t.Fatalf("registrations %+v", ea.Registrations.Providers)
 	}
-	ts.admin.AddProvider(ctx, "https://provider.example.com", "aud-1")
+	if _, _, err := ts.admin.AddProvider(ctx, "https://provider.example.com", "aud-1"); err != nil {
+		t.Fatal(err)
+	}
 	ea, _ = ts.srv.UserEnv(ctx, a.ID)
 	eb, _ := ts.srv.UserEnv(ctx, b.ID)
 	reg, ok := ea.Registrations.Match("https://provider.example.com/a2a/brand")

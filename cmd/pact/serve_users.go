@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/server"
 	"github.com/pact-cli/pact/store"
 )
@@ -137,7 +139,8 @@ func newServeProviderCmd(a *app, f *serveFlags) *cobra.Command {
 		Long: `Record a Provider registration of the server, as ` + "`pact provider add`" + ` does
 for a profile, in the server's database: a running server uses it at its next
 request. Register the server's issuer with the Provider first; every User's
-requests go with this audience and the User's own pairwise sub.`,
+requests go with this audience and the User's own pairwise sub. Adding a URL
+already registered replaces its audience and says so, old and new.`,
 		Args: exactArgs(1, "serve provider add needs the Provider URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			adm, _, done, err := a.serveAdmin(cmd, f)
@@ -145,14 +148,29 @@ requests go with this audience and the User's own pairwise sub.`,
 				return err
 			}
 			defer done()
-			r, err := adm.AddProvider(cmd.Context(), args[0], audience)
+			r, replaced, err := adm.AddProvider(cmd.Context(), args[0], audience)
 			if err != nil {
 				return err
 			}
+			// A quick look whether anything answers there (a typo shows
+			// now); only a warning: the Provider may not be up yet.
+			unreachable := httpx.Probe(cmd.Context(), a.httpClient(), r.URL)
+			st := a.io.ErrStyles()
 			if a.json {
-				return a.printJSON(r)
+				if err := a.printJSON(r); err != nil {
+					return err
+				}
+			} else if replaced != "" {
+				a.io.Eprintf("%s changed the audience of %s from %s to %s\n", st.Warning.Render("!"), r.URL, line(replaced), line(r.Audience))
+				a.io.Eprintf("  Every User's messages to its Brands now carry %s; if the Provider did not assign it, put it back: %s\n",
+					line(r.Audience), profile.CommandWords(a.profile, "serve", "provider", "add", r.URL, "--audience", replaced))
+			} else {
+				a.io.Eprintf("%s registered %s with audience %s\n", st.Success.Render("✓"), r.URL, line(r.Audience))
 			}
-			a.io.Eprintf("%s registered %s with audience %s\n", a.io.ErrStyles().Success.Render("✓"), r.URL, line(r.Audience))
+			if unreachable != nil {
+				a.io.Eprintf("%s nothing answered at %s (%s); it is registered anyway: check the URL, unless the Provider is just not running yet\n",
+					st.Warning.Render("warning:"), r.URL, safe(unreachable.Error()))
+			}
 			return nil
 		},
 	}
