@@ -85,12 +85,13 @@ func (in *input) width(s string) int {
 
 func isControl(cl string) bool {
 	r := []rune(cl)
-	return len(r) == 1 && (unicode.IsControl(r[0]) || r[0] == '\u2028' || r[0] == '\u2029')
+	return len(r) == 1 && isControlRune(r[0])
 }
 
-// drawn is s as the terminal is given it: control characters visible.
+// drawn is s as the terminal is given it: control characters visible, each as its symbol
+// of Unicode's Control Pictures (ESC as ␛, NUL as ␀, DEL as ␡; others as �), one cell.
 func drawn(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }) {
+	if !strings.ContainsFunc(s, isControlRune) {
 		return s
 	}
 	var b strings.Builder
@@ -98,13 +99,29 @@ func drawn(s string) string {
 		switch {
 		case r == '\t':
 			b.WriteString("    ")
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('␡')
+		case isControlRune(r):
 			b.WriteRune('�')
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+func isControlRune(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
+
+// unpaste is the text of a bracketed paste as the User pasted it: the reader passes each
+// ESC in it as pastedEsc (reader.go), which the decoder keeps.
+func unpaste(s string) string { return strings.ReplaceAll(s, pastedEsc, "\x1b") }
+
+// hasControls reports whether pasted text holds control characters other than line breaks
+// and tabs (an escape sequence copied from a terminal).
+func hasControls(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\r' && r != '\t' && isControlRune(r) })
 }
 
 // cursorRow is the row of line in.row the cursor is on, and its display column in it.
