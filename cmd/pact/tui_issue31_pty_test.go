@@ -18,7 +18,7 @@ func TestIssue31_3_AnswerBetweenTheHalvesOfACharacter(t *testing.T) {
 	const answer = "\x1b]11;rgb:0000/0000/0000\x1b\\"
 	var want []string
 	for i, pieces := range [][]string{
-		{"caf\xc3", answer, "\xa9 \xe6\x97", "\xa5\r"},                    // a whole answer
+		{"caf\xc3", answer, "\xa9 \xe6\x97", "\xa5\r"},                  // a whole answer
 		{"caf\xc3", answer[:9], answer[9:] + "\xa9 \xe6\x97", "\xa5\r"}, // the answer split too
 	} {
 		for _, p := range pieces {
