@@ -24,6 +24,7 @@ var commands = []command{
 	{"/receipts", "", "show the last receipt (also Ctrl+R)"},
 	{"/save", "", "save the files of the last reply that has files"},
 	{"/card", "", "show the Agent Card"},
+	{"/mouse", "", "the mouse: select text (as it starts) or scroll by wheel"},
 	{"/quit", "", "leave (also Ctrl+C)"},
 }
 
@@ -448,6 +449,14 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 		done()
 		c.notice(clean(c.b.Card()))
 		return c.fetchExtendedCard()
+	case "/mouse":
+		done()
+		c.mouse = !c.mouse
+		if c.mouse {
+			c.flash = "The mouse wheel scrolls; selecting text now needs Shift in most terminals. /mouse again gives the mouse back."
+		} else {
+			c.flash = "The mouse selects text again; PgUp and PgDn scroll."
+		}
 	case "/quit", "/exit":
 		done() // the command is not a draft to keep for the next chat
 		return c.quit()

@@ -277,6 +277,7 @@ func (in *input) view() string {
 	h := in.height()
 	rows := make([]string, 0, h)
 	p := in.top
+	below := false // rows after the last one shown
 	csub, _ := in.cursorRow()
 	for len(rows) < h {
 		line := in.lines[p.turn]
@@ -308,7 +309,22 @@ func (in *input) view() string {
 		if !ok {
 			break
 		}
-		p = next
+		p, below = next, len(rows) == h
+	}
+	// More text than the box shows: an arrow in the margin of its first row (text above)
+	// and of its last (text below).
+	_, above := in.prevRow(in.top)
+	if len(rows) == h && (above || below) {
+		first, last := "↑ ", "↓ "
+		if h == 1 && above && below {
+			first = "↕ "
+		}
+		if above {
+			rows[0] = in.placeholderSt.Render(first) + strings.TrimPrefix(rows[0], "  ")
+		}
+		if below && (h > 1 || !above) {
+			rows[h-1] = in.placeholderSt.Render(last) + strings.TrimPrefix(rows[h-1], "  ")
+		}
 	}
 	return strings.Join(rows, "\n")
 }

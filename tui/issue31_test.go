@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Issue 31 (4): a bracketed paste with escape sequences in it is kept as pasted: the input
@@ -20,5 +22,109 @@ func TestIssue31_4_PasteWithEscapesIsShownAndSentAsPasted(t *testing.T) {
 	h.until("the send", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.sent) == 1 })
 	if f.sent[0] != "a \x1b[31mred\x1b[0m" {
 		t.Fatalf("sent %q", f.sent[0])
+	}
+}
+
+// Issue 31 (17): the chat leaves the mouse to the terminal, so that text (a tracking
+// number) can be selected and copied; /mouse turns wheel scrolling on and off, and /help
+// says so.
+func TestIssue31_17_TheMouseSelectsTextUnlessMouseIsOn(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	if mm := h.m.View().MouseMode; mm != tea.MouseModeNone {
+		t.Fatalf("the chat opens with mouse mode %v: the terminal cannot select text", mm)
+	}
+	h.typeText("/mouse")
+	h.key("enter")
+	if mm := h.m.View().MouseMode; mm != tea.MouseModeCellMotion {
+		t.Fatalf("/mouse: mouse mode %v, want the wheel reported", mm)
+	}
+	if v := h.view(); !strings.Contains(v, "wheel scrolls") {
+		t.Fatalf("/mouse says nothing:\n%s", v)
+	}
+	h.typeText("/mouse")
+	h.key("enter")
+	if mm := h.m.View().MouseMode; mm != tea.MouseModeNone {
+		t.Fatalf("/mouse again: mouse mode %v", mm)
+	}
+	if help := defaultKeys().commandHelp(); !strings.Contains(help, "/mouse") || !strings.Contains(help, "The mouse selects text") {
+		t.Fatalf("/help does not say how the mouse works:\n%s", help)
+	}
+}
+
+// Issue 31 (17): an input taller than its box shows that there is more: an arrow in the
+// margin of its first row (text above) and of its last (text below).
+func TestIssue31_17_TallInputShowsThereIsMore(t *testing.T) {
+	h := newHarness(t, newFake(), testOptions(), 80, 24)
+	var lines []string
+	for i := 1; i <= 20; i++ {
+		lines = append(lines, fmt.Sprintf("pasted line %d", i))
+	}
+	h.send(tea.PasteMsg{Content: strings.Join(lines, "\n")})
+	rows := inputRows(h.view(), "pasted line")
+	if len(rows) != 5 || !strings.HasPrefix(rows[0], "↑ pasted line 16") || !strings.HasPrefix(rows[4], "  pasted line 20") {
+		t.Fatalf("a 20-line input at its end shows:\n%s\nwant ↑ before line 16", strings.Join(rows, "\n"))
+	}
+	for range 19 {
+		h.key("up")
+	}
+	rows = inputRows(h.view(), "pasted line")
+	if len(rows) != 5 || !strings.HasPrefix(rows[0], "> pasted line 1") || !strings.HasPrefix(rows[4], "↓ pasted line 5") {
+		t.Fatalf("a 20-line input at its start shows:\n%s\nwant ↓ before line 5", strings.Join(rows, "\n"))
+	}
+	for range 8 {
+		h.key("down")
+	}
+	rows = inputRows(h.view(), "pasted line")
+	if len(rows) != 5 || !strings.HasPrefix(rows[0], "↑ ") || !strings.HasPrefix(rows[4], "↓ ") {
+		t.Fatalf("in the middle of a 20-line input:\n%s\nwant ↑ and ↓", strings.Join(rows, "\n"))
+	}
+	h.send(tea.PasteMsg{Content: ""})
+	h.key("ctrl+u")
+	h.typeText("one line")
+	if v := h.view(); strings.Contains(v, "↑ ") || strings.Contains(v, "↓ ") {
+		t.Fatalf("a one-line input shows an arrow:\n%s", v)
+	}
+}
+
+// inputRows are the rows of the screen v (styles removed) that hold want.
+func inputRows(v, want string) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Strip(v), "\n") {
+		if strings.Contains(l, want) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Issue 31 (17): /help shows the commands and the keys in two aligned columns.
+func TestIssue31_17_HelpColumnsAreAligned(t *testing.T) {
+	help := defaultKeys().commandHelp()
+	for _, section := range []string{"Commands:", "Keys:"} {
+		i := strings.Index(help, section+"\n")
+		if i < 0 {
+			t.Fatalf("/help has no %q:\n%s", section, help)
+		}
+		col := -1
+		for _, row := range strings.Split(help[i+len(section)+1:], "\n") {
+			if !strings.HasPrefix(row, "  ") {
+				break
+			}
+			// The second column starts after the first run of two spaces past the first.
+			at := strings.Index(row[2:], "  ")
+			for at >= 0 && row[2+at+2] == ' ' {
+				at++
+			}
+			c := ansi.StringWidth(row[:2+at+2])
+			if col < 0 {
+				col = c
+			}
+			if c != col {
+				t.Errorf("%s row %q: its second column starts at %d, others at %d", section, row, c, col)
+			}
+		}
+		if col < 0 {
+			t.Errorf("%s lists nothing", section)
+		}
 	}
 }

@@ -70,6 +70,7 @@ type chat struct {
 	last   *ReceiptMark // the most recent receipt of the current conversation
 
 	in       input
+	mouse    bool // the mouse wheel scrolls (/mouse); off, the terminal's mouse selects text
 	spin     spinner.Model
 	spinning bool
 
