@@ -128,3 +128,23 @@ func TestIssue31_17_HelpColumnsAreAligned(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 (10): a card's name that reads like pact's verdict ("… signed by
+// 127.0.0.1:18791 ✓") is flagged and quoted in the header, and the card's real host and
+// pact's badge stay at 80 columns: the name gives way, never the origin.
+func TestIssue31_10_HeaderKeepsTheOriginBesideAVerdictLikeName(t *testing.T) {
+	st := newStyles(true)
+	name := "Example Bank — signed by 127.0.0.1:18791 ✓ verified and pinned"
+	for _, w := range []int{80, 60, 40} {
+		got := ansi.Strip(renderHeader(&st, Header{BrandName: name, BrandDomain: "127.0.0.1:40123", Signature: "unsigned",
+			NameWarnings: []string{"the name holds marks or words pact uses for its own findings"}}, t0, w)[0])
+		if !strings.HasPrefix(got, "⚠ suspect name “Example") && (w > 40 || !strings.HasPrefix(got, "⚠ “Example")) || !strings.Contains(got, " 127.0.0.1:40123 unsigned") || ansi.StringWidth(got) > w {
+			t.Errorf("at %d columns the header reads %q: want the flag, the quoted name, the card's host and \"unsigned\"", w, got)
+		}
+	}
+	got := ansi.Strip(renderHeader(&st, Header{BrandName: "Example Co. Support and Returns Department", BrandDomain: "brand.example.com",
+		Signature: "signed by brand.example.com ✓"}, t0, 60)[0])
+	if !strings.HasSuffix(got, " brand.example.com signed ✓") || !strings.HasPrefix(got, "Example Co.") {
+		t.Errorf("at 60 columns a long name took the domain's place: %q", got)
+	}
+}

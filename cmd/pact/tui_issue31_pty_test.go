@@ -72,3 +72,33 @@ func TestIssue31_4_SlowPasteIsOneMessage(t *testing.T) {
 	}
 	s.quit(t)
 }
+
+// Issue 31 (10): with TERM unset, `pact chat` on a terminal is line mode and writes no
+// escape code (it wrote colour); the history it replays on opening has the Brand's lines
+// in the gutter, as live replies are, so none can pass for one of pact's.
+func TestIssue31_10_LineModeWithoutTERM(t *testing.T) {
+	e := newPTYEnv(t)
+	e.env = slices.DeleteFunc(e.env, func(v string) bool { return strings.HasPrefix(v, "TERM=") })
+	s := e.startPTY(false, nil, "chat", e.brand)
+	s.waitFor("you›", 0)
+	s.typeKeys("hello\r")
+	s.waitFor("What is your order number?", 0)
+	s.typeKeys("\x04") // Ctrl+D: the end of input
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, s.text())
+	}
+	s = e.startPTY(false, nil, "chat", e.brand)
+	s.waitFor("you›", s.waitFor("What is your order number?", 0))
+	s.typeKeys("\x04")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, s.text())
+	}
+	if raw := s.raw(); strings.Contains(raw, "\x1b") {
+		t.Errorf("escape codes with TERM unset: %q", raw)
+	}
+	for _, l := range strings.Split(s.text(), "\n") {
+		if strings.Contains(l, "What is your order number?") && !strings.HasPrefix(l, "│ ") {
+			t.Errorf("a replayed reply outside the gutter: %q", l)
+		}
+	}
+}

@@ -248,9 +248,16 @@ var rules = []rule{
 	{
 		Name: "invisible-chars", What: "tag, zero-width and filler characters are shown visibly (issue 18)",
 		File: "iostreams/sanitize.go",
-		Old:  "|| r <= 0x9f || isBidi(r) || IsInvisible(r) {",
-		New:  "|| r <= 0x9f || isBidi(r) {",
+		Old:  "|| r <= 0x9f || isBidi(r) || hidden(prev, r) {",
+		New:  "|| r <= 0x9f || isBidi(r) || prev < 0 {",
 		Pkg:  "./iostreams", Run: "Invisible",
+	},
+	{
+		Name: "variation-selectors", What: "a variation selector is kept only as the presentation selector of its emoji (issue 31)",
+		File: "iostreams/invisible.go",
+		Old:  "return (r == 0xfe0e || r == 0xfe0f) && unicode.Is(emojiVariationBases, prev)",
+		New:  "return r >= 0xfe00 && r <= 0xfe0f",
+		Pkg:  "./iostreams", Run: "Issue31_10",
 	},
 	{
 		Name: "mcp-frame", What: "the Brand's text cannot close pact's third-party frame (issue 18)",
