@@ -239,7 +239,7 @@ func TestIssue31_13_SingleNewlinesAreLineBreaks(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		"Order A-1: *shipped*\nOrder B-2: **lost**": "Order A-1: shipped\nOrder B-2: lost",
-		"- one\n  still one\n- two":                "• one\n  still one\n• two",
+		"- one\n  still one\n- two":                 "• one\n  still one\n• two",
 		"> quoted\n> on two lines":                  "│ quoted\n│ on two lines",
 		"first\n\nsecond paragraph":                 "first\n\nsecond paragraph",
 	} {
