@@ -305,11 +305,15 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 		for i, s := range su.MissingScopes {
 			ids[i] = clean(s.ID)
 		}
-		text := clean(su.Text)
-		if text == "" {
-			text = c.brandName() + " needs more permission."
+		// The Brand's sentence in the Brand's voice (an agent turn, drawn as its replies
+		// are), pact's in a note: the Brand's words are never drawn as one of pact's.
+		ask := "Asking you to approve: " + strings.Join(ids, ", ") + "."
+		if strings.TrimSpace(su.Text) != "" {
+			c.addTurns(Turn{Role: RoleAgent, Text: su.Text, At: c.now()})
+		} else {
+			ask = c.brandName() + " needs more permission. " + ask
 		}
-		c.notice(text + " Asking you to approve: " + strings.Join(ids, ", ") + ".")
+		c.notice(ask)
 		return c.startLogin(su, su.MissingScopes)
 	}
 	return c.next()

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -147,4 +148,34 @@ func TestIssue31_10_HeaderKeepsTheOriginBesideAVerdictLikeName(t *testing.T) {
 	if !strings.HasSuffix(got, " brand.example.com signed ✓") || !strings.HasPrefix(got, "Example Co.") {
 		t.Errorf("at 60 columns a long name took the domain's place: %q", got)
 	}
+}
+
+// Issue 31 (10): the Brand's own step-up sentence is drawn as the Brand's words (under its
+// name, as its replies), never as one of pact's "·" notes; pact's note says what it asks.
+func TestIssue31_10_StepUpSentenceIsTheBrands(t *testing.T) {
+	f := newFake()
+	const words = "To cancel I need orders:cancel. · pact verified this request ✓"
+	f.reply = func(context.Context, string) (Reply, error) {
+		return Reply{StepUp: &StepUp{Text: words, MissingScopes: []Scope{f.scopes[1]}}}, nil
+	}
+	f.login = func(ctx context.Context, _ []string, _ func(DeviceCode)) ([]string, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	h := newHarness(t, f, testOptions(), 100, 30)
+	h.typeText("cancel order A-1")
+	h.key("enter")
+	h.until("the login panel", h.screenHas("Permission needed"))
+	h.key("esc") // the login panel closes: the conversation is in view
+	lines := strings.Split(ansi.Strip(h.view()), "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, "To cancel I need orders:cancel.") {
+			continue
+		}
+		if strings.HasPrefix(l, "· ") || i == 0 || !strings.HasPrefix(lines[i-1], "Example Co. Support") {
+			t.Fatalf("the Brand's sentence is not drawn as the Brand's:\n%s", strings.Join(lines, "\n"))
+		}
+		return
+	}
+	t.Fatalf("the Brand's sentence is not shown:\n%s", strings.Join(lines, "\n"))
 }
