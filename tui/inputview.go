@@ -315,15 +315,15 @@ func (in *input) view() string {
 	// and of its last (text below).
 	_, above := in.prevRow(in.top)
 	if len(rows) == h && (above || below) {
-		first, last := "↑ ", "↓ "
+		first := in.arrows[0]
 		if h == 1 && above && below {
-			first = "↕ "
+			first = in.arrows[2]
 		}
 		if above {
-			rows[0] = in.placeholderSt.Render(first) + strings.TrimPrefix(rows[0], "  ")
+			rows[0] = first + strings.TrimPrefix(rows[0], "  ")
 		}
 		if below && (h > 1 || !above) {
-			rows[h-1] = in.placeholderSt.Render(last) + strings.TrimPrefix(rows[h-1], "  ")
+			rows[h-1] = in.arrows[1] + strings.TrimPrefix(rows[h-1], "  ")
 		}
 	}
 	return strings.Join(rows, "\n")

@@ -321,23 +321,25 @@ func headerLine1(st *styles, name, domain, sig string, width int) string {
 	case sig != "":
 		badge, short = st.dim.Render, sig
 	}
-	tail := func(sig string) string { // what follows the name
-		t := ""
-		if domain != "" {
-			t += " " + st.dim.Render(domain)
-		}
-		if sig != "" {
-			t += " " + badge(sig)
-		}
-		return t
+	// What follows the name: the domain, then the badge in full or short.
+	dom, long, brief := "", "", ""
+	if domain != "" {
+		dom = " " + st.dim.Render(domain)
 	}
-	for _, t := range []string{tail(sig), tail(short)} {
-		if l := st.brand.Render(name) + t; st.wm.StringWidth(l) <= width {
-			return l
-		}
+	if sig != "" {
+		long, brief = dom+" "+badge(sig), dom+" "+badge(short)
+	} else {
+		long, brief = dom, dom
 	}
-	if room := width - st.wm.StringWidth(tail(short)); room >= 2 {
-		return st.brand.Render(st.fit(name, room)) + tail(short)
+	nm := st.brand.Render(name)
+	if l := nm + long; st.wm.StringWidth(l) <= width {
+		return l
+	}
+	if l := nm + brief; st.wm.StringWidth(l) <= width {
+		return l
+	}
+	if room := width - st.wm.StringWidth(brief); room >= 2 {
+		return st.brand.Render(st.fit(name, room)) + brief
 	}
 	if sig == "" {
 		return st.brand.Render(st.fit(name, width))
