@@ -329,7 +329,8 @@ func (r *pendingReader) shape(b []byte) []byte {
 }
 
 // escLen is the length of the escape sequence b starts with (b[0] is ESC), as far as b
-// goes: a CSI (ESC [ parameters, final byte), a string (OSC, DCS, APC, PM, SOS: up to BEL
+// goes: a CSI (ESC [ parameters, final byte; an X10 mouse report ESC [ M and three bytes),
+// a string (OSC, DCS, APC, PM, SOS: up to BEL
 // or ESC \), SS3 (ESC O and one byte), or Esc and one key (Alt+key, a whole character).
 // A lone Esc, or Esc before another Esc, is 1.
 func escLen(b []byte) int {
@@ -338,6 +339,9 @@ func escLen(b []byte) int {
 	}
 	switch b[1] {
 	case '[':
+		if len(b) >= 3 && b[2] == 'M' { // an X10 mouse report: three raw bytes follow
+			return min(6, len(b))
+		}
 		for j := 2; j < len(b); j++ {
 			switch c := b[j]; {
 			case c >= 0x20 && c <= 0x3f:

@@ -178,8 +178,9 @@ func TestShapeBursts(t *testing.T) {
 		{"é", "é"}, // one character: a key
 		{"up\x1b[Adown\x15end", pasted("up") + "\x1b[A" + pasted("down") + "\x15" + pasted("end")},
 		{"\x1b[1;5Aab", "\x1b[1;5A" + pasted("ab")},
-		{"\x1bxyz", "\x1bx" + pasted("yz")}, // Alt+x, then text
-		{"a\tb", pasted("a\tb")},            // a pasted tab is text, not completion
+		{"\x1bxyz", "\x1bx" + pasted("yz")},         // Alt+x, then text
+		{"a\tb", pasted("a\tb")},                    // a pasted tab is text, not completion
+		{"\x1b[M !!ab", "\x1b[M !!" + pasted("ab")}, // an X10 mouse report: its bytes are not text
 	} {
 		r.burst = time.Time{}
 		if got := string(r.shape([]byte(c.in))); got != c.want {
