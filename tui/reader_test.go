@@ -339,7 +339,11 @@ func TestIssue31_4_EscapesInsideABracketedPaste(t *testing.T) {
 		}
 	}()
 	want := "\x1b[200~a " + pastedEsc + "[31mred" + pastedEsc + "[0m \x1b[201~"
-	if got := readFor(t, r, len(want)); got != want {
+	var got string
+	for !strings.Contains(got, "\x1b[201~") {
+		got += readFor(t, r, 1)
+	}
+	if got != want {
 		t.Fatalf("read %q, want %q", got, want)
 	}
 	if got := unpaste("a " + pastedEsc + "[31mred"); got != "a \x1b[31mred" {

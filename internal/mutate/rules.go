@@ -260,6 +260,27 @@ var rules = []rule{
 		Pkg:  "./iostreams", Run: "Issue31_10",
 	},
 	{
+		Name: "answer-inside-character", What: "a terminal's answer inside a typed character goes before it, the character stays whole (issue 31)",
+		File: "tui/reader.go",
+		Old:  "out = lift(out, seq)",
+		New:  "out = append(out, seq...)",
+		Pkg:  "./tui", Run: "Issue31_3",
+	},
+	{
+		Name: "paste-escapes", What: "an ESC inside a bracketed paste reaches the chat (the decoder drops escape sequences in a paste) (issue 31)",
+		File: "tui/reader.go",
+		Old:  "out = append(out, pastedEsc...)",
+		New:  "out = append(out, 0x1b)",
+		Pkg:  "./tui", Run: "Issue31_4",
+	},
+	{
+		Name: "reply-line-breaks", What: "a single newline in a Brand's reply is a line break (issue 31)",
+		File: "reply/markdown.go",
+		Old:  "if c.HardLineBreak() || c.SoftLineBreak() {",
+		New:  "if c.HardLineBreak() {",
+		Pkg:  "./reply", Run: "Issue31_13",
+	},
+	{
 		Name: "mcp-frame", What: "the Brand's text cannot close pact's third-party frame (issue 18)",
 		File: "mcpserver/frame.go",
 		Old:  "r.lines = append(r.lines, neutralise(t))",
