@@ -60,7 +60,7 @@ func TestIssue31_4_SlowPasteIsOneMessage(t *testing.T) {
 			piece += "\r"
 		}
 		s.typeKeys(piece)
-		time.Sleep(60 * time.Millisecond) // SSH: the next piece comes later
+		time.Sleep(40 * time.Millisecond) // SSH: the next piece comes later (over 15 ms)
 	}
 	s.waitShown("third line")
 	if got := sentTexts(t, tr); len(got) != 0 {
