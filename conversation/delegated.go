@@ -113,8 +113,11 @@ func (s *Session) Logout() error {
 	if s.mgr == nil {
 		return delegation.ErrNoGrant
 	}
-	if _, err := s.mgr.Grant(s.Card.InterfaceURL); err != nil {
+	// Read as stored: a grant refused for its endpoints is forgotten too.
+	if _, ok, err := s.mgr.Store.Get(s.Card.InterfaceURL); err != nil {
 		return err
+	} else if !ok {
+		return fmt.Errorf("delegation: %s: %w", s.Card.InterfaceURL, delegation.ErrNoGrant)
 	}
 	return s.mgr.Forget(s.Card.InterfaceURL)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -66,9 +67,15 @@ func BrandJWKSURI(ctx context.Context, opts Options, brand string) (string, erro
 // Agent Card found at the interface URL.
 func FindBrandKeys(ctx context.Context, opts Options, brand string) (BrandKeys, error) {
 	if opts.Grants != nil {
-		if gs, err := opts.Grants.List(); err == nil {
+		var cfg *profile.Config
+		if opts.Profile != nil {
+			cfg, _ = opts.Profile.Load()
+		}
+		if gs, err := opts.Grants.List(); err == nil && cfg != nil {
 			for _, g := range gs {
-				if receipts.SameBrand(g.InterfaceURL, brand) && g.JWKSURI != "" {
+				// A grant's jwks_uri as login checked it (a restored or
+				// edited one may name another origin's keys).
+				if receipts.SameBrand(g.InterfaceURL, brand) && g.JWKSURI != "" && grantEndpoints(cfg, g) == nil {
 					ref, _ := KnownBrands(opts).Lookup(g.InterfaceURL)
 					return BrandKeys{JWKSURI: g.JWKSURI, CardURL: g.Brand, Name: ref.Name}, nil
 				}

@@ -310,6 +310,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 		s.mgr = &delegation.Manager{
 			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
 			Flow: s.flow(), ClientID: cfg.Issuer, SecretPrefix: opts.Profile.Name + "/", Now: opts.Now,
+			CheckEndpoint: s.bound.Check, // a stored grant's jwks_uri as login checked it
 		}
 	}
 	cur, err := opts.Store.Current(card.URL)
