@@ -154,6 +154,7 @@ func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *d
 		if _, others, err := s.opts.Receipts.PutTurn(res, TurnKey(s.Card.InterfaceURL, messageID)); err != nil {
 			st.Problems = append(st.Problems, "archiving failed: "+err.Error())
 			st.JWS = rc.JWS // not kept: give it to the User
+			st.ArchiveError = err.Error()
 		} else if others > 0 {
 			st.Verified, st.Replayed = false, true
 			st.Problems = append(st.Problems, receipts.ReplayNote(others))
