@@ -126,7 +126,7 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 	defer cancel()
 	tooLong := func(attempt int) *Error {
 		return &Error{HTTPStatus: 200, Reason: ReasonTooLong, Attempts: attempt, Err: errStreamTooLong,
-			Message: fmt.Sprintf("it was still streaming after %s, pact's limit; messageId %s", limit, req.Message.ID)}
+			Message: fmt.Sprintf("it was still streaming after %s, pact's limit; messageId %s", durationWords(limit), req.Message.ID)}
 	}
 	for attempt := 1; ; attempt++ {
 		target, payload := base+"/message:stream", body
@@ -577,4 +577,19 @@ func (a *assembly) final() *Response {
 // UNSUPPORTED_OPERATION, NOT_FOUND (no such route) or NOT_A_STREAM.
 func CannotStream(err error) bool {
 	return IsReason(err, ReasonUnsupportedOperation) || IsReason(err, ReasonNotFound) || IsReason(err, ReasonNotStream)
+}
+
+// durationWords is d for people: "10 minutes", "90 seconds", or Go's form
+// ("400ms") for what is neither.
+func durationWords(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		if d == time.Minute {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	}
+	return d.String()
 }
