@@ -38,10 +38,14 @@ type DB struct {
 	once sync.Once
 	db   *sql.DB
 	err  error
-	// histID is the database's history_id once read (countWrite), under
-	// histMu.
-	histMu sync.Mutex
-	histID string
+	// histID is the database's history_id once read (countWrite); mark is
+	// the history marker, open once written, and markState what it holds
+	// (noteWrite). All under histMu.
+	histMu    sync.Mutex
+	histID    string
+	countStmt *sql.Stmt
+	mark      *os.File
+	markState historyMark
 	// readOnly is why the database could only be opened for reading (nil
 	// when it is writable).
 	readOnly error
@@ -262,6 +266,12 @@ func (db *DB) Close() error {
 	if db.db != nil {
 		err = db.db.Close()
 	}
+	db.histMu.Lock()
+	if db.mark != nil {
+		db.mark.Close()
+		db.mark = nil
+	}
+	db.histMu.Unlock()
 	return err
 }
 
@@ -316,8 +326,15 @@ func (db *DB) txMark(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error, mar
 	if db.importer != nil {
 		db.histMu.Lock()
 		known := db.histID
+		if db.countStmt == nil {
+			db.countStmt, err = c.PrepareContext(ctx, countSQL)
+		}
+		count := db.countStmt
 		db.histMu.Unlock()
-		if id, n, err = countWrite(ctx, t, known); err != nil {
+		if err == nil {
+			id, n, err = countWrite(ctx, t, count, known)
+		}
+		if err != nil {
 			t.Rollback()
 			return db.wrap(err)
 		}

@@ -380,8 +380,15 @@ func writeMark(path string, m historyMark, create ...bool) {
 		return
 	}
 	defer f.Close()
+	writeMarkTo(f, m, true)
+}
+
+// writeMarkTo writes m over the marker file f from its start (every
+// marker is as long), cutting off what a longer one had past it when
+// trim is set.
+func writeMarkTo(f *os.File, m historyMark, trim bool) {
 	b := m.encode()
-	if _, err := f.WriteAt(b, 0); err == nil {
+	if _, err := f.WriteAt(b, 0); err == nil && trim {
 		if fi, err := f.Stat(); err == nil && fi.Size() > int64(len(b)) {
 			f.Truncate(int64(len(b)))
 		}
@@ -394,10 +401,11 @@ var bootOnce = sync.OnceValue(func() string { return bootID() })
 // currentBoot is the boot this process runs in; tests replace it.
 var currentBoot = func() string { return bootOnce() }
 
-// countWrite adds one to the database's write counter inside tx and
-// returns the database's history_id and the new count. id is the
-// history_id this process already read ("" the first time).
-func countWrite(ctx context.Context, tx *sql.Tx, id string) (string, int64, error) {
+// countWrite adds one to the database's write counter inside tx (count:
+// countSQL, prepared once) and returns the database's history_id and the
+// new count. id is the history_id this process already read ("" the first
+// time).
+func countWrite(ctx context.Context, tx *sql.Tx, count *sql.Stmt, id string) (string, int64, error) {
 	if id == "" {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES (?, lower(hex(randomblob(8))))`, metaHistoryID); err != nil {
 			return "", 0, err
@@ -407,10 +415,13 @@ func countWrite(ctx context.Context, tx *sql.Tx, id string) (string, int64, erro
 		}
 	}
 	var n int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO meta (key, value) VALUES (?, 1)
-		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`, metaHistoryWrites).Scan(&n)
+	err := tx.StmtContext(ctx, count).QueryRowContext(ctx).Scan(&n)
 	return id, n, err
 }
+
+// countSQL adds one to the write counter and returns it.
+const countSQL = `INSERT INTO meta (key, value) VALUES ('` + metaHistoryWrites + `', 1)
+	ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`
 
 // dbCounter reads the database's history_id and write counter ("" and 0
 // when it has none: a database of an earlier release, or never written).
@@ -458,25 +469,50 @@ func checkWriteCounter(ctx context.Context, c *sql.DB, path string) error {
 // noteWrite records, after a commit, the counter n of database id in the
 // marker (created when create is set; else only kept up to date when it
 // exists). checkpointed says a complete checkpoint followed the commit:
-// everything up to n is on disk in pact.db.
+// everything up to n is on disk in pact.db. The marker is read once, when
+// this process first writes it, and then written in place, one write per
+// commit (its file kept open): what other processes wrote since is not
+// read again, so a late writer may move the counter back, which only
+// makes the check judge less.
 func (db *DB) noteWrite(id string, n int64, checkpointed, create bool) {
 	if id == "" || n == 0 {
 		return
 	}
-	path := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+	db.histMu.Lock()
+	defer db.histMu.Unlock()
 	boot := currentBoot()
-	m := historyMark{ID: id, Writes: n, Boot: boot}
-	if old, ok := readMark(path); ok && old.ID == id {
-		m.Durable = old.Durable
-		if old.Boot == boot && boot != "" {
-			m.Writes = max(old.Writes, n) // a late writer does not move it back
+	first := db.mark == nil
+	if first {
+		path := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+		flag := os.O_RDWR
+		if create {
+			flag |= os.O_CREATE
+		}
+		f, err := os.OpenFile(path, flag, 0o600)
+		if err != nil {
+			return
+		}
+		db.mark = f
+		db.markState = historyMark{}
+		if old, ok := readMark(path); ok && old.ID == id {
+			db.markState.Durable = old.Durable // fsynced in any boot
+			if old.Boot == boot && boot != "" {
+				db.markState.Writes = old.Writes // a late writer does not move it back
+			}
 		}
 	}
+	m := db.markState
+	if m.ID != id {
+		m = historyMark{}
+	}
+	m.ID, m.Boot = id, boot
+	m.Writes = max(m.Writes, n)
 	if checkpointed {
 		m.Durable = max(m.Durable, n)
 	}
 	m.Durable = min(m.Durable, m.Writes)
-	writeMark(path, m, create)
+	writeMarkTo(db.mark, m, first)
+	db.markState = m
 }
 
 // markHistory creates (or rewrites) the history marker beside a profile's
