@@ -297,10 +297,11 @@ func (db *DB) CanWrite(ctx context.Context) error {
 //     behind its marker is refused.
 //   - Several processes writing at once: the counter is incremented inside
 //     each write transaction, under SQLite's write lock, so it counts every
-//     commit exactly once; each process then writes the counter it
-//     committed, never more, and the larger of it and the marker's (a
-//     late writer does not move it back; a lost race only leaves it
-//     behind).
+//     commit exactly once; each process then writes a counter that was
+//     committed, never more (the larger of its own last commit and what
+//     the marker held when it first wrote it). Processes that write in
+//     turn may move the marker back: behind is never refused, so that only
+//     makes the check judge less.
 //   - A power cut (or an OS crash): pact commits without an fsync
 //     (synchronous=NORMAL), so the marker may reach the disk while the last
 //     commits in the WAL do not. The marker says in which boot it was
