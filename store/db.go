@@ -263,6 +263,12 @@ func (db *DB) Close() error {
 	openMu.Unlock()
 	var err error
 	db.once.Do(func() { db.err = errors.New("store: database closed") })
+	db.histMu.Lock()
+	if db.countStmt != nil {
+		db.countStmt.Close()
+		db.countStmt = nil
+	}
+	db.histMu.Unlock()
 	if db.db != nil {
 		err = db.db.Close()
 	}
@@ -311,6 +317,18 @@ func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error
 // history, and an emptied file, or one that lost its last writes, is
 // refused rather than taken as it is (hadHistory, checkWriteCounter).
 func (db *DB) txMark(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error, mark bool) error {
+	var count *sql.Stmt
+	if db.importer != nil {
+		// Prepared once, before the transaction holds a connection.
+		db.histMu.Lock()
+		if db.countStmt == nil {
+			if st, err := c.PrepareContext(ctx, countSQL); err == nil {
+				db.countStmt = st
+			}
+		}
+		count = db.countStmt
+		db.histMu.Unlock()
+	}
 	t, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return db.wrap(err)
@@ -326,15 +344,8 @@ func (db *DB) txMark(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error, mar
 	if db.importer != nil {
 		db.histMu.Lock()
 		known := db.histID
-		if db.countStmt == nil {
-			db.countStmt, err = c.PrepareContext(ctx, countSQL)
-		}
-		count := db.countStmt
 		db.histMu.Unlock()
-		if err == nil {
-			id, n, err = countWrite(ctx, t, count, known)
-		}
-		if err != nil {
+		if id, n, err = countWrite(ctx, t, count, known); err != nil {
 			t.Rollback()
 			return db.wrap(err)
 		}

@@ -403,7 +403,7 @@ var bootOnce = sync.OnceValue(func() string { return bootID() })
 var currentBoot = func() string { return bootOnce() }
 
 // countWrite adds one to the database's write counter inside tx (count:
-// countSQL, prepared once) and returns the database's history_id and the
+// countSQL prepared once, or nil) and returns the database's history_id and the
 // new count. id is the history_id this process already read ("" the first
 // time).
 func countWrite(ctx context.Context, tx *sql.Tx, count *sql.Stmt, id string) (string, int64, error) {
@@ -416,7 +416,13 @@ func countWrite(ctx context.Context, tx *sql.Tx, count *sql.Stmt, id string) (st
 		}
 	}
 	var n int64
-	err := tx.StmtContext(ctx, count).QueryRowContext(ctx).Scan(&n)
+	var row *sql.Row
+	if count != nil {
+		row = tx.StmtContext(ctx, count).QueryRowContext(ctx)
+	} else {
+		row = tx.QueryRowContext(ctx, countSQL)
+	}
+	err := row.Scan(&n)
 	return id, n, err
 }
 
