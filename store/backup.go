@@ -643,7 +643,6 @@ func lookupOpened(path string) (*DB, bool) {
 	return db, ok
 }
 
-
 // CheckBackupPath refuses a backup file of profile name inside that
 // profile's data folder, which a restore replaces and a lost folder takes
 // along.
