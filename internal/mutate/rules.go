@@ -294,4 +294,11 @@ var rules = []rule{
 		New:  "if true || err != nil || id == \"\" || id != m.ID || n >= m.Writes {",
 		Pkg:  "./store", Run: "TestIssue28_",
 	},
+	{
+		Name: "debug-url-secrets", What: "--debug redacts secret query and fragment values wherever a URL shows (a redirect's Location, a body's links) (issue 31 item 12)",
+		File: "httpx/trace.go",
+		Old:  "if strings.Contains(s, \"=\") {\n\t\ts = queryPairPattern()",
+		New:  "if false && strings.Contains(s, \"=\") {\n\t\ts = queryPairPattern()",
+		Pkg:  "./httpx", Run: "TestIssue31_12",
+	},
 }
