@@ -136,8 +136,8 @@ var rules = []rule{
 	{
 		Name: "slow-down", What: "slow_down adds 5 s to the device-flow polling interval (RFC 8628 §3.5)",
 		File: "deviceflow/deviceflow.go",
-		Old:  "interval += SlowDownStep",
-		New:  "interval += 0",
+		Old:  "interval = min(interval+SlowDownStep, MaxInterval)",
+		New:  "interval = min(interval+0, MaxInterval)",
 		Pkg:  "./deviceflow", Run: "SlowDown",
 	},
 	{
