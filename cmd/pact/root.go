@@ -42,6 +42,8 @@ type app struct {
 	set      settings // resolved from the environment and config file
 	// keyringFlag is `pact init --keyring` ("" = not given).
 	keyringFlag string
+	// databaseFlag is --database ("" = not given).
+	databaseFlag string
 
 	once struct {
 		secrets sync.Once
@@ -154,6 +156,7 @@ Start with:  pact demo`,
 	pf.StringVar(&a.jqExpr, "jq", "", "filter the JSON output with a jq expression (implies --json; strings print raw, with control characters shown visibly on a terminal)")
 	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
 	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
+	pf.StringVar(&a.databaseFlag, "database", "", "keep the profile's state in the PostgreSQL database at this postgres:// URL instead of its own SQLite file (env PACT_DATABASE_URL)")
 	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.resolve(cmd) }

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pact-cli/pact/seal"
+	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -434,5 +437,56 @@ func OneCardState(t *testing.T, h Harness) {
 	must(t, db.SetPin(ctx, store.Pin{Brand: card2, ProviderOrigin: "https://o.example"}))
 	if pin, _, _ := db.Pin(ctx, card2); time.Since(pin.PinnedAt) > time.Hour {
 		t.Fatalf("pinned at %v", pin.PinnedAt)
+	}
+}
+
+// TokensSealedNeverPlaintext: a User's delegation tokens kept in the
+// database through seal.Vault (AES-256-GCM, the data key in a key store)
+// come back as they were, are nowhere in the database as plaintext, open
+// for their User only (a ciphertext copied to another User does not), and
+// survive a rotation of the data key.
+func TokensSealedNeverPlaintext(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, addr := open(t, h)
+	keys, err := secrets.Open("file", t.TempDir(), 0)
+	must(t, err)
+	k := &seal.Keyring{Secrets: keys, Prefix: "default/"}
+	alice := seal.Vault{Store: b.ForUser(Alice), Sealer: k}
+	bob := seal.Vault{Store: b.ForUser(Bob), Sealer: k}
+	const access, refresh = "eyJhbGciOiJFUzI1NiJ9.plaintext-access-token.sig", "plaintext-refresh-token-4471"
+	must(t, alice.Set("default/delegation/ab/access", access))
+	must(t, alice.Set("default/delegation/ab/refresh", refresh))
+	if got, err := alice.Get("default/delegation/ab/access"); err != nil || got != access {
+		t.Fatalf("access token: %q %v", got, err)
+	}
+	for _, p := range []string{access, refresh, "plaintext"} {
+		if h.Contains(t, addr, p) {
+			t.Fatalf("%q is in the database as plaintext", p)
+		}
+	}
+	if _, err := bob.Get("default/delegation/ab/access"); !errors.Is(err, secrets.ErrNotFound) {
+		t.Fatalf("another User's token: %v", err)
+	}
+	s, _, err := b.ForUser(Alice).Secret(ctx, "default/delegation/ab/access")
+	must(t, err)
+	must(t, b.ForUser(Bob).PutSecret(ctx, "default/delegation/ab/access", s))
+	if got, err := bob.Get("default/delegation/ab/access"); !errors.Is(err, seal.ErrOpen) {
+		t.Fatalf("a ciphertext copied to another User opened: %q %v", got, err)
+	}
+	_, err = k.Rotate()
+	must(t, err)
+	n, err := alice.Reseal(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("reseal: %d %v", n, err)
+	}
+	if s, _, _ := b.ForUser(Alice).Secret(ctx, "default/delegation/ab/refresh"); s.KeyVersion != "2" {
+		t.Fatalf("after rotation: sealed by version %q", s.KeyVersion)
+	}
+	if got, err := alice.Get("default/delegation/ab/refresh"); err != nil || got != refresh {
+		t.Fatalf("refresh token after rotation: %q %v", got, err)
+	}
+	must(t, alice.Delete("default/delegation/ab/refresh"))
+	if _, err := alice.Get("default/delegation/ab/refresh"); !errors.Is(err, secrets.ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
 	}
 }

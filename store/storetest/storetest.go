@@ -63,6 +63,7 @@ var Behaviours = []struct {
 	{"ReceiptReplayDetected", ReceiptReplayDetected},
 	{"GrantsKeptReplacedDeleted", GrantsKeptReplacedDeleted},
 	{"SecretsKeptSealedNeverPlain", SecretsKeptSealedNeverPlain},
+	{"TokensSealedNeverPlaintext", TokensSealedNeverPlaintext},
 	{"CardsAndNotesKeptReplacedForgotten", CardsAndNotesKeptReplacedForgotten},
 	{"OneCardState", OneCardState},
 	{"SearchWordsPunctuationSyntaxAndCJK", SearchWordsPunctuationSyntaxAndCJK},
