@@ -16,19 +16,15 @@ import (
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store/backend"
 	"github.com/pact-cli/pact/store/postgres"
+	"github.com/pact-cli/pact/store/storetest"
 )
 
 // The stories on PostgreSQL run against the server PACT_TEST_POSTGRES_URL
-// names ([postgres]); without it they are skipped, except under CI
-// (CI=true), where that is a failure.
+// names ([postgres]); without it they are skipped, except under CI, where
+// that is a failure (storetest.PostgresURL).
 func condPostgres() (bool, error) {
-	if os.Getenv("PACT_TEST_POSTGRES_URL") != "" {
-		return true, nil
-	}
-	if os.Getenv("CI") == "true" {
-		return false, fmt.Errorf("PACT_TEST_POSTGRES_URL is unset under CI=true: the PostgreSQL stories must run")
-	}
-	return false, nil
+	_, run, _, err := storetest.PostgresURL()
+	return run, err
 }
 
 var pgDatabases atomic.Int64

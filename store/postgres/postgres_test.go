@@ -19,24 +19,9 @@ import (
 )
 
 // The PostgreSQL tests run against the server PACT_TEST_POSTGRES_URL
-// names (`eval "$(.ci/postgres start)"` starts a throwaway one); each test
-// gets a database of its own, dropped when it ends.
-const urlEnv = "PACT_TEST_POSTGRES_URL"
-
-// requirePostgres skips the test, saying why, when no PostgreSQL is
-// given; under CI (CI=true) that is a failure, so that the suite cannot
-// pass by skipping.
-func requirePostgres(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv(urlEnv)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset under CI=true: the PostgreSQL half of the conformance suite must run (.ci/run starts a PostgreSQL and sets it)", urlEnv)
-		}
-		t.Skipf("%s is unset: the PostgreSQL half of the conformance suite is skipped; eval \"$(.ci/postgres start)\" starts a throwaway PostgreSQL and sets it", urlEnv)
-	}
-	return u
-}
+// names (storetest.RequirePostgres); each test gets a database of its own,
+// dropped when it ends.
+func requirePostgres(t testing.TB) string { return storetest.RequirePostgres(t) }
 
 var admin struct {
 	once sync.Once
