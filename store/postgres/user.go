@@ -212,29 +212,14 @@ func (db *userDB) AppendTurns(ctx context.Context, conv store.Conversation, turn
 			return err
 		}
 		if len(turns) > 0 {
-			b := &pgx.Batch{}
-			for _, t := range turns {
-				b.Queue(`INSERT INTO turns (user_id, conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
-					VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (conversation_id, role, message_id) DO NOTHING RETURNING id`,
-					cleanArgs([]any{db.user, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, t.ReceiptVerified})...)
-			}
-			turnIDs := make([]int64, len(turns))
-			br := tx.SendBatch(ctx, b)
-			for i := range turns {
-				if err := br.QueryRow().Scan(&turnIDs[i]); errors.Is(err, pgx.ErrNoRows) {
-					turnIDs[i] = 0 // already stored (a retried send): its parts too
-				} else if err != nil {
-					br.Close()
-					return err
-				}
-			}
-			if err := br.Close(); err != nil {
+			ids, err := insertTurns(ctx, tx, db.user, id, turns)
+			if err != nil {
 				return err
 			}
-			b = &pgx.Batch{}
+			b := &pgx.Batch{}
 			for i, t := range turns {
-				if turnIDs[i] != 0 {
-					queueParts(b, db.user, turnIDs[i], t.Parts)
+				if ids[i] != 0 {
+					queueParts(b, db.user, ids[i], t.Parts)
 				}
 			}
 			if b.Len() > 0 {
@@ -249,6 +234,50 @@ func (db *userDB) AppendTurns(ctx context.Context, conv store.Conversation, turn
 			WHERE current_conversations.conversation_id <> excluded.conversation_id`, cleanArgs([]any{db.user, conv.Brand, id})...)
 		return err
 	})
+}
+
+// insertTurns inserts turns into conversation id in one statement, in
+// their order, and returns the id of each (0 for a turn already stored: a
+// retried send, whose parts are stored too).
+func insertTurns(ctx context.Context, tx pgx.Tx, user string, conv int64, turns []store.Turn) ([]int64, error) {
+	n := len(turns)
+	msg, role, text, at, task, rid := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	verified := make([]*bool, n)
+	for i, t := range turns {
+		msg[i], role[i], text[i], at[i], task[i], rid[i] = clean(t.MessageID), clean(t.Role), clean(t.Text), fmtTime(t.At), clean(t.TaskState), clean(t.ReceiptID)
+		verified[i] = t.ReceiptVerified
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO turns (user_id, conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
+		SELECT $1, $2, u.m, u.r, u.x, u.a, u.ts, u.ri, u.rv
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[]) WITH ORDINALITY AS u (m, r, x, a, ts, ri, rv, n)
+		ORDER BY u.n
+		ON CONFLICT (conversation_id, role, message_id) DO NOTHING
+		RETURNING id, role, message_id`, clean(user), conv, msg, role, text, at, task, rid, verified)
+	if err != nil {
+		return nil, err
+	}
+	byKey := map[[2]string]int64{}
+	for rows.Next() {
+		var id int64
+		var r, m string
+		if err := rows.Scan(&id, &r, &m); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if _, dup := byKey[[2]string{r, m}]; !dup {
+			byKey[[2]string{r, m}] = id
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	ids := make([]int64, n)
+	for i := range turns {
+		k := [2]string{role[i], msg[i]}
+		ids[i] = byKey[k]
+		delete(byKey, k) // a second turn with the same key in one call was not added
+	}
+	return ids, nil
 }
 
 // queueParts queues the rows of a turn's parts; a file's bytes go once
