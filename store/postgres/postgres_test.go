@@ -52,11 +52,49 @@ func withDatabase(t testing.TB, name string) string {
 
 // emptyDatabase creates a new database (no schema) for one test and
 // drops it when the test ends.
-func emptyDatabase(t testing.TB) string {
+func emptyDatabase(t testing.TB) string { return newDatabase(t, "") }
+
+// template is a database migrated once a process, copied for each test
+// that needs a migrated one (CREATE DATABASE … TEMPLATE).
+var template struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+func migratedDatabase(t testing.TB) string {
+	t.Helper()
+	pool := adminPool(t)
+	template.once.Do(func() {
+		name := fmt.Sprintf("pact_template_%d", os.Getpid())
+		if _, template.err = pool.Exec(context.Background(), "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); template.err != nil {
+			return
+		}
+		template.name = name
+		db, err := postgres.Open(context.Background(), withDatabase(t, name))
+		if err != nil {
+			template.err = err
+			return
+		}
+		db.Close() // a template has no connections
+	})
+	if template.err != nil {
+		t.Fatal(template.err)
+	}
+	return newDatabase(t, template.name)
+}
+
+// newDatabase creates a database for one test, a copy of template (""
+// for an empty one), and drops it when the test ends.
+func newDatabase(t testing.TB, template string) string {
 	t.Helper()
 	pool := adminPool(t)
 	name := fmt.Sprintf("pact_test_%d_%d", os.Getpid(), admin.n.Add(1))
-	if _, err := pool.Exec(context.Background(), "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	q := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if template != "" {
+		q += " TEMPLATE " + pgx.Identifier{template}.Sanitize()
+	}
+	if _, err := pool.Exec(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -95,8 +133,14 @@ END $$;
 DELETE FROM storetest_rows;`
 
 var harness = storetest.Harness{
-	Name:  "postgres",
-	Empty: emptyDatabase,
+	Name:     "postgres",
+	Empty:    emptyDatabase,
+	Migrated: migratedDatabase,
+	Cleanup: func() {
+		if template.name != "" && admin.pool != nil {
+			admin.pool.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{template.name}.Sanitize()+" WITH (FORCE)")
+		}
+	},
 	Open: func(ctx context.Context, addr string) (store.Backend, error) {
 		db, err := postgres.Open(ctx, addr)
 		if err != nil {
