@@ -4,7 +4,7 @@
 // of store/storetest, as the SQLite store does; store/backend chooses it
 // for a postgres:// URL.
 //
-// Versioned migrations (Migrations, schema_migrations) run under an
+// Versioned migrations (Migrations, pact_schema_migrations) run under an
 // advisory lock, so processes starting at once migrate once; a database
 // with a newer schema is refused. Every query of a User's Store carries
 // the User's id. PostgreSQL's text cannot hold a NUL character: a NUL in a
@@ -131,7 +131,7 @@ func (db *DB) Check(ctx context.Context) (store.Health, error) {
 	if err != nil {
 		return h, err
 	}
-	if err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&h.SchemaVersion); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM pact_schema_migrations`).Scan(&h.SchemaVersion); err != nil {
 		return h, db.wrap(err)
 	}
 	if h.SchemaVersion != SchemaVersion {
@@ -170,7 +170,7 @@ const migrationLock = 0x7061637473636865 // "pactsche"
 // schema newer than this binary's is refused, not touched.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	var v int
-	err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v)
+	err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM pact_schema_migrations`).Scan(&v)
 	if err == nil && v == SchemaVersion {
 		return nil // the common case: no lock taken
 	}
@@ -185,12 +185,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
 			return oneLineErr(err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS pact_schema_migrations (
 			version integer PRIMARY KEY,
 			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-			return fmt.Errorf("creating schema_migrations: %v", oneLine(err))
+			return fmt.Errorf("creating pact_schema_migrations: %v", oneLine(err))
 		}
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM pact_schema_migrations`).Scan(&v); err != nil {
 			return oneLineErr(err)
 		}
 		if v > SchemaVersion {
@@ -200,7 +200,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			if _, err := tx.Exec(ctx, Migrations[v]); err != nil {
 				return fmt.Errorf("migrating the schema from version %d to %d: %v", v, v+1, oneLine(err))
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v+1); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO pact_schema_migrations (version) VALUES ($1)`, v+1); err != nil {
 				return oneLineErr(err)
 			}
 		}

@@ -126,7 +126,7 @@ DO $$
 DECLARE t text;
 BEGIN
 	FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema()
-		AND tablename NOT IN ('storetest_rows', 'schema_migrations') LOOP
+		AND tablename NOT IN ('storetest_rows', 'pact_schema_migrations') LOOP
 		EXECUTE format('CREATE OR REPLACE TRIGGER storetest_count AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION storetest_count()', t);
 	END LOOP;
 END $$;
@@ -172,7 +172,7 @@ var harness = storetest.Harness{
 	},
 	SetSchemaAhead: func(t testing.TB, addr string) {
 		c := connect(t, addr)
-		if _, err := c.Exec(context.Background(), `INSERT INTO schema_migrations (version) VALUES ($1)`, postgres.SchemaVersion+1); err != nil {
+		if _, err := c.Exec(context.Background(), `INSERT INTO pact_schema_migrations (version) VALUES ($1)`, postgres.SchemaVersion+1); err != nil {
 			t.Fatal(err)
 		}
 	},

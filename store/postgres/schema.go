@@ -2,7 +2,7 @@ package postgres
 
 // Migrations are the schema's versions, oldest first: Migrations[i] takes
 // a database from version i to i+1 (the versions applied are rows of
-// schema_migrations). They are compiled into the binary; a released step
+// pact_schema_migrations). They are compiled into the binary; a released step
 // is never edited, a change is a new step at the end. The tables are
 // those of the SQLite store (package store), every one keyed by the User
 // first; text that is compared or ordered is COLLATE "C" (bytes, as
