@@ -258,7 +258,7 @@ func (r *runner) postgres(h store.Health, err error) {
 	if err != nil {
 		r.dbFailed = true
 		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(),
-			Fix: "check that the PostgreSQL server runs, that the URL (--database, PACT_DATABASE_URL or the config file's \"database\") names it, and that its role may connect and create tables",
+			Fix:    "check that the PostgreSQL server runs, that the URL (--database, PACT_DATABASE_URL or the config file's \"database\") names it, and that its role may connect and create tables",
 			Detail: err.Error()})
 		return
 	}

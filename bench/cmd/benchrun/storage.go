@@ -384,7 +384,7 @@ func searchRows(tmp, pact string, b benchBackend) ([]row, error) {
 		}
 		w := median(walls)
 		rows = append(rows, row{name: fmt.Sprintf("12'. search, %s, %s (s)", q.what, b.name),
-			value: fmt.Sprintf("%.3f s (CPU %.3f s), %.0f MB RSS", w, median(cpus), float64(kb)*1024/1e6),
+			value:    fmt.Sprintf("%.3f s (CPU %.3f s), %.0f MB RSS", w, median(cpus), float64(kb)*1024/1e6),
 			measured: w, target: 0.3, strictLT: true})
 	}
 	return rows, nil
