@@ -476,6 +476,16 @@ CREATE TABLE server_registrations (
 	audience TEXT NOT NULL,
 	added_ns BIGINT NOT NULL
 );`,
+	// 14: leases of pact serve (issue 30; server.go): named locks that
+	// expire, so that a replica's death frees what it held.
+	`CREATE TABLE server_leases (
+	name TEXT PRIMARY KEY,
+	holder TEXT NOT NULL,
+	token BIGINT NOT NULL,
+	acquired_ns BIGINT NOT NULL,
+	expires_ns BIGINT NOT NULL
+);
+CREATE INDEX server_leases_by_expiry ON server_leases (expires_ns);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

@@ -113,7 +113,7 @@ file, else the default:
 
   --issuer URL            PACT_SERVE_ISSUER             issuer            the profile's issuer
   --addr HOST:PORT        PACT_SERVE_ADDR               addr              127.0.0.1:8080
-  --database PATH         PACT_DATABASE_URL             database          {data}/profiles/NAME/serve.db
+  --database URL|PATH     PACT_DATABASE_URL             database          {data}/profiles/NAME/serve.db
   --tls-cert FILE         PACT_SERVE_TLS_CERT           tls_cert          none: plain HTTP on loopback
   --tls-key FILE          PACT_SERVE_TLS_KEY            tls_key           none
   --rate-limit N          PACT_SERVE_RATE_LIMIT         rate_limit        600 requests per device per minute
@@ -122,16 +122,19 @@ file, else the default:
   --config FILE           PACT_SERVE_CONFIG             -                 {config}/serve.json when it exists
 
 The config file is one JSON object of those keys. The database is SQLite
-(a path, or sqlite:PATH). Logs are JSON lines on stderr (no secret, no message
-text), metrics are at /metrics, health at /healthz and /readyz, the API's
-OpenAPI document at /v1/openapi.json. SIGTERM or Ctrl+C stops accepting, lets
+(a path, or sqlite:PATH) for one process, or PostgreSQL (a postgres:// URL),
+which several replicas share behind a load balancer: give each the same
+database, issuer, signing key and data key (README: Running several
+replicas). Logs are JSON lines on stderr (no secret, no message text),
+metrics are at /metrics, health at /healthz and /readyz, the API's OpenAPI
+document at /v1/openapi.json. SIGTERM or Ctrl+C stops accepting, lets
 requests in flight finish (up to the shutdown timeout), and exits 0.`
 
 func newServeCmd(a *app) *cobra.Command {
 	f := &serveFlags{}
 	var shutdown time.Duration
 	cmd := &cobra.Command{
-		Use:   "serve [--issuer URL] [--addr HOST:PORT] [--database PATH] [--tls-cert FILE --tls-key FILE]",
+		Use:   "serve [--issuer URL] [--addr HOST:PORT] [--database URL|PATH] [--tls-cert FILE --tls-key FILE]",
 		Short: "Run one personal agent for many Users and their devices (pact serve)",
 		Long:  serveLong,
 		Args:  exactArgs(0, "serve takes no arguments (its commands: user, provider)"),
@@ -148,7 +151,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fl.DurationVar(&shutdown, "shutdown-timeout", 0, "how long requests in flight may finish on SIGTERM (env "+server.Env.ShutdownTimeout+"; default 30s)")
 	fl.StringVar(&f.set.Name, "name", "", "client_name of the Client ID Metadata Document (env "+server.Env.Name+"; default pact)")
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&f.set.Database, "database", "", "the server's database: a SQLite file path or sqlite:PATH (env "+server.Env.Database+"; default {data}/profiles/NAME/serve.db)")
+	pf.StringVar(&f.set.Database, "database", "", "the server's database: a postgres:// URL (shared by replicas), or a SQLite file path or sqlite:PATH (env "+server.Env.Database+"; default {data}/profiles/NAME/serve.db)")
 	pf.StringVar(&f.config, "config", "", "config file (env "+server.Env.Config+"; default {config}/serve.json when it exists)")
 	cmd.AddCommand(newServeUserCmd(a, f), newServeProviderCmd(a, f))
 	return cmd

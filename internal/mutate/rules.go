@@ -324,6 +324,20 @@ var rules = []rule{
 		Pkg:  "./server", Run: "TestIssue29_EnrolmentCodeOnceAndFor15Minutes",
 	},
 	{
+		Name: "serve-lease-one-holder", What: "a lease is taken over only once it has expired: one holder at a time, across processes (issue 30)",
+		File: "store/server.go",
+		Old:  "WHERE server_leases.expires_ns <= excluded.acquired_ns\n",
+		New:  "WHERE server_leases.expires_ns <= excluded.acquired_ns OR server_leases.holder <> ''\n",
+		Pkg:  "./store", Run: "TestIssue28_ConformanceSQLite/ServerLease",
+	},
+	{
+		Name: "serve-lease-fenced", What: "a lease taken over cannot be renewed by its old holder (issue 30)",
+		File: "store/server.go",
+		Old:  "`UPDATE server_leases SET expires_ns = ? WHERE name = ? AND token = ? AND holder = ? RETURNING acquired_ns`",
+		New:  "`UPDATE server_leases SET expires_ns = ? WHERE name = ? AND (token = ? OR holder = ? OR 1) RETURNING acquired_ns`",
+		Pkg:  "./store", Run: "TestIssue28_ConformanceSQLite/ServerLease",
+	},
+	{
 		Name: "serve-code-expiry", What: "an enrolment code is valid 15 minutes (issue 29)",
 		File: "server/enrol.go",
 		Old:  "const EnrolmentCodeTTL = 15 * time.Minute",
