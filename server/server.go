@@ -84,6 +84,7 @@ type Server struct {
 	draining atomic.Bool
 	stopping chan struct{}
 	stopOnce sync.Once
+	replica  string
 }
 
 // New makes the server and mounts its own routes: identity, operations,
@@ -108,7 +109,7 @@ func New(opts Options) (*Server, error) {
 		opts.Settings.Name = DefaultName
 	}
 	s := &Server{opts: opts, log: opts.Logger, now: opts.Now, metrics: newMetrics(), mux: http.NewServeMux(),
-		routes: map[string]map[string]Route{}, stopping: make(chan struct{})}
+		routes: map[string]map[string]Route{}, stopping: make(chan struct{}), replica: newReplicaID()}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, NotFound("route"))
 	})

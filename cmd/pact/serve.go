@@ -211,7 +211,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	start := serveStartJSON{URL: scheme + "://" + ln.Addr().String(), Issuer: id.Issuer(), Addr: ln.Addr().String(),
 		Database: server.RedactDatabase(s.Database), TLS: s.TLSCert != "", Profile: p.Name}
 	logger.Info("listening", slog.String("url", start.URL), slog.String("issuer", start.Issuer), slog.String("database", start.Database),
-		slog.String("profile", p.Name), slog.String("version", version))
+		slog.String("profile", p.Name), slog.String("replica", srv.Replica()), slog.String("version", version))
 	if a.json {
 		if err := a.printJSON(start); err != nil {
 			ln.Close()

@@ -338,6 +338,13 @@ var rules = []rule{
 		Pkg:  "./store", Run: "TestIssue28_ConformanceSQLite/ServerLease",
 	},
 	{
+		Name: "serve-lease-renewed", What: "a lease a replica holds is renewed in the database while it works, and lost work stops (issue 30)",
+		File: "server/lease.go",
+		Old:  "nl, err := h.s.opts.Store.RenewLease(rctx, l, now, h.ttl)",
+		New:  "nl, err := l, rctx.Err()",
+		Pkg:  "./server", Run: "TestIssue30_Lease",
+	},
+	{
 		Name: "serve-code-expiry", What: "an enrolment code is valid 15 minutes (issue 29)",
 		File: "server/enrol.go",
 		Old:  "const EnrolmentCodeTTL = 15 * time.Minute",
