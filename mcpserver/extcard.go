@@ -61,7 +61,7 @@ func (s *Server) extendedCard(ctx context.Context, brand string, card *discovery
 		sess, err := s.open(ctx, brand, agent.Start{})
 		if err == nil {
 			var x agent.Extended
-			if x, err = agent.ExtendedCard(ctx, sess); err == nil {
+			if x, err = agent.InProcess(sess).ExtendedCard(ctx); err == nil {
 				ext.Fetched, ext.Skills, ext.Delegated = true, skillsOf(x.Card), x.Delegated
 				ext.Verified = x.Card.Signature != nil && x.Card.Signature.Verified
 			}

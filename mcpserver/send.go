@@ -100,7 +100,7 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 			src, again.MessageID, again.At.UTC().Format(time.RFC3339)))
 	}
 	sentAt := seconds(time.Now())
-	res, err := agent.SendID(ctx, sess, in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
+	res, err := agent.SendID(ctx, agent.InProcess(sess), in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
 		r.say(fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", src, closed.ContextID))
 		return true
 	}})

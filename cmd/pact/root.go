@@ -11,6 +11,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/iostreams"
@@ -50,6 +51,7 @@ type app struct {
 	sec    secrets.Store
 	secErr error
 	hc     *http.Client
+	ag     agent.Agent // the profile's agent, once built (a.agent)
 }
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
@@ -128,6 +130,20 @@ func (a *app) sessionOptions() (conversation.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// agent is the personal agent every command talks to: the one of the
+// selected profile, run in this process (agent.Local over sessionOptions).
+func (a *app) agent() (agent.Agent, error) {
+	if a.ag != nil {
+		return a.ag, nil
+	}
+	opts, err := a.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	a.ag = agent.NewLocal(opts)
+	return a.ag, nil
 }
 
 func newRootCmd(a *app) *cobra.Command {

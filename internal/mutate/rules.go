@@ -185,7 +185,7 @@ var rules = []rule{
 	{
 		Name: "stepup-scopes", What: "a step-up's ids are split by the card: an id the card does not list is never asked for (PACT §5.2, §5.5)",
 		File: "agent/stepup.go",
-		Old:  "known, unknown := su.Check(s.Card.Delegation)",
+		Old:  "known, unknown := su.Check(card.Delegation)",
 		New:  "known, unknown := su.MissingScopes, []string(nil)",
 		Pkg:  "./agent", Run: "Section5_5_StepUpSplits",
 	},
