@@ -192,7 +192,7 @@ func (e *Error) Error() string {
 			b.WriteString("the Provider did not accept this personal agent's identity: " + hint)
 			break
 		}
-		b.WriteString("the Provider did not accept this personal agent's identity. Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
+		b.WriteString("the Provider did not accept this personal agent's identity. Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and that this machine's clock is right")
 	case ReasonInvalidToken:
 		b.WriteString("the Provider no longer accepts your permission at this Brand: log in again with `pact login`")
 	case ReasonNotFound:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
@@ -201,7 +202,7 @@ func (e *LoginRequiredError) What() string {
 func (e *LoginRequiredError) Login() string {
 	brand := e.Arg
 	if brand == "" {
-		brand = e.Brand
+		brand = discovery.BrandArg(e.Brand)
 	}
 	if brand == "" {
 		brand = e.InterfaceURL

@@ -75,25 +75,25 @@ func (db *DB) Backup(ctx context.Context, dest string, force bool) (Contents, er
 	}
 	n, err := contentsOf(ctx, c)
 	if err != nil {
-		return n, fmt.Errorf("store: reading %s: %w", db.path, err)
+		return n, fmt.Errorf("reading %s: %w", db.path, err)
 	}
 	dir := filepath.Dir(dest)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".tmp-*")
 	if err != nil {
-		return n, fmt.Errorf("store: writing the backup: %w", err)
+		return n, fmt.Errorf("writing the backup: %w", err)
 	}
 	name := tmp.Name()
 	tmp.Close()
 	os.Remove(name) // VACUUM INTO writes a new file
 	defer os.Remove(name)
 	if _, err := c.ExecContext(ctx, "VACUUM INTO ?", name); err != nil {
-		return n, fmt.Errorf("store: writing the backup of %s to %s: %w", db.path, dest, err)
+		return n, fmt.Errorf("writing the backup of %s to %s: %w", db.path, dest, err)
 	}
 	if err := syncFile(name, 0o600); err != nil {
-		return n, fmt.Errorf("store: writing the backup: %w", err)
+		return n, fmt.Errorf("writing the backup: %w", err)
 	}
 	if err := os.Rename(name, dest); err != nil {
-		return n, fmt.Errorf("store: writing the backup: %w", err)
+		return n, fmt.Errorf("writing the backup: %w", err)
 	}
 	syncDir(dir)
 	return n, nil
@@ -193,31 +193,31 @@ func Restore(ctx context.Context, d Dirs, name, file string) (Restored, error) {
 		db.Close()
 	}
 	if pid := inUseBy(path); pid != 0 {
-		return Restored{}, fmt.Errorf("store: %s is open in another pact process (pid %d): %w; end it (a chat, `pact mcp`, a send) and restore again (nothing was changed)", path, pid, ErrInUse)
+		return Restored{}, fmt.Errorf("%s is open in another pact process (pid %d): %w; end it (a chat, `pact mcp`, a send) and restore again (nothing was changed)", path, pid, ErrInUse)
 	}
 	tmp := path + ".restore-tmp"
 	if err := copyFile(file, tmp); err != nil {
 		os.Remove(tmp)
-		return Restored{}, fmt.Errorf("store: copying %s: %w (nothing was changed)", file, err)
+		return Restored{}, fmt.Errorf("copying %s: %w (nothing was changed)", file, err)
 	}
 	res := Restored{Contents: n}
 	if _, err := os.Stat(path); err == nil {
 		res.Aside = path + ".before-restore-" + time.Now().UTC().Format("20060102T150405Z")
 		if err := os.Rename(path, res.Aside); err != nil {
 			os.Remove(tmp)
-			return Restored{}, fmt.Errorf("store: keeping %s aside: %w (nothing was changed)", path, err)
+			return Restored{}, fmt.Errorf("keeping %s aside: %w (nothing was changed)", path, err)
 		}
 		if err := os.Rename(path+"-wal", res.Aside+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			os.Rename(res.Aside, path)
 			os.Remove(tmp)
-			return Restored{}, fmt.Errorf("store: keeping %s-wal aside: %w (nothing was changed)", path, err)
+			return Restored{}, fmt.Errorf("keeping %s-wal aside: %w (nothing was changed)", path, err)
 		}
 	}
 	os.Remove(path + "-shm") // the WAL index of the database kept aside
 	os.Remove(path + "-wal") // none is left but a stray one
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return res, fmt.Errorf("store: restoring %s: %w (the previous database is kept as %s)", path, err, res.Aside)
+		return res, fmt.Errorf("restoring %s: %w (the previous database is kept as %s)", path, err, res.Aside)
 	}
 	syncDir(dir)
 	db := ProfileDB(d, name)

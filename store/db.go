@@ -123,10 +123,10 @@ func (db *DB) conn(ctx context.Context) (*sql.DB, error) {
 
 func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if strings.ContainsRune(db.path, '?') {
-		return nil, fmt.Errorf("store: the database path %s contains '?'; choose another PACT_HOME", db.path)
+		return nil, fmt.Errorf("the database path %s contains '?'; choose another PACT_HOME", db.path)
 	}
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
-		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(db.path), err)
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(db.path), err)
 	}
 	// A profile that had history is not started afresh: a pact.db that is
 	// missing, empty (truncated, a failed copy: SQLite would take it as a
@@ -149,13 +149,13 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 				return db.openReadOnly(ctx, err)
 			}
 		}
-		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
+		return nil, fmt.Errorf("opening %s: %w", db.path, err)
 	} else {
 		f.Close()
 	}
 	sdb, err := sql.Open("sqlite", dsn(db.path))
 	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
+		return nil, fmt.Errorf("opening %s: %w", db.path, err)
 	}
 	if history {
 		// Without its WAL, a live pact.db has no schema yet.
@@ -167,9 +167,9 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if err := migrate(ctx, sdb, len(Migrations)); err != nil {
 		sdb.Close()
 		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
-			return nil, fmt.Errorf("store: %s is damaged (%v); pact will not overwrite it: restore it with `pact restore BACKUP` (a file `pact backup` wrote), or move it aside to start this profile's history afresh", db.path, err)
+			return nil, fmt.Errorf("%s is damaged (%v); pact will not overwrite it: restore it with `pact restore BACKUP` (a file `pact backup` wrote), or move it aside to start this profile's history afresh", db.path, err)
 		}
-		return nil, fmt.Errorf("store: %s: %w", db.path, err)
+		return nil, fmt.Errorf("%s: %w", db.path, err)
 	}
 	if db.importer != nil {
 		if err := db.importer(ctx, sdb); err != nil {
@@ -213,11 +213,11 @@ func (db *DB) openReadOnly(ctx context.Context, why error) (*sql.DB, error) {
 		}
 		if v != len(Migrations) {
 			sdb.Close()
-			return nil, fmt.Errorf("store: %s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
+			return nil, fmt.Errorf("%s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
 		}
 		return sdb, nil
 	}
-	return nil, fmt.Errorf("store: opening %s: %v; read-only: %w", db.path, why, lastErr)
+	return nil, fmt.Errorf("opening %s: %v; read-only: %w", db.path, why, lastErr)
 }
 
 // HistoryMarker is the file, beside a profile's pact.db, that says the
@@ -247,7 +247,7 @@ func (db *DB) Close() error {
 	}
 	openMu.Unlock()
 	var err error
-	db.once.Do(func() { db.err = errors.New("store: database closed") })
+	db.once.Do(func() { db.err = errors.New("the database is closed") })
 	if db.db != nil {
 		err = db.db.Close()
 	}
@@ -262,7 +262,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 		return err
 	}
 	if err := pragmaOK(ctx, c, "PRAGMA integrity_check"); err != nil {
-		return fmt.Errorf("store: %s failed its integrity check: %w", db.path, err)
+		return fmt.Errorf("%s failed its integrity check: %w", db.path, err)
 	}
 	return nil
 }
@@ -314,11 +314,11 @@ func (db *DB) wrap(err error) error {
 		return nil
 	}
 	if db.readOnly != nil {
-		return fmt.Errorf("store: %s can only be read here (%v): nothing can be saved; make PACT_HOME writable: %w", db.path, db.readOnly, err)
+		return fmt.Errorf("%s can only be read here (%v): nothing can be saved; make PACT_HOME writable: %w", db.path, db.readOnly, err)
 	}
 	var se interface{ Code() int }
 	if errors.As(err, &se) {
-		return fmt.Errorf("store: %s: %w (nothing was changed)", db.path, err)
+		return fmt.Errorf("%s: %w (nothing was changed)", db.path, err)
 	}
 	return err
 }

@@ -17,7 +17,7 @@ import (
 // ErrNoHistory is matched (errors.Is) by the refusal of a profile's
 // database that had history but opens without it: missing, empty,
 // truncated, its WAL cut or missing (HistoryError).
-var ErrNoHistory = errors.New("store: the profile's history is missing from its database")
+var ErrNoHistory = errors.New("the profile's history is missing from its database")
 
 // HistoryError is the refusal of a profile database that had history (the
 // HistoryMarker or ImportedDir beside it) but whose files do not hold it:
@@ -31,7 +31,7 @@ type HistoryError struct {
 
 func (e *HistoryError) Error() string {
 	dir := filepath.Dir(e.Path)
-	return fmt.Sprintf("store: %s %s, but this profile had history; pact will not start it afresh: "+
+	return fmt.Sprintf("%s %s, but this profile had history; pact will not start it afresh: "+
 		"restore it with `pact restore BACKUP` (a file `pact backup` wrote), or put back pact.db together with its pact.db-wal; "+
 		"to start this profile afresh instead, move pact.db, pact.db-wal and %s out of %s",
 		e.Path, e.Why, HistoryMarker, dir)
@@ -220,13 +220,13 @@ func (db *DB) Check(ctx context.Context) (Health, error) {
 	}
 	h.ReadOnly = db.readOnly
 	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&h.SchemaVersion); err != nil {
-		return h, fmt.Errorf("store: %s: reading the schema version: %w", db.path, err)
+		return h, fmt.Errorf("%s: reading the schema version: %w", db.path, err)
 	}
 	if h.SchemaVersion != SchemaVersion {
-		return h, fmt.Errorf("store: %s has schema version %d, this pact writes %d", db.path, h.SchemaVersion, SchemaVersion)
+		return h, fmt.Errorf("%s has schema version %d, this pact writes %d", db.path, h.SchemaVersion, SchemaVersion)
 	}
 	if err := pragmaOK(ctx, c, "PRAGMA quick_check"); err != nil {
-		return h, fmt.Errorf("store: %s failed its integrity check: %w", db.path, err)
+		return h, fmt.Errorf("%s failed its integrity check: %w", db.path, err)
 	}
 	return h, nil
 }
@@ -263,7 +263,7 @@ func pragmaOK(ctx context.Context, c interface {
 
 // ErrCannotWrite is matched by CanWrite's error: the database can only be
 // read here.
-var ErrCannotWrite = errors.New("store: the database cannot be written here")
+var ErrCannotWrite = errors.New("the database cannot be written here")
 
 // CanWrite reports whether a write could be saved now: nil, or an error
 // matching ErrCannotWrite saying why (a read-only PACT_HOME). It opens the

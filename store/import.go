@@ -88,7 +88,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: importing the files of the previous release from %s (they are unchanged): %w", dataDir, err)
+		return fmt.Errorf("importing the files of the previous release from %s (they are unchanged): %w", dataDir, err)
 	}
 	if present {
 		moveAside(dataDir)
@@ -123,7 +123,7 @@ func (db *DB) importLate(ctx context.Context, c *sql.DB, dataDir string) error {
 	st.read(dataDir)
 	st.current = nil
 	if err := db.txOn(ctx, c, func(tx *sql.Tx) error { return st.write(ctx, tx) }); err != nil {
-		return fmt.Errorf("store: importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
+		return fmt.Errorf("importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
 	}
 	moveAside(dataDir)
 	if len(st.convs) > 0 || st.receipts > 0 || len(st.grants) > 0 || len(st.problems) > 0 {

@@ -32,7 +32,7 @@ func (db *userDB) Pin(ctx context.Context, brand string) (Pin, bool, error) {
 // set to now.
 func (db *userDB) SetPin(ctx context.Context, p Pin) error {
 	if p.Brand == "" {
-		return errors.New("store: a pin needs a brand")
+		return errors.New("a pin needs a brand")
 	}
 	if p.PinnedAt.IsZero() {
 		p.PinnedAt = time.Now().UTC()

@@ -162,7 +162,7 @@ func (db *userDB) LoadDraft(ctx context.Context, cardURL string) (Draft, error) 
 		return Draft{}, err
 	}
 	if err := json.Unmarshal([]byte(q), &d.Queue); err != nil {
-		return Draft{}, fmt.Errorf("store: the kept queue of %s: %w", cardURL, err)
+		return Draft{}, fmt.Errorf("the kept queue of %s: %w", cardURL, err)
 	}
 	return d, nil
 }

@@ -68,12 +68,12 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 			if a.json {
 				return a.printJSON(out)
 			}
-			st := a.io.OutStyles()
-			a.io.Printf("%s backed up profile %q to %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(n))
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s backed up profile %q to %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(n))
 			for _, s := range out.NotIncluded {
-				a.io.Printf("%s not in it: %s\n", st.Warning.Render("!"), safe(s))
+				a.io.Eprintf("%s not in it: %s\n", st.Warning.Render("!"), safe(s))
 			}
-			a.io.Printf("  restore it with: %s\n", profile.CommandWords(a.profile, "restore", out.File))
+			a.io.Eprintf("  restore it with: %s\n", profile.CommandWords(a.profile, "restore", out.File))
 			return nil
 		},
 	}
@@ -110,10 +110,10 @@ FILE is refused.`,
 			if a.json {
 				return a.printJSON(out)
 			}
-			st := a.io.OutStyles()
-			a.io.Printf("%s restored profile %q from %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(res.Contents))
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s restored profile %q from %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(res.Contents))
 			if res.Aside != "" {
-				a.io.Printf("  the database it replaced is kept as %s\n", safe(res.Aside))
+				a.io.Eprintf("  the database it replaced is kept as %s\n", safe(res.Aside))
 			}
 			return nil
 		},

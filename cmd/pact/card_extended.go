@@ -32,7 +32,7 @@ func (a *app) fetchExtended(ctx context.Context, brand string) (*discovery.Card,
 	ext, err := c.ExtendedCard(ctx)
 	sp.Stop()
 	if err != nil {
-		return nil, false, err
+		return nil, false, a.explainRefusal(ctx, c.Facts().Provider, err)
 	}
 	return ext.Card, ext.Delegated, nil
 }

@@ -146,8 +146,16 @@ func carriedReason(err error) (string, int) {
 	if errors.As(err, &oe) {
 		return oe.Reason(), oe.StatusCode // the response's status (400 for access_denied)
 	}
+	var rs responseStatus
+	if errors.As(err, &rs) {
+		return "ERROR", rs.ResponseStatus() // e.g. an HTML page served 200 where a card should be
+	}
 	return "ERROR", 0
 }
+
+// responseStatus is an error about an HTTP response that says its status
+// (discovery.InvalidCardError, discovery.StatusError).
+type responseStatus interface{ ResponseStatus() int }
 
 // classify maps an error to its exit code, --json reason and HTTP status
 // through exitTable; an error no row knows is a failure (1, "ERROR").
@@ -196,7 +204,7 @@ func (a *app) keyringError(err error) error {
 	if errors.As(err, &ke) {
 		return err
 	}
-	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()})
+	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()}, a.initFlags...)
 	return keyringError{msg: summary + "; " + fix, cause: err}
 }
 

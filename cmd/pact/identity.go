@@ -94,6 +94,13 @@ registration a Provider needs: issuer and jwks_uri.`,
 				}
 			}
 			a.keyringFlag = keyring
+			a.initFlags = []string{"--issuer", issuer}
+			if cmd.Flags().Changed("alg") {
+				a.initFlags = append(a.initFlags, "--alg", alg)
+			}
+			if jwksURI != "" {
+				a.initFlags = append(a.initFlags, "--jwks-uri", jwksURI)
+			}
 			p, err := a.prof()
 			if err != nil {
 				return err

@@ -63,6 +63,9 @@ func (a *app) showDeviceLogin(card *discovery.Card, scopes []string, finished <-
 			a.openLink(auth.VerificationURIComplete, name, finished)
 		} else {
 			a.io.Eprintf("Open the link in a browser and log in with %s; pact never sees your password.\n", name)
+			if isLoopbackLink(auth.VerificationURIComplete) {
+				a.io.Eprintf("No desktop browser here? The link is on this machine: %s\n", a.headlessWays(auth.VerificationURIComplete))
+			}
 		}
 		if a.json || !a.io.IsStderrTTY() {
 			a.io.Eprintf("Waiting for approval (the code expires in %s)…\n", time.Until(auth.ExpiresAt).Round(time.Second))

@@ -43,6 +43,9 @@ type app struct {
 	set      settings // resolved from the environment and config file
 	// keyringFlag is `pact init --keyring` ("" = not given).
 	keyringFlag string
+	// initFlags are the flags of the `pact init` being run (--issuer URL…,
+	// without --keyring), for the fix a keyring error names.
+	initFlags []string
 
 	once struct {
 		secrets sync.Once
@@ -171,7 +174,7 @@ Start with:  pact demo`,
 	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
 	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
 	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.resolve(cmd) }
 
 	root.AddCommand(
@@ -211,6 +214,7 @@ Start with:  pact demo`,
 	// Likewise `help`, so that `pact help send` works before Execute
 	// (checkCommandPath looks commands up first).
 	root.InitDefaultHelpCmd()
+	addExamples(root)
 	return root
 }
 

@@ -89,7 +89,11 @@ func (a *app) deliver(ctx context.Context, c agent.Conversation, text string) (*
 		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, c, su) }
 	}
 	a.streamFront(&f)
-	return agent.Send(ctx, c, text, f)
+	res, err := agent.Send(ctx, c, text, f)
+	if err != nil {
+		err = explainDeadGrant(a.explainRefusal(ctx, c.Facts().Provider, err))
+	}
+	return res, err
 }
 
 // printUnsaved shows a reply that arrived but could not be saved (a full

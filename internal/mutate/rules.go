@@ -287,4 +287,11 @@ var rules = []rule{
 		New:  "if false && task != \"\" && a.named != \"\" && task != a.named {",
 		Pkg:  "./a2aclient", Run: "TestIssue31_7",
 	},
+	{
+		Name: "check-429-again", What: "a 429 answering the retry is counted and skips the check, never fails it (issue 31 item 21, §6)",
+		File: "providercheck/meter.go",
+		Old:  `m.unretriedBecause(fmt.Sprintf("429 again after waiting its Retry-After of %s", wait))`,
+		New:  `_ = wait`,
+		Pkg:  "./providercheck", Run: "TestIssue31_21",
+	},
 }
