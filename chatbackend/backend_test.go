@@ -21,6 +21,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
@@ -390,6 +391,10 @@ func TestSection5_1_ScopesAndCardFromTheCard(t *testing.T) {
 		if !strings.Contains(card, want) {
 			t.Errorf("card summary lacks %q:\n%s", want, card)
 		}
+	}
+	// Issue 31 (10): the card's description is the Brand's text, in the gutter.
+	if d := strings.TrimSpace(r.b.s.Card.Card.Description); d == "" || !strings.Contains(card, "\n"+iostreams.Gutter(d, iostreams.GutterMark)+"\n") {
+		t.Errorf("the description %q is not in the gutter:\n%s", d, card)
 	}
 }
 

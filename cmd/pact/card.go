@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -124,7 +125,13 @@ delegation; it is checked like the public card.`,
 			}
 			st := a.io.OutStyles()
 			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
-			a.io.Printf("%s\n", st.Bold.Render(line(card.Name())))
+			if len(f.NameWarnings) > 0 {
+				// Quoted, with the card's host: the card's claim, never read as pact's
+				// finding ("Example Bank — signed by bank.example ✓").
+				a.io.Printf("%s %s\n", st.Bold.Render("“"+line(card.Name())+"”"), st.Faint.Render("(the name the card at "+line(cardHost(card.URL))+" gives itself)"))
+			} else {
+				a.io.Printf("%s\n", st.Bold.Render(line(card.Name())))
+			}
 			for _, w := range f.NameWarnings {
 				a.io.Printf("%s %s\n", st.Warning.Render("! warning:"), w)
 			}
@@ -227,4 +234,12 @@ func (a *app) fetchCard(ctx context.Context, ag agent.Agent, arg string, trust b
 		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), line(arg), t.Fingerprint, safe(t.Changed.Table()))
 	}
 	return rep, nil
+}
+
+// cardHost is the host of a card URL (the URL itself when it has none).
+func cardHost(cardURL string) string {
+	if u, err := url.Parse(cardURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return cardURL
 }

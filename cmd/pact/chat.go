@@ -245,7 +245,11 @@ func (a *app) printTurn(t conversation.Turn) {
 		a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(safe(t.Text)))
 		return
 	}
-	a.io.Eprintf("%s\n", st.Faint.Render(safe(t.Text)))
+	// In the gutter, as a live reply is: a line of the Brand's must not pass for one of
+	// pact's (issue 31).
+	for _, l := range strings.Split(iostreams.Gutter(safe(t.Text), iostreams.GutterMark), "\n") {
+		a.io.Eprintf("%s\n", st.Faint.Render(l))
+	}
 }
 
 // reportLine reports one failed message in line mode and returns its code.
