@@ -393,7 +393,7 @@ func TestSection5_1_ScopesAndCardFromTheCard(t *testing.T) {
 		}
 	}
 	// Issue 31 (10): the card's description is the Brand's text, in the gutter.
-	if d := strings.TrimSpace(r.b.s.Card.Card.Description); d == "" || !strings.Contains(card, "\n"+iostreams.Gutter(d, iostreams.GutterMark)+"\n") {
+	if d := strings.TrimSpace(r.s.Card.Card.Description); d == "" || !strings.Contains(card, "\n"+iostreams.Gutter(d, iostreams.GutterMark)+"\n") {
 		t.Errorf("the description %q is not in the gutter:\n%s", d, card)
 	}
 }
