@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/store"
 )
@@ -36,7 +36,7 @@ the key is in the Brand's published set. Exits 6 if any line fails.`
 		if len(args) > 0 || cmd.Flags().Changed("all") || cmd.Flags().Changed("offline") {
 			return usageError{errors.New("--bundle checks a file on its own: give no receipt IDs, --all or --offline with it")}
 		}
-		return a.bundleRun(bundle, nil, nil)
+		return a.bundleRun(bundle, false, verifyBundle)
 	}
 	receiptsCmd.AddCommand(newReceiptsExportCmd(a), newReceiptsImportCmd(a))
 }
@@ -69,49 +69,18 @@ is not overwritten unless --force.`,
 			if _, err := os.Lstat(out); err == nil && out != "-" && !force {
 				return usageError{fmt.Errorf("%s exists: pact does not overwrite it (name another file, or --force to replace it)", out)}
 			}
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			arch := opts.Receipts
-			ids := args
-			skipped := 0
-			if all {
-				items, damaged := arch.ListBrand(brand)
-				if damaged != nil {
-					a.io.Eprintf("%s %v\n", a.io.ErrStyles().Warning.Render("warning:"), damaged)
-				}
-				ids = ids[:0:0]
-				for _, it := range items {
-					if it.Verified {
-						ids = append(ids, it.ID)
-					} else {
-						skipped++
-					}
-				}
+			exp, err := ag.ExportReceipts(cmd.Context(), agent.ExportRequest{IDs: args, All: all, Brand: brand})
+			if err != nil {
+				return err
 			}
-			var recs []receipts.BundleRecord
-			ix := a.brandIndex(opts)
-			for _, id := range ids {
-				get := arch.Get // an ID or prefix the User gave
-				if all {
-					get = arch.VerifiedEntry // a full id from the listing: no scan
-				}
-				e, err := get(id)
-				if err != nil {
-					return err
-				}
-				rec, err := receipts.BundleRecordFromEntry(e)
-				if err != nil {
-					return err
-				}
-				// The Brand's card URL and name as this profile knows them:
-				// labels for whoever imports the bundle.
-				c := e.ParsedClaims()
-				ref := ix.receipt(c.Brand, rec.CardURL, rec.BrandName)
-				rec.CardURL, rec.BrandName = ref.CardURL, ref.Name
-				recs = append(recs, rec)
+			if exp.Damaged != "" {
+				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Warning.Render("warning:"), exp.Damaged)
 			}
+			recs, skipped := exp.Records, exp.Skipped
 			if err := writeBundle(out, a.io.Out, recs); err != nil {
 				return err
 			}
@@ -174,72 +143,23 @@ keys cannot be fetched the receipt is kept as not verified. Exit 6 if any
 line is not verified.`,
 		Args: exactArgs(1, "import needs the bundle FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			// One transaction per thousand receipts, not one per receipt.
-			b := opts.Receipts.NewBatch(1000)
-			keysOf := conversation.BrandKeysResolver(cmd.Context(), opts)
-			cardOf := conversation.CardOfBrandResolver(cmd.Context(), opts)
-			put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
-				if e, err := opts.Receipts.Get(res.ID); err == nil && e.Verified {
-					return false, nil // already in the archive (one kept as not verified is checked again)
-				}
-				res.Expect.Imported = true // its user is not this profile's User
-				// The signature verified with the line's key; the key must
-				// also be one the Brand publishes (as `receipts verify`
-				// checks online), or the line proves nothing.
-				bk, err := keysOf(res.Expect.Brand)
-				uri := bk.JWKSURI
-				var problems []string
-				if err == nil {
-					problems, err = receipts.CheckPublished(cmd.Context(), opts.Keys, res, uri)
-				}
-				if err != nil {
-					res.AttributeTo("", "") // no key checked: the labels are nobody's word
-				} else {
-					// The Brand whose published key signed it; the line's
-					// cardUrl only when that card is this Brand's too.
-					card, name := bk.CardURL, bk.Name
-					if lc := res.Expect.Card; lc != "" && lc != card {
-						if n, ok := cardOf(lc, res.Expect.Brand); ok {
-							card, name = lc, n
-						}
-					}
-					res.AttributeTo(card, name)
-				}
-				switch {
-				case err != nil:
-					// Kept, but never as verified: nobody checked the key.
-					res.Key = nil
-					res.Expect.JWKSURI = uri
-					if payload, perr := receipts.Payload(res.Receipt.JWS); perr == nil {
-						res.Receipt.Claims = payload // shown, marked not verified
-					}
-					why := "the Brand's keys could not be fetched (" + err.Error() + ")"
-					if errors.Is(err, receipts.ErrKeysUnavailable) {
-						why = err.Error()
-					}
-					res.Problems = []string{"not checked: " + why + "; kept as not verified: import the bundle again when the Brand can be reached"}
-					c.Verified, c.Problems = false, res.Problems
-					return true, b.Add(res)
-				case len(problems) > 0:
-					c.Verified, c.Problems = false, problems
-					return false, nil
-				}
-				return true, b.Add(res)
-			}
-			return a.bundleRun(args[0], put, b.Flush)
+			return a.bundleRun(args[0], true, func(r io.Reader, each func(agent.ImportLine) error) error {
+				return ag.ImportReceipts(cmd.Context(), r, each)
+			})
 		},
 	}
 }
 
-// bundleRun verifies the bundle at path line by line and, with put, adds
-// each verified receipt (import; put says false for a receipt already in
-// the archive; flush, when set, after the last line); it reports every
-// line (--json: one document) and exits 6 when any line fails.
-func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.Result) (bool, error), flush func() error) error {
+// bundleRun runs the bundle at path line by line through run: verifying
+// it (verifyBundle), or importing it (Agent.ImportReceipts: each verified
+// receipt added to the archive, one already there verified counted apart);
+// it reports every line (--json: one document) and exits 6 when any line
+// fails.
+func (a *app) bundleRun(path string, importing bool, run func(r io.Reader, each func(agent.ImportLine) error) error) error {
 	var r io.Reader = a.io.In
 	if path != "-" {
 		f, err := os.Open(path)
@@ -253,17 +173,14 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 	ok, failed, already, kept := 0, 0, 0, 0
 	results := []receipts.BundleCheck{}
 	sp := a.spinner("Verifying receipts")
-	err := receipts.VerifyBundle(r, func(c receipts.BundleCheck, res *receipts.Result) error {
+	err := run(r, func(line agent.ImportLine) error {
+		c := line.BundleCheck
 		keptNow := false
-		if res != nil && put != nil {
-			added, err := put(&c, res)
-			if err != nil {
-				return err
-			}
+		if importing && line.Checked {
 			switch {
-			case !added && c.Verified:
+			case !line.Added && c.Verified:
 				already++
-			case added && !c.Verified:
+			case line.Added && !c.Verified:
 				keptNow = true
 			}
 		}
@@ -291,30 +208,27 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 		return nil
 	})
 	sp.Stop()
-	if err == nil && flush != nil {
-		err = flush()
-	}
 	if err != nil {
 		return err
 	}
 	if a.json {
 		key := "verified"
-		if put != nil {
+		if importing {
 			key = "imported"
 		}
 		doc := map[string]any{key: ok, "failed": failed, "results": results}
-		if put == nil {
+		if !importing {
 			// Only the signature with the line's key: say so.
 			doc["checkedAgainstPublishedKeys"] = false
 		}
-		if put != nil {
+		if importing {
 			doc["alreadyInArchive"] = already
 			doc["keptNotVerified"] = kept
 		}
 		if err := a.printJSON(doc); err != nil {
 			return err
 		}
-	} else if put != nil {
+	} else if importing {
 		words := []string{fmt.Sprintf("%d imported", ok-already)}
 		if already > 0 {
 			words = append(words, fmt.Sprintf("%d already in the archive", already))
@@ -333,4 +247,12 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 		return silentError{code: exitReceipts}
 	}
 	return nil
+}
+
+// verifyBundle checks each line of a bundle with its own key
+// (receipts.VerifyBundle), with no profile and no network.
+func verifyBundle(r io.Reader, each func(agent.ImportLine) error) error {
+	return receipts.VerifyBundle(r, func(c receipts.BundleCheck, _ *receipts.Result) error {
+		return each(agent.ImportLine{BundleCheck: c})
+	})
 }
