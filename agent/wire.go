@@ -219,6 +219,9 @@ func DecodeError(w *WireError) error {
 	return e
 }
 
+// Err is the error w describes (DecodeError); nil for nil.
+func (w *WireError) Err() error { return DecodeError(w) }
+
 // RemoteError is one link of an error that crossed the wire: it reads as
 // the original (Error, Detail, Timeout) and unwraps to the typed error it
 // was, the sentinels it was and its causes.

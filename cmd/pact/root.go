@@ -18,7 +18,6 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
-	"github.com/pact-cli/pact/store/backend"
 	"github.com/pact-cli/pact/tui"
 )
 
@@ -84,14 +83,6 @@ func (a *app) prof() (*profile.Profile, error) {
 		return nil, usageError{err}
 	}
 	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database}, nil
-}
-
-// userStore is the selected profile's state (backend.ForProfile: its
-// SQLite file, or the PostgreSQL database --database names), opened on
-// first use. It needs no secret store.
-func (a *app) userStore() store.Store {
-	b, user := backend.ForProfile(a.dirs(), a.profile, a.set.database)
-	return b.ForUser(user)
 }
 
 // loadProfile returns the selected profile and its configuration; it fails
