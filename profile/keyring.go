@@ -69,6 +69,9 @@ func (p *Profile) SecretKeys(c *Config) []string {
 	for _, k := range c.Keys {
 		out = append(out, p.keySecret(k.KID))
 	}
+	if c.Server != nil {
+		out = append(out, p.deviceKeySecret())
+	}
 	return out
 }
 

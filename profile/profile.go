@@ -61,6 +61,9 @@ type Config struct {
 	JWKSURI   string         `json:"jwks_uri"`
 	Keys      []KeyInfo      `json:"keys"`
 	Providers []Registration `json:"providers"`
+	// Server is set on a server profile: this device is enrolled with a
+	// `pact serve` (server.go) and has no identity of its own.
+	Server *ServerLink `json:"server,omitempty"`
 }
 
 // ErrInvalidInput wraps errors about a URL or value the User gave
@@ -170,6 +173,9 @@ func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, er
 	exists, err := store.ReadJSON(p.path(), &c)
 	if err != nil {
 		return nil, err
+	}
+	if exists && c.Server != nil {
+		return nil, c.Server.ownIdentityError(p.Name)
 	}
 	if _, err := p.Secrets.Get(p.subSecret()); errors.Is(err, secrets.ErrNotFound) {
 		s, err := signer.NewSubSecret()

@@ -429,6 +429,52 @@ CREATE TABLE secrets (
 	ciphertext BLOB NOT NULL,
 	PRIMARY KEY (user_id, name)
 ) WITHOUT ROWID;`,
+	// 13: the state of pact serve itself (issue 29; server.go): its Users,
+	// their devices, one-time enrolment codes (hashes only), the device
+	// tokens' ids already used, per-device rate-limit counters, and the
+	// server's Provider registrations.
+	`CREATE TABLE server_users (
+	id TEXT PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE,
+	created_ns BIGINT NOT NULL
+);
+CREATE TABLE server_devices (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	kid TEXT NOT NULL,
+	jwk TEXT NOT NULL,
+	created_ns BIGINT NOT NULL,
+	last_seen_ns BIGINT,
+	revoked_ns BIGINT
+);
+CREATE INDEX server_devices_by_user ON server_devices (user_id, created_ns);
+CREATE TABLE server_enrolment_codes (
+	hash TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
+	created_ns BIGINT NOT NULL,
+	expires_ns BIGINT NOT NULL,
+	used_ns BIGINT,
+	created_by TEXT NOT NULL
+);
+CREATE TABLE server_device_jtis (
+	device_id TEXT NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
+	jti TEXT NOT NULL,
+	expires_ns BIGINT NOT NULL,
+	PRIMARY KEY (device_id, jti)
+);
+CREATE INDEX server_device_jtis_by_expiry ON server_device_jtis (expires_ns);
+CREATE TABLE server_rate_counts (
+	device_id TEXT NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
+	window_ns BIGINT NOT NULL,
+	count INTEGER NOT NULL,
+	PRIMARY KEY (device_id, window_ns)
+);
+CREATE TABLE server_registrations (
+	url TEXT PRIMARY KEY,
+	audience TEXT NOT NULL,
+	added_ns BIGINT NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

@@ -18,6 +18,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/serverapi"
 )
 
 // Exit codes of the CLI contract (README "Exit codes").
@@ -97,6 +98,20 @@ var exitTable = []exitRule{
 	{as(&httpx.NetError{}), exitFailure, "NETWORK", 0},
 	{as(&httpx.ErrBodyTooLarge{}), exitFailure, "TOO_LARGE", 0},
 	{is(httpx.ErrInsecureURL), exitFailure, "INSECURE_URL", 0},
+	// A pact server's answers to this device (pact serve): by their reason.
+	{serverReason(serverapi.ReasonUnauthenticated), exitAuth, "", 0},
+	{serverReason(serverapi.ReasonCodeRefused), exitAuth, "", 0},
+	{serverReason(serverapi.ReasonNotFound), exitNotFound, "", 0},
+	{serverReason(serverapi.ReasonUsage), exitUsage, "", 0},
+	{as(&serverapi.APIError{}), exitFailure, "", 0},
+}
+
+// serverReason matches a pact server's *serverapi.APIError with reason.
+func serverReason(reason string) matcher {
+	return matcher{func(err error) bool {
+		var e *serverapi.APIError
+		return errors.As(err, &e) && e.Reason == reason
+	}, &serverapi.APIError{Reason: reason}}
 }
 
 // exitRule is one row of exitTable.
@@ -141,6 +156,10 @@ func carriedReason(err error) (string, int) {
 	var ae *a2aclient.Error
 	if errors.As(err, &ae) {
 		return ae.Reason, ae.HTTPStatus
+	}
+	var se *serverapi.APIError
+	if errors.As(err, &se) {
+		return se.Reason, se.HTTPStatus
 	}
 	var oe *deviceflow.OAuthError
 	if errors.As(err, &oe) {

@@ -75,6 +75,17 @@ $ pact demo serve
 $ pact demo serve --addr 127.0.0.1:0
 # a Provider that breaks one PACT rule, for pact provider check
 $ pact demo serve --fault list`,
+	"devices": `
+$ pact devices
+$ pact devices --json --jq '.[] | select(.state == "active") | .id'`,
+	"devices add": `
+# a one-time code for your next device; run the command it prints there
+$ pact devices add`,
+	"devices list": `
+$ pact devices list --json`,
+	"devices revoke": `
+# a lost phone: its next call is refused
+$ pact devices revoke d_2bc4de6fg8hj9kmn`,
 	"doctor": `
 $ pact doctor
 $ pact doctor --json --jq '.checks[] | select(.status != "ok")'`,
@@ -89,7 +100,9 @@ $ pact init --issuer https://pa.example.com
 # on a machine without an OS keyring (a server, a container)
 $ pact init --issuer https://pa.example.com --keyring file
 # for the demo Provider on this machine
-$ pact init --issuer http://127.0.0.1:8787`,
+$ pact init --issuer http://127.0.0.1:8787
+# join a pact server as one of your devices, with the code its operator gave you
+$ pact init --server https://pa.example.com --code CODE`,
 	"jwks": `
 $ pact jwks
 $ pact jwks --jq '.keys[].kid'`,
@@ -179,6 +192,35 @@ $ pact send brand.example.com 'Where is my order A-88213?'
 $ pact send brand.example.com --new 'Cancel order A-10001'
 # the reply as JSON, for scripts
 $ pact send brand.example.com 'Show my orders' --json --jq '.reply.message.parts[].text'`,
+	"serve": `
+# the server's identity, once, then serve it behind a reverse proxy that terminates TLS
+$ pact --profile server init --issuer https://pa.example.com
+$ pact --profile server serve --addr 127.0.0.1:8080
+# TLS itself, on every interface
+$ pact --profile server serve --addr :443 --tls-cert cert.pem --tls-key key.pem`,
+	"serve provider": `
+$ pact --profile server serve provider list`,
+	"serve provider add": `
+# the audience the Provider assigned to the server's issuer
+$ pact --profile server serve provider add https://provider.example.com --audience AUD`,
+	"serve provider list": `
+$ pact --profile server serve provider list --json`,
+	"serve provider remove": `
+$ pact --profile server serve provider remove https://provider.example.com`,
+	"serve user": `
+$ pact --profile server serve user add alice`,
+	"serve user add": `
+# prints a one-time enrolment code (15 minutes, once) for alice's first device
+$ pact --profile server serve user add alice
+$ CODE=$(pact --profile server serve user add bob)`,
+	"serve user code": `
+# another code, for alice's next device or one that expired
+$ pact --profile server serve user code alice`,
+	"serve user list": `
+$ pact --profile server serve user list
+$ pact --profile server serve user list --json`,
+	"serve user remove": `
+$ pact --profile server serve user remove bob`,
 	"version": `
 $ pact version
 $ pact version --json`,

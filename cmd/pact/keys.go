@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/publish"
 )
@@ -230,7 +231,9 @@ the key that is already active changes nothing.`,
 			if a.json {
 				return a.printJSON(map[string]any{"kid": args[0], "retired": true})
 			}
-			a.io.Eprintf("%s retired key %s; re-export or re-upload your JWKS so it is no longer published\n", a.io.ErrStyles().Success.Render("✓"), args[0])
+			a.io.Eprintf("%s retired key %s; re-export or re-upload your JWKS so it is no longer published (pact serve and pact jwks serve stop serving it at once)\n", a.io.ErrStyles().Success.Render("✓"), args[0])
+			a.io.Eprintf("  Providers may keep the key set they fetched for up to %s (the JWKS's Cache-Control: max-age=%d): until then a token it signed can still verify\n",
+				humanDuration(jwks.CacheMaxAge), int(jwks.CacheMaxAge/time.Second))
 			return nil
 		},
 	}
@@ -248,4 +251,16 @@ func (a *app) completeKIDs(cmd *cobra.Command, args []string, toComplete string)
 		out = append(out, k.KID)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// humanDuration says a whole number of minutes in words ("5 minutes"),
+// else Go's form ("90s").
+func humanDuration(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		if d == time.Minute {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+	}
+	return d.String()
 }

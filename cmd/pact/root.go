@@ -174,6 +174,7 @@ Start with:  pact demo`,
 		newDemoCmd(a), newVersionCmd(a),
 		newMCPCmd(a),
 	)
+	root.AddCommand(newServeCmd(a), newDevicesCmd(a))
 	root.AddCommand(newDoctorCmd(a), newKeyringCmd(a))
 	root.AddCommand(newBackupCmd(a), newRestoreCmd(a))
 	addDelegationCommands(a, root)

@@ -12,7 +12,9 @@
 // earlier turn is a replay (§5.6); one card state for every command; data
 // parts keep their numbers exactly; search finds words, punctuation, the
 // syntax of query languages as typed, and CJK; secrets are kept sealed,
-// never as plaintext; and no read of one User returns another User's rows.
+// never as plaintext; no read of one User returns another User's rows; and,
+// to hold a pact serve (store.ServerState), an enrolment code and a device
+// token's jti are used once across handles, and devices belong to their User.
 package storetest
 
 import (
@@ -70,6 +72,11 @@ var Behaviours = []struct {
 	{"ConcurrentWritersInSeveralProcessesLoseNothing", ConcurrentWritersInSeveralProcessesLoseNothing},
 	{"TwoProcessesStartingAtOnceMigrateOnce", TwoProcessesStartingAtOnceMigrateOnce},
 	{"NewerSchemaRefusedInOneSentence", NewerSchemaRefusedInOneSentence},
+	// The state of pact serve itself (server.go).
+	{"ServerEnrolmentCodeUsedOnceEvenWhenRaced", ServerEnrolmentCodeUsedOnceEvenWhenRaced},
+	{"ServerTokenIDsOnceAndRateWindows", ServerTokenIDsOnceAndRateWindows},
+	{"ServerDevicesBelongToTheirUser", ServerDevicesBelongToTheirUser},
+	{"ServerRegistrationsKeptReplacedRemoved", ServerRegistrationsKeptReplacedRemoved},
 }
 
 // Run runs every behaviour against h, each a parallel subtest named
