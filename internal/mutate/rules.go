@@ -407,4 +407,18 @@ var rules = []rule{
 		New:  `_ = wait`,
 		Pkg:  "./providercheck", Run: "TestIssue31_21",
 	},
+	{
+		Name: "login-poll-pace", What: "a login poll sends no token request before the interval has passed, however often it is asked (RFC 8628 §3.5; issue 29: a server answers each device poll with one Step)",
+		File: "deviceflow/deviceflow.go",
+		Old:  "\tif clk.Now().Before(p.next) {\n\t\treturn nil, ErrPending\n\t}\n",
+		New:  "",
+		Pkg:  "./deviceflow", Run: "TestRFC8628_StepSendsAtMostOneRequestPerInterval",
+	},
+	{
+		Name: "wire-error-members", What: "a typed error crosses the agent interface's wire with its members, so a remote agent's error is matched as a local one (issue 29)",
+		File: "agent/wire.go",
+		Old:  "\t\t\t\tif typed, err := k.decode(w.Data, cause); err == nil {\n\t\t\t\t\te.typed = typed",
+		New:  "\t\t\t\tif typed, err := k.decode(nil, cause); err == nil {\n\t\t\t\t\te.typed = typed",
+		Pkg:  "./agent", Run: "TestWire_|TestIssue29",
+	},
 }
