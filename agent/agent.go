@@ -104,10 +104,12 @@ type Conversation interface {
 	// Provider closes the conversation, or StartNew.
 	ContextID() string
 	// NameWarnings are the warnings about the card's name
-	// (conversation.NameWarnings); nil when none.
+	// (conversation.NameWarnings); nil when none. The chat asks once.
 	NameWarnings(ctx context.Context) []string
 	// Grant is the Brand's stored delegation grant (dead ones included),
-	// or delegation.ErrNoGrant.
+	// or delegation.ErrNoGrant. It asks nothing of the Brand, and the chat
+	// calls it to draw its header after every turn, login and logout: a
+	// remote implementation answers from what its last answers told it.
 	Grant(ctx context.Context) (*delegation.Grant, error)
 
 	// MessageIDFor is the messageId to send text under: that of the latest
