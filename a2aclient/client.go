@@ -55,6 +55,9 @@ type Client struct {
 	MaxStreamEvent int64
 	MaxStreamSize  int64
 	StreamStall    time.Duration
+	// MaxStreamDuration bounds how long Stream reads one reply, every
+	// attempt included (0 = DefaultMaxStreamDuration): STREAM_TOO_LONG.
+	MaxStreamDuration time.Duration
 }
 
 // Request is one message:send.
@@ -210,6 +213,8 @@ func (e *Error) Error() string {
 		b.WriteString("the Provider does not stream replies although its card says so")
 	case ReasonTooLarge:
 		b.WriteString("the Brand's reply was refused as too large: " + e.Message)
+	case ReasonTooLong:
+		b.WriteString("the Brand's reply kept streaming (" + e.Message + "), so pact stopped reading it: the message may have been delivered and acted on; look at the conversation, or ask the Brand, before sending it again")
 	case ReasonStalled:
 		b.WriteString("the Brand's reply stopped arriving (" + e.Message + ") and could not be picked up again; send the message again (the agent will not act twice)")
 	case ReasonInvalidParams:

@@ -276,6 +276,10 @@ type ImportLine struct {
 	receipts.BundleCheck
 	Checked bool `json:"checked"`
 	Added   bool `json:"added"`
+	// NotLookedUp is set when the Brand's keys were not looked up: the
+	// bundle names more Brands than one import looks up
+	// (conversation.MaxLookups); the receipt is kept as not verified.
+	NotLookedUp bool `json:"notLookedUp,omitempty"`
 }
 
 // LoginStart is a device authorization (PACT §5.3) waiting for the User:

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/pact-cli/pact/conversation"
@@ -152,7 +153,9 @@ func (l *Local) ExportReceipts(ctx context.Context, req ExportRequest) (*Export,
 // receipts.CheckPublished), and adds the receipts that pass to the archive,
 // a thousand to a transaction. A receipt whose Brand's keys cannot be
 // fetched is kept as not verified; one signed by a key the Brand does not
-// publish is refused. each is told of every line.
+// publish is refused. One import looks up the keys of
+// conversation.MaxLookups Brands at most: the receipts of others are kept
+// as not verified (ImportLine.NotLookedUp). each is told of every line.
 func (l *Local) ImportReceipts(ctx context.Context, bundle io.Reader, each func(ImportLine) error) error {
 	arch, err := l.archive()
 	if err != nil {
@@ -162,7 +165,7 @@ func (l *Local) ImportReceipts(ctx context.Context, bundle io.Reader, each func(
 	b := arch.NewBatch(1000)
 	keysOf := conversation.BrandKeysResolver(ctx, opts)
 	cardOf := conversation.CardOfBrandResolver(ctx, opts)
-	put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
+	put := func(c *receipts.BundleCheck, res *receipts.Result, notLookedUp *bool) (bool, error) {
 		if e, err := arch.Get(res.ID); err == nil && e.Verified {
 			return false, nil // already in the archive (one kept as not verified is checked again)
 		}
@@ -201,7 +204,12 @@ func (l *Local) ImportReceipts(ctx context.Context, bundle io.Reader, each func(
 			if errors.Is(err, receipts.ErrKeysUnavailable) {
 				why = err.Error()
 			}
-			res.Problems = []string{"not checked: " + why + "; kept as not verified: import the bundle again when the Brand can be reached"}
+			again := "import the bundle again when the Brand can be reached"
+			if errors.Is(err, conversation.ErrTooManyBrands) {
+				*notLookedUp = true
+				again = fmt.Sprintf("import the bundle again to check %d more Brands", conversation.MaxLookups)
+			}
+			res.Problems = []string{"not checked: " + why + "; kept as not verified: " + again}
 			c.Verified, c.Problems = false, res.Problems
 			return true, b.Add(res)
 		case len(problems) > 0:
@@ -213,7 +221,7 @@ func (l *Local) ImportReceipts(ctx context.Context, bundle io.Reader, each func(
 	err = receipts.VerifyBundle(bundle, func(c receipts.BundleCheck, res *receipts.Result) error {
 		line := ImportLine{Checked: res != nil}
 		if res != nil {
-			added, err := put(&c, res)
+			added, err := put(&c, res, &line.NotLookedUp)
 			if err != nil {
 				return err
 			}
@@ -224,6 +232,9 @@ func (l *Local) ImportReceipts(ctx context.Context, bundle io.Reader, each func(
 	})
 	if err != nil {
 		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // ended before the last receipts were written
 	}
 	return b.Flush()
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
+	"github.com/pact-cli/pact/iostreams"
+	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/tui"
 )
 
@@ -321,7 +323,12 @@ func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.Str
 	if err != nil {
 		// The reply arrived but something after it failed (saving it, a context
 		// mismatch): show both.
-		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: Plain(err), At: time.Now()})
+		msg := Plain(err)
+		if rc := res.Receipt; rc != nil && rc.JWS != "" {
+			// Perhaps the only copy of the Brand's proof: the User keeps it.
+			msg += "\nThe receipt " + receipts.ShortID(rc.ID) + ", the Brand's signed proof of what it did (keep it):\n" + iostreams.SanitizeLine(rc.JWS)
+		}
+		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: msg, At: time.Now()})
 	}
 	return r, nil
 }

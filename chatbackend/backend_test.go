@@ -93,6 +93,7 @@ type rig struct {
 	srv    *demoprovider.Server
 	rec    *recorder
 	opened chan string // links the "browser" was asked to open
+	db     *store.DB   // the profile's database
 }
 
 // newRig is a profile registered with a demo Provider on 127.0.0.1 (its JWKS
@@ -148,7 +149,7 @@ func newRig(t *testing.T, cfg demoprovider.Config) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{srv: srv, rec: rec, opened: make(chan string, 4)}
+	r := &rig{srv: srv, rec: rec, opened: make(chan string, 4), db: opts.Backend.(*store.DB)}
 	r.reopen = func() *Backend {
 		s, err := conversation.Open(context.Background(), opts, srv.Brands()[0].SiteURL)
 		if err != nil {

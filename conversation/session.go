@@ -48,14 +48,26 @@ type ReceiptStatus struct {
 	// saved (archiving or saving the conversation failed), so that the
 	// proof of what the Brand did is not lost.
 	JWS string `json:"jws,omitempty"`
+	// ArchiveError says why the receipt is not in the archive (set with
+	// JWS; Send then returns a *SaveError): whether or not it verified,
+	// pact keeps no copy of it.
+	ArchiveError string `json:"archiveError,omitempty"`
 }
 
 // SaveError is returned with the Result by Send when the reply arrived
-// (the Brand has acted) but saving it failed: the caller must still show
-// the reply, and the receipt (Result.Receipt.JWS), not only the error.
-type SaveError struct{ Err error }
+// (the Brand has acted) but saving it failed: the conversation, or the
+// receipt in the archive (Receipt set; Result.Receipt.ArchiveError says
+// why). The caller must still show the reply, and the receipt
+// (Result.Receipt.JWS), not only the error, and end as on a failure.
+type SaveError struct {
+	Err     error
+	Receipt bool // the receipt could not be archived (the turns were saved)
+}
 
 func (e *SaveError) Error() string {
+	if e.Receipt {
+		return "the reply arrived but pact could not archive its receipt (keep the receipt shown, it is the Brand's signed proof): " + e.Err.Error()
+	}
 	return "the reply arrived but saving the conversation failed: " + e.Err.Error()
 }
 
@@ -319,6 +331,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 		s.mgr = &delegation.Manager{
 			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
 			Flow: s.flow(), ClientID: cfg.Issuer, SecretPrefix: opts.Profile.Name + "/", Now: opts.Now,
+			CheckEndpoint: s.bound.Check, // a stored grant's jwks_uri as login checked it
 		}
 	}
 	cur, err := opts.Store.Current(card.URL)
@@ -561,6 +574,9 @@ func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2a
 			res.Receipt.JWS = receiptJWS(resp)
 		}
 		return res, &SaveError{Err: err}
+	}
+	if rc := res.Receipt; rc != nil && rc.ArchiveError != "" {
+		return res, &SaveError{Err: errors.New(rc.ArchiveError), Receipt: true}
 	}
 	return res, nil
 }

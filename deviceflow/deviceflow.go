@@ -30,6 +30,17 @@ const DefaultInterval = 5 * time.Second
 // (RFC 8628 §3.5: 5 seconds).
 const SlowDownStep = 5 * time.Second
 
+// MaxInterval is the longest polling interval pact keeps (60 s), whatever
+// the server's "interval" or its slow_downs ask: a login is waited for by
+// a person, and an interval of 100,000 s would leave one poll a day.
+const MaxInterval = 60 * time.Second
+
+// MaxExpiresIn is the longest a login is waited for (30 minutes), whatever
+// the server's "expires_in" says (RFC 8628's example is 1800 s; one of
+// 999,999,999 s would keep pact polling for 31 years). Past it the login
+// ends as expired (ErrExpiredToken).
+const MaxExpiresIn = 30 * time.Minute
+
 // maxTransient bounds consecutive transient poll failures (network errors,
 // HTTP 5xx or 429) before Poll gives up.
 const maxTransient = 3
@@ -102,11 +113,12 @@ type Authorization struct {
 	// (PACT §5.3); never proxy, frame or observe it.
 	VerificationURI         string `json:"verification_uri"`
 	VerificationURIComplete string `json:"verification_uri_complete"`
-	// ExpiresIn is the device code lifetime in seconds; ExpiresAt is the
-	// Clock time it ends.
+	// ExpiresIn is the device code lifetime in seconds (the server's, at
+	// most MaxExpiresIn); ExpiresAt is the Clock time it ends.
 	ExpiresIn int       `json:"expires_in"`
 	ExpiresAt time.Time `json:"expires_at"`
-	// Interval is the minimum poll interval (default 5 s).
+	// Interval is the minimum poll interval (default 5 s, at most
+	// MaxInterval).
 	Interval time.Duration `json:"interval"`
 	// Scopes is what was requested, in request order.
 	Scopes []string `json:"scopes"`
@@ -392,11 +404,11 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 		UserCode:                raw.UserCode,
 		VerificationURI:         raw.VerificationURI,
 		VerificationURIComplete: raw.VerificationURIComplete,
-		ExpiresIn:               int(expiresIn),
-		ExpiresAt:               start.Add(time.Duration(expiresIn) * time.Second),
-		Interval:                interval,
+		ExpiresIn:               int(min(expiresIn, int64(MaxExpiresIn/time.Second))),
+		Interval:                min(interval, MaxInterval),
 		Scopes:                  uniq,
 	}
+	a.ExpiresAt = start.Add(time.Duration(a.ExpiresIn) * time.Second)
 	if a.VerificationURIComplete == "" {
 		a.VerificationURIComplete = a.VerificationURI
 	}
@@ -410,7 +422,8 @@ func PollWait(interval time.Duration) time.Duration {
 }
 
 // Poll polls tokenURL (RFC 8628 §3.4) until the User approves, refuses, or
-// the device code expires. It waits PollWait(interval) before each request,
+// the device code expires (MaxExpiresIn at most). It waits
+// PollWait(interval) before each request (interval at most MaxInterval),
 // adds SlowDownStep on every slow_down, keeps waiting on
 // authorization_pending, and tolerates a few consecutive transient failures
 // (network, 5xx, 429). Cancelling ctx returns ctx.Err() at once. It is a
@@ -453,15 +466,20 @@ type Poller struct {
 	tokenURL string
 	auth     *Authorization
 	// interval is the current polling interval (slow_down adds
-	// SlowDownStep); next is the clock time the next request may go;
-	// transient counts consecutive transient failures.
+	// SlowDownStep, up to MaxInterval); next is the clock time the next
+	// request may go; expiresAt is when the code expires (MaxExpiresIn
+	// from the start at most); transient counts consecutive transient
+	// failures.
 	interval  time.Duration
 	next      time.Time
+	expiresAt time.Time
 	transient int
 }
 
 // NewPoller is the Poller of auth (from Authorize) at tokenURL; its first
-// request may go PollWait(interval) from now.
+// request may go PollWait(interval) from now. The interval is at most
+// MaxInterval and the wait MaxExpiresIn, also for an Authorization not made
+// by Authorize.
 func (c *Client) NewPoller(tokenURL string, auth *Authorization) (*Poller, error) {
 	if _, err := checkURL(tokenURL); err != nil {
 		return nil, fmt.Errorf("deviceflow: token URL: %w", err)
@@ -469,11 +487,15 @@ func (c *Client) NewPoller(tokenURL string, auth *Authorization) (*Poller, error
 	if auth == nil || auth.DeviceCode == "" {
 		return nil, errors.New("deviceflow: Poll needs the Authorization returned by Authorize")
 	}
-	p := &Poller{c: c, tokenURL: tokenURL, auth: auth, interval: auth.Interval}
+	now := c.clock().Now()
+	p := &Poller{c: c, tokenURL: tokenURL, auth: auth, interval: min(auth.Interval, MaxInterval), expiresAt: auth.ExpiresAt}
 	if p.interval <= 0 {
 		p.interval = DefaultInterval
 	}
-	p.next = c.clock().Now().Add(PollWait(p.interval))
+	if limit := now.Add(MaxExpiresIn); p.expiresAt.IsZero() || p.expiresAt.After(limit) {
+		p.expiresAt = limit
+	}
+	p.next = now.Add(PollWait(p.interval))
 	return p, nil
 }
 
@@ -482,12 +504,7 @@ func (c *Client) NewPoller(tokenURL string, auth *Authorization) (*Poller, error
 // Step reports ErrExpiredToken). Never negative.
 func (p *Poller) Wait() time.Duration {
 	now := p.c.clock().Now()
-	wait := p.next.Sub(now)
-	if !p.auth.ExpiresAt.IsZero() {
-		if left := p.auth.ExpiresAt.Sub(now); left < wait {
-			wait = left
-		}
-	}
+	wait := min(p.next.Sub(now), p.expiresAt.Sub(now))
 	return max(wait, 0)
 }
 
@@ -501,7 +518,7 @@ func (p *Poller) Step(ctx context.Context) (*Token, error) {
 		return nil, err
 	}
 	clk := p.c.clock()
-	if !p.auth.ExpiresAt.IsZero() && !clk.Now().Before(p.auth.ExpiresAt) {
+	if !clk.Now().Before(p.expiresAt) {
 		return nil, ErrExpiredToken
 	}
 	if clk.Now().Before(p.next) {
@@ -550,7 +567,7 @@ func (p *Poller) request(ctx context.Context) (*Token, error) {
 		case "authorization_pending":
 			return nil, ErrPending
 		case "slow_down":
-			p.interval += SlowDownStep
+			p.interval = min(p.interval+SlowDownStep, MaxInterval)
 			return nil, ErrPending
 		}
 	}

@@ -129,6 +129,13 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 		}
 		return nil, SendOutput{}, toolError(errors.New(words))
 	}
+	// The reply arrived but could not be saved, or its receipt not
+	// archived: the Brand acted, so the reply is the result (never an
+	// error the model might answer by sending again), saying so.
+	var unsaved *conversation.SaveError
+	if errors.As(err, &unsaved) && res != nil {
+		err = nil
+	}
 	var stale *conversation.StaleContextError
 	if errors.As(err, &stale) {
 		// The CLI's remedy is --new; the tool's is its new input.
@@ -148,7 +155,15 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	}
 	r.say(fmt.Sprintf("pact sent the message to %s (contextId %s, messageId %s). The reply:", src, out.ContextID, out.MessageID))
 	r.quote(src+", its reply", out.Text)
-	if rc := out.Receipt; rc != nil {
+	if rc := out.Receipt; rc != nil && rc.ArchiveError != "" {
+		verdict := "verified"
+		if !rc.Verified {
+			verdict = "FAILED verification"
+		}
+		r.say(fmt.Sprintf("pact: signed receipt %s %s, but pact could NOT archive it, so pact keeps no copy of it. Give the User this receipt (jws, the Brand's signed proof of what it did) to keep:", rc.ID, verdict))
+		r.quote("the receipt as the Brand signed it", clean(rc.JWS))
+		r.say("pact could not archive it because: " + clean(rc.ArchiveError))
+	} else if rc != nil {
 		if rc.Verified {
 			r.say(fmt.Sprintf("pact: signed receipt %s verified and archived: pact://receipts/%s", rc.ID, rc.ID))
 		} else {
@@ -157,6 +172,13 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 		}
 	} else {
 		r.say("pact: no signed receipt came with this reply; whatever the reply says, pact has no proof that the Brand acted.")
+	}
+	if unsaved != nil && !unsaved.Receipt {
+		r.say("pact: the reply arrived, but pact could not save the conversation: " + clean(unsaved.Err.Error()))
+		if rc := out.Receipt; rc != nil && rc.JWS != "" {
+			r.say(fmt.Sprintf("Give the User the receipt %s (the Brand's signed proof of what it did) to keep:", rc.ID))
+			r.quote("the receipt as the Brand signed it", clean(rc.JWS))
+		}
 	}
 	if pending != nil {
 		su := pending.StepUp

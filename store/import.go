@@ -92,7 +92,7 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 	}
 	if present {
 		moveAside(dataDir)
-		db.markHistory()
+		db.markHistory(ctx, c)
 	}
 	if len(st.problems) > 0 {
 		addNotice(fmt.Sprintf("importing this profile's files from the previous release, %s could not be read and %s left out: %s; the files are kept in %s",

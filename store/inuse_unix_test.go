@@ -58,7 +58,7 @@ func TestRestore_RefusedWhileAnotherProcessHasTheDatabaseOpen(t *testing.T) {
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "open\n" {
 		t.Fatalf("helper: %q %v", line, err)
 	}
-	_, err := Restore(ctx, dirs, "p", backup)
+	_, err := Restore(ctx, dirs, "p", backup, RestoreChecks{})
 	if !errors.Is(err, ErrInUse) {
 		t.Fatalf("restore while another process has the database open: %v, want ErrInUse", err)
 	}
@@ -69,7 +69,7 @@ func TestRestore_RefusedWhileAnotherProcessHasTheDatabaseOpen(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("helper: %v", err)
 	}
-	if _, err := Restore(ctx, dirs, "p", backup); err != nil {
+	if _, err := Restore(ctx, dirs, "p", backup, RestoreChecks{}); err != nil {
 		t.Fatalf("restore once the other process ended: %v", err)
 	}
 }

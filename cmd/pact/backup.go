@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/store"
 )
@@ -24,6 +25,13 @@ type backupJSON struct {
 	// NotIncluded says where what the file does not hold is: the secrets
 	// (keyring) and the profile's settings.
 	NotIncluded []string `json:"notIncluded"`
+}
+
+// restoreJSON is the `pact restore --json` shape: backupJSON and what the
+// file held that was not restored (docs/json.md).
+type restoreJSON struct {
+	backupJSON
+	LeftOut []string `json:"leftOut"`
 }
 
 func newBackupCmd(a *app) *cobra.Command {
@@ -86,13 +94,17 @@ func newRestoreCmd(a *app) *cobra.Command {
 		Use:   "restore FILE",
 		Short: "Put back this profile's history from a file `pact backup` wrote",
 		Long: `Check FILE (an SQLite database that passes its integrity check, with a
-schema version this pact can read), keep the profile's current database
-aside as pact.db.before-restore-TIME (with its -wal), and put FILE in its
+schema version this pact can read, whose tables are pact's own), build a new
+database from its rows, keep the profile's current database aside as
+pact.db.before-restore-TIME (with its -wal), and put the new one in its
 place, migrated to this pact's schema. Conversations, receipts, grants'
-metadata, the card cache and pins come back as they were in FILE; secrets
-come from the keyring as before. It is refused while another pact process
-(an open chat, say) has the profile's database open. Nothing changes when
-FILE is refused.`,
+metadata and pins come back as they were in FILE (the card cache is fetched
+again); secrets come from the keyring as before. Only pact's own tables are
+read: triggers, views and other tables in FILE stay behind, and so do grants
+whose endpoints are not under their Provider's registration (as at login)
+and malformed pins; the restore names each. It is refused while another pact
+process (an open chat, say) has the profile's database open. Nothing changes
+when FILE is refused.`,
 		Args: exactArgs(1, "restore takes the backup file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := store.CheckProfileName(a.profile); err != nil {
@@ -102,11 +114,18 @@ FILE is refused.`,
 			if _, err := os.Stat(file); err != nil {
 				return usageError{fmt.Errorf("no backup at %s: %w", file, err)}
 			}
-			res, err := store.Restore(cmd.Context(), a.dirs(), a.profile, file)
+			// A grant's endpoints are checked against the Provider
+			// registrations of the profile's settings (none yet: when used).
+			var cfg *profile.Config
+			if p, err := a.prof(); err == nil {
+				cfg, _ = p.Load()
+			}
+			res, err := store.Restore(cmd.Context(), a.dirs(), a.profile, file, conversation.RestoreChecks(cfg))
 			if err != nil {
 				return err
 			}
-			out := backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()}
+			out := restoreJSON{backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()},
+				append([]string{}, res.LeftOut...)}
 			if a.json {
 				return a.printJSON(out)
 			}
@@ -114,6 +133,9 @@ FILE is refused.`,
 			a.io.Eprintf("%s restored profile %q from %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(res.Contents))
 			if res.Aside != "" {
 				a.io.Eprintf("  the database it replaced is kept as %s\n", safe(res.Aside))
+			}
+			for _, l := range res.LeftOut {
+				a.io.Printf("%s left out: %s\n", st.Warning.Render("!"), safe(l))
 			}
 			return nil
 		},

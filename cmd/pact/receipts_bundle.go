@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/agent"
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/store"
 )
@@ -36,7 +40,7 @@ the key is in the Brand's published set. Exits 6 if any line fails.`
 		if len(args) > 0 || cmd.Flags().Changed("all") || cmd.Flags().Changed("offline") {
 			return usageError{errors.New("--bundle checks a file on its own: give no receipt IDs, --all or --offline with it")}
 		}
-		return a.bundleRun(bundle, false, verifyBundle)
+		return a.bundleRun(cmd.Context(), bundle, false, verifyBundle)
 	}
 	receiptsCmd.AddCommand(newReceiptsExportCmd(a), newReceiptsImportCmd(a))
 }
@@ -139,41 +143,76 @@ of the Brand's authorization server metadata, found from this profile's grant
 or the Brand's Agent Card, never from the line), and add the receipts that
 verify to this profile's archive. Lines that do not verify, or are signed by a
 key the Brand does not publish, are refused and reported; when the Brand's
-keys cannot be fetched the receipt is kept as not verified. Exit 6 if any
-line is not verified.`,
+keys cannot be fetched the receipt is kept as not verified. One import looks
+up the keys of 16 Brands at most (the lines of others are kept as not
+verified, and it says so: import again to check 16 more). FILE may be - for
+stdin, or a FIFO; Ctrl+C ends the import at once. Exit 6 if any line is not
+verified.`,
 		Args: exactArgs(1, "import needs the bundle FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			return a.bundleRun(args[0], true, func(r io.Reader, each func(agent.ImportLine) error) error {
-				return ag.ImportReceipts(cmd.Context(), r, each)
+			tooMany := 0 // receipts of Brands past conversation.MaxLookups
+			err = a.bundleRun(cmd.Context(), args[0], true, func(r io.Reader, each func(agent.ImportLine) error) error {
+				return ag.ImportReceipts(cmd.Context(), r, func(line agent.ImportLine) error {
+					if err := each(line); err != nil {
+						return err
+					}
+					if line.NotLookedUp {
+						tooMany++
+					}
+					return nil
+				})
 			})
+			if tooMany > 0 {
+				a.io.Eprintf("%s the bundle names receipts of more than %d Brands: pact looked up the keys of %d only (a bundle is a file anyone can write, and each Brand is two or three requests to addresses it names); %s of the other Brands %s kept as not verified: import the bundle again to check %d more\n",
+					a.io.ErrStyles().Warning.Render("!"), conversation.MaxLookups, conversation.MaxLookups,
+					plural(tooMany, "receipt", "receipts"), map[bool]string{true: "was", false: "were"}[tooMany == 1], conversation.MaxLookups)
+			}
+			return err
 		},
 	}
 }
 
 // bundleRun runs the bundle at path line by line through run: verifying
 // it (verifyBundle), or importing it (Agent.ImportReceipts: each verified
-// receipt added to the archive, one already there verified counted apart);
-// it reports every line (--json: one document) and exits 6 when any line
-// fails.
-func (a *app) bundleRun(path string, importing bool, run func(r io.Reader, each func(agent.ImportLine) error) error) error {
-	var r io.Reader = a.io.In
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return usageError{fmt.Errorf("reading the bundle: %w", err)}
-		}
-		defer f.Close()
-		r = f
+// receipt added to the archive, one already there verified counted apart,
+// the last ones written once every line is done); it reports every
+// line as it comes (--json: one document, written as the lines are
+// checked, so that memory stays flat however long the bundle; with --jq
+// the document is built first) and exits 6 when any line fails. Ctrl+C or
+// TERM ends it at once, even while it waits for a FIFO or stdin.
+func (a *app) bundleRun(ctx context.Context, path string, importing bool, run func(r io.Reader, each func(agent.ImportLine) error) error) error {
+	r, closeIn, err := openBundle(ctx, path, a.io.In)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	st := a.io.ErrStyles()
 	ok, failed, already, kept := 0, 0, 0, 0
-	results := []receipts.BundleCheck{}
+	var results []receipts.BundleCheck
+	var doc *jsonDoc
+	if a.json {
+		if a.jq == nil {
+			doc = newJSONDoc(a.io.Out, "results")
+		} else {
+			results = []receipts.BundleCheck{}
+		}
+	}
 	sp := a.spinner("Verifying receipts")
-	err := run(r, func(line agent.ImportLine) error {
+	// Lines are handled on a goroutine of their own, so that a signal ends
+	// the command even while a read blocks; mu makes the last line handled
+	// before the signal the last one reported.
+	var mu sync.Mutex
+	stopped := false
+	each := func(line agent.ImportLine) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return context.Canceled
+		}
 		c := line.BundleCheck
 		keptNow := false
 		if importing && line.Checked {
@@ -192,6 +231,9 @@ func (a *app) bundleRun(path string, importing bool, run func(r io.Reader, each 
 		default:
 			failed++
 		}
+		if doc != nil {
+			return doc.add(c)
+		}
 		if a.json {
 			results = append(results, c)
 			return nil
@@ -206,29 +248,53 @@ func (a *app) bundleRun(path string, importing bool, run func(r io.Reader, each 
 			a.io.Printf("%s line %d: %s\n", st.Error.Render("✗"), c.Line, strings.Join(c.Problems, "; "))
 		}
 		return nil
-	})
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(r, each) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		closeIn() // a FIFO or pipe read returns now; a terminal's is left behind
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		err = ctx.Err()
+	}
 	sp.Stop()
+	counts := map[string]any{"failed": failed}
+	key := "verified"
+	if importing {
+		key = "imported"
+		counts["alreadyInArchive"] = already
+		counts["keptNotVerified"] = kept
+	} else {
+		// Only the signature with the line's key: say so.
+		counts["checkedAgainstPublishedKeys"] = false
+	}
+	counts[key] = ok
+	if doc != nil {
+		if err != nil {
+			code, reason, status := classify(err)
+			counts["error"] = map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}
+			if werr := doc.finish(counts); werr != nil {
+				return werr
+			}
+			a.io.Eprintf("%s %s\n", st.Error.Render("error:"), safe(err.Error()))
+			return silentError{code: code}
+		}
+		if err := doc.finish(counts); err != nil {
+			return err
+		}
+	}
 	if err != nil {
 		return err
 	}
-	if a.json {
-		key := "verified"
-		if importing {
-			key = "imported"
-		}
-		doc := map[string]any{key: ok, "failed": failed, "results": results}
-		if !importing {
-			// Only the signature with the line's key: say so.
-			doc["checkedAgainstPublishedKeys"] = false
-		}
-		if importing {
-			doc["alreadyInArchive"] = already
-			doc["keptNotVerified"] = kept
-		}
-		if err := a.printJSON(doc); err != nil {
+	if a.json && doc == nil {
+		counts["results"] = results
+		if err := a.printJSON(counts); err != nil {
 			return err
 		}
-	} else if importing {
+	} else if importing && !a.json {
 		words := []string{fmt.Sprintf("%d imported", ok-already)}
 		if already > 0 {
 			words = append(words, fmt.Sprintf("%d already in the archive", already))
@@ -237,7 +303,7 @@ func (a *app) bundleRun(path string, importing bool, run func(r io.Reader, each 
 			words = append(words, fmt.Sprintf("%d kept as not verified (the Brand's keys could not be fetched)", kept))
 		}
 		a.io.Eprintf("%s, %d refused\n", strings.Join(words, ", "), failed)
-	} else {
+	} else if !a.json {
 		a.io.Eprintf("%d verified, %d failed\n", ok, failed)
 		if ok > 0 {
 			a.io.Eprintf("%s\n", st.Faint.Render("verified: signature valid with the key in the bundle; not checked against the Brand's published keys (`pact receipts import` checks that)"))
@@ -247,6 +313,42 @@ func (a *app) bundleRun(path string, importing bool, run func(r io.Reader, each 
 		return silentError{code: exitReceipts}
 	}
 	return nil
+}
+
+// openBundle opens the bundle at path ("-": in) for reading; closeIn ends
+// a read in progress where the system can (a FIFO, a pipe). Opening a FIFO
+// waits for its writer: ctx ends that wait.
+func openBundle(ctx context.Context, path string, in io.Reader) (io.Reader, func(), error) {
+	if path == "-" {
+		if f, ok := in.(*os.File); ok {
+			return f, func() { f.SetReadDeadline(time.Now()) }, nil
+		}
+		return in, func() {}, nil
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, nil, usageError{fmt.Errorf("reading the bundle: %w", o.err)}
+		}
+		var once sync.Once
+		return o.f, func() { once.Do(func() { o.f.Close() }) }, nil
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, nil, ctx.Err()
+	}
 }
 
 // verifyBundle checks each line of a bundle with its own key

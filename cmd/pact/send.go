@@ -117,7 +117,7 @@ func (a *app) printUnsaved(res *conversation.Result, err error, saveDir string) 
 		return silentError{code: code}
 	}
 	a.printResult(res, saveDir)
-	if res.Receipt != nil && res.Receipt.JWS != "" {
+	if res.Receipt != nil && res.Receipt.JWS != "" && res.Receipt.ArchiveError == "" { // else printReceiptNote gave it
 		a.io.Eprintf("%s the receipt %s may not have been saved; keep it, it is the Brand's signed proof of what it did:\n%s\n",
 			a.io.ErrStyles().Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(res.Receipt.JWS))
 	}
@@ -135,6 +135,22 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 		return
 	}
 	st := a.io.ErrStyles()
+	if rc := res.Receipt; rc.ArchiveError != "" {
+		// Not in the archive: whatever it says, the User holds the only copy.
+		verdict := "verified"
+		if !rc.Verified {
+			var why []string
+			for _, p := range rc.Problems {
+				if !strings.HasPrefix(p, "archiving failed: ") {
+					why = append(why, p)
+				}
+			}
+			verdict = "FAILED verification (" + safe(strings.Join(why, "; ")) + ")"
+		}
+		a.io.Eprintf("%s receipt %s %s, but pact could NOT archive it (%s); keep it, it is the Brand's signed proof of what it did:\n%s\n",
+			st.Warning.Render("!"), receipts.ShortID(rc.ID), verdict, safe(rc.ArchiveError), safe(rc.JWS))
+		return
+	}
 	if res.Receipt.Verified {
 		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), receipts.ShortID(res.Receipt.ID))
 		return

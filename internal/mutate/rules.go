@@ -136,8 +136,8 @@ var rules = []rule{
 	{
 		Name: "slow-down", What: "slow_down adds 5 s to the device-flow polling interval (RFC 8628 §3.5)",
 		File: "deviceflow/deviceflow.go",
-		Old:  "interval += SlowDownStep",
-		New:  "interval += 0",
+		Old:  "p.interval = min(p.interval+SlowDownStep, MaxInterval)",
+		New:  "p.interval = min(p.interval+0, MaxInterval)",
 		Pkg:  "./deviceflow", Run: "SlowDown",
 	},
 	{
@@ -406,6 +406,34 @@ var rules = []rule{
 		Old:  `m.unretriedBecause(fmt.Sprintf("429 again after waiting its Retry-After of %s", wait))`,
 		New:  `_ = wait`,
 		Pkg:  "./providercheck", Run: "TestIssue31_21",
+	},
+	{
+		Name: "restore-schema", What: "a restore builds the database anew from the backup's rows: the file's own triggers, views and tables never come back (issue 31 item 6)",
+		File: "store/backup.go",
+		Old:  "left, err := rebuild(ctx, b, fresh, tmp, chk)",
+		New:  "left, err := []string(nil), os.Link(b.file, tmp)",
+		Pkg:  "./store", Run: "TestIssue31_6_RestoreLeavesBehindWhatPactDoesNotMake",
+	},
+	{
+		Name: "restore-integrity", What: "a backup is restored only when it passes its integrity check (issue 31 items 6, 23)",
+		File: "store/backup.go",
+		Old:  "if err := pragmaOK(ctx, b.DB, `PRAGMA integrity_check(\"`+t+`\")`); err != nil {",
+		New:  "if err := pragmaOK(ctx, b.DB, \"SELECT 'ok' -- \"+t); err != nil {",
+		Pkg:  "./store", Run: "TestIssue31_6_RestoreRunsTheIntegrityCheck",
+	},
+	{
+		Name: "write-counter", What: "a pact.db behind the write counter its history marker recorded is refused (issue 28, Backups)",
+		File: "store/guard.go",
+		Old:  "if err != nil || id == \"\" || id != m.ID || n >= m.Writes {",
+		New:  "if true || err != nil || id == \"\" || id != m.ID || n >= m.Writes {",
+		Pkg:  "./store", Run: "TestIssue28_",
+	},
+	{
+		Name: "debug-url-secrets", What: "--debug redacts secret query and fragment values wherever a URL shows (a redirect's Location, a body's links) (issue 31 item 12)",
+		File: "httpx/trace.go",
+		Old:  "if strings.Contains(s, \"=\") {\n\t\ts = queryPairPattern()",
+		New:  "if false && strings.Contains(s, \"=\") {\n\t\ts = queryPairPattern()",
+		Pkg:  "./httpx", Run: "TestIssue31_12",
 	},
 	{
 		Name: "login-poll-pace", What: "a login poll sends no token request before the interval has passed, however often it is asked (RFC 8628 §3.5; issue 29: a server answers each device poll with one Step)",
