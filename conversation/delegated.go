@@ -250,7 +250,7 @@ func ForgetBrand(opts Options, cardURL, iface string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := &delegation.Manager{Store: opts.Grants, Secrets: opts.Profile.Secrets, SecretPrefix: opts.Profile.Name + "/"}
+	m := &delegation.Manager{Store: opts.Grants, Secrets: opts.tokens(), SecretPrefix: opts.Profile.Name + "/"}
 	n := 0
 	for _, g := range grants {
 		if g.Brand == cardURL || g.InterfaceURL == iface {

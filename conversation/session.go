@@ -104,6 +104,10 @@ type Options struct {
 	Store   *Store
 	// Grants holds delegation grants (§5); nil = identity only.
 	Grants delegation.Store
+	// Tokens is where the grants' access and refresh tokens live; nil is
+	// the profile's secret store (the keyring). NewOptions seals them in
+	// the database for a profile on PostgreSQL (TokenStore).
+	Tokens delegation.Secrets
 	// Keys fetches Brands' authorization-server keys (tokens, receipts).
 	Keys *jwks.Cache
 	// Receipts archives verified and rejected receipts; nil = not kept.
@@ -135,6 +139,7 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 		DB:       db,
 		Store:    NewStore(db),
 		Grants:   delegation.DBStore{DB: db},
+		Tokens:   TokenStore(p, db),
 		Keys:     keys,
 		Receipts: receipts.NewArchive(db, keys),
 		Cards:    &discovery.Cache{DB: db},
@@ -329,7 +334,7 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	s.bound = cfg.Bind(*reg, s.pa)
 	if opts.Grants != nil {
 		s.mgr = &delegation.Manager{
-			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
+			Store: opts.Grants, Secrets: opts.tokens(), Keys: opts.Keys,
 			Flow: s.flow(), ClientID: cfg.Issuer, SecretPrefix: opts.Profile.Name + "/", Now: opts.Now,
 			CheckEndpoint: s.bound.Check, // a stored grant's jwks_uri as login checked it
 		}

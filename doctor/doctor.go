@@ -108,6 +108,10 @@ type Options struct {
 	// (store.(*DB).Check: the history refusal, PRAGMA quick_check, the
 	// schema version); an error fails the "database" check.
 	Database func(context.Context) (store.Health, error)
+	// Postgres is set when that database is PostgreSQL (store/postgres):
+	// its check is a connection and the schema version, and its fixes are
+	// the server's, not `pact restore`.
+	Postgres bool
 	// ImportProblems, when set, gives the files the one-time import of the
 	// previous release's files could not read, and where they are kept.
 	ImportProblems func() (problems []string, keptIn string)
@@ -223,6 +227,10 @@ func (r *runner) database(ctx context.Context) {
 		return
 	}
 	h, err := r.o.Database(ctx)
+	if r.o.Postgres {
+		r.postgres(h, err)
+		return
+	}
 	if err != nil {
 		r.dbFailed = true
 		fix := "restore the profile's history with `" + r.cmd("restore BACKUP") + "` (a file `pact backup` wrote)"
@@ -240,6 +248,24 @@ func (r *runner) database(ctx context.Context) {
 	if h.ReadOnly != nil {
 		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Warn, Summary: sum + ", but it can only be read here: nothing can be saved",
 			Fix: "make PACT_HOME writable", Detail: h.ReadOnly.Error()})
+		return
+	}
+	r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: OK, Summary: sum})
+}
+
+// postgres is the database check of a profile on PostgreSQL.
+func (r *runner) postgres(h store.Health, err error) {
+	if err != nil {
+		r.dbFailed = true
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(),
+			Fix:    "check that the PostgreSQL server runs, that the URL (--database, PACT_DATABASE_URL or the config file's \"database\") names it, and that its role may connect and create tables",
+			Detail: err.Error()})
+		return
+	}
+	sum := fmt.Sprintf("the profile's history is in PostgreSQL, reachable (schema version %d)", h.SchemaVersion)
+	if h.ReadOnly != nil {
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Warn, Summary: sum + ", but it only reads: nothing can be saved",
+			Fix: "point pact at the primary server", Detail: h.ReadOnly.Error()})
 		return
 	}
 	r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: OK, Summary: sum})

@@ -293,9 +293,12 @@ func (db *userDB) SearchTurns(ctx context.Context, text string, limit int) (Sear
 	}
 	where := []string{`c.user_id = ?`}
 	args := []any{db.user}
-	from := `turns t`
+	from, order := `turns t`, `t.id`
 	if len(long) > 0 {
-		from = `turns_fts f JOIN turns t ON t.id = f.rowid`
+		// Newest first in the index's own order (rowid = turn id), so
+		// that the search stops at the limit instead of sorting every
+		// match.
+		from, order = `turns_fts f JOIN turns t ON t.id = f.rowid`, `f.rowid`
 		where = append(where, `turns_fts MATCH ?`)
 		args = append(args, ftsQuery(long))
 	} else {
@@ -319,7 +322,7 @@ func (db *userDB) SearchTurns(ctx context.Context, text string, limit int) (Sear
 		return h, err
 	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
 		FROM `+from+` JOIN conversations c ON c.id = t.conversation_id
-		WHERE `+strings.Join(where, ` AND `)+` ORDER BY t.id DESC LIMIT ?`, args...)
+		WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+order+` DESC LIMIT ?`, args...)
 	return res, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // Migrations are the schema's versions, oldest first: Migrations[i] takes a
@@ -532,8 +533,18 @@ func migrateStep(ctx context.Context, c *sql.DB, target int) (done bool, err err
 	// Every step to target in this one transaction: a page that several
 	// steps change is written to the WAL once (a new profile's first open
 	// writes a small WAL), and the database is at its old version or at
-	// target, never between.
+	// target, never between. A large history takes a while (version 12
+	// rebuilds the receipt archive: seconds for 100,000): say so after a
+	// second.
 	from := v
+	if from > 0 {
+		slow := time.AfterFunc(time.Second, func() {
+			if p, _ := progress.Load().(func(string)); p != nil {
+				p("updating this profile's history to this pact's schema (once; it may take a while)…")
+			}
+		})
+		defer slow.Stop()
+	}
 	for ; v < target; v++ {
 		if _, err := t.ExecContext(ctx, Migrations[v]); err != nil {
 			return false, fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/postgres"
 )
 
 // backupJSON is the `pact backup --json` and `pact restore --json` shape
@@ -55,6 +56,9 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 				return usageError{err}
 			}
 			d, file := a.dirs(), args[0]
+			if err := a.sqliteOnly("backup"); err != nil {
+				return err
+			}
 			if _, err := os.Stat(d.ProfileDataDir(a.profile)); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("profile %q has no history to back up (no %s)", a.profile, d.ProfileDataDir(a.profile))
 			}
@@ -111,6 +115,9 @@ when FILE is refused.`,
 				return usageError{err}
 			}
 			file := args[0]
+			if err := a.sqliteOnly("restore"); err != nil {
+				return err
+			}
 			if _, err := os.Stat(file); err != nil {
 				return usageError{fmt.Errorf("no backup at %s: %w", file, err)}
 			}
@@ -165,4 +172,15 @@ func absPath(p string) string {
 		return abs
 	}
 	return p
+}
+
+// sqliteOnly refuses `pact backup` and `pact restore` for a profile whose
+// state is in PostgreSQL: its database is backed up with pg_dump and
+// pg_restore (README), which pact does not run.
+func (a *app) sqliteOnly(what string) error {
+	if a.set.database == "" {
+		return nil
+	}
+	return usageError{fmt.Errorf("profile %q keeps its state in the PostgreSQL database %s, not in a file pact can %s: use pg_dump and pg_restore (see the README's \"Backups\"); the keyring and the profile's settings are not in the database",
+		a.profile, postgres.Redact(a.set.database), what)}
 }

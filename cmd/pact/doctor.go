@@ -49,7 +49,7 @@ fails, 1 otherwise. --json prints the report (see docs/json.md).`,
 				// database to check (one without has nothing yet, and
 				// doctor creates none).
 				b, _ := backend.ForProfile(p.Dirs, p.Name, p.Database)
-				o.Database = b.Check
+				o.Database, o.Postgres = b.Check, backend.IsPostgres(p.Database)
 			}
 			if secErr == nil {
 				opts := conversation.NewOptions(p, a.httpClient())

@@ -45,6 +45,8 @@ type app struct {
 	// initFlags are the flags of the `pact init` being run (--issuer URL…,
 	// without --keyring), for the fix a keyring error names.
 	initFlags []string
+	// databaseFlag is --database ("" = not given).
+	databaseFlag string
 
 	once struct {
 		secrets sync.Once
@@ -164,6 +166,7 @@ Start with:  pact demo`,
 	pf.StringVar(&a.jqExpr, "jq", "", "filter the JSON output with a jq expression (implies --json; strings print raw, with control characters shown visibly on a terminal)")
 	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
 	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
+	pf.StringVar(&a.databaseFlag, "database", "", "keep the profile's state in the PostgreSQL database at this postgres:// URL instead of its own SQLite file (env PACT_DATABASE_URL)")
 	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
 	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.resolve(cmd) }

@@ -159,7 +159,7 @@ var rules = []rule{
 		File: "store/conversations.go",
 		Old:  "\t\tinWriteHook()\n",
 		New:  "\t\tif _, err := tx.ExecContext(ctx, `UPDATE turns SET task_state = task_state WHERE conversation_id = ?`, id); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tinWriteHook()\n",
-		Pkg:  "./store", Run: "TestAppendTurns",
+		Pkg:  "./store", Run: "TestIssue28_ConformanceSQLite/AppendTurnsWritesTheSameRowsAtAnyLength",
 	},
 	{
 		Name: "dead-grants", What: "a grant whose refreshed token is refused too is marked dead (PACT §5.5)",
@@ -434,6 +434,27 @@ var rules = []rule{
 		Old:  "if strings.Contains(s, \"=\") {\n\t\ts = queryPairPattern()",
 		New:  "if false && strings.Contains(s, \"=\") {\n\t\ts = queryPairPattern()",
 		Pkg:  "./httpx", Run: "TestIssue31_12",
+	},
+	{
+		Name: "user-scoped-reads", What: "no read of one User's store returns another User's rows (issue 28)",
+		File: "store/conversations.go",
+		Old:  "FROM conversations c WHERE c.user_id = ? ORDER BY c.last_message_ns DESC, c.context_id`, db.user)",
+		New:  "FROM conversations c WHERE (c.user_id = ? OR 1) ORDER BY c.last_message_ns DESC, c.context_id`, db.user)",
+		Pkg:  "./store", Run: "TestIssue28_ConformanceSQLite/UsersNeverSeeEachOthersRows",
+	},
+	{
+		Name: "sealed-to-user", What: "a sealed secret opens for its User and name only (issue 28)",
+		File: "seal/seal.go",
+		Old:  "return []byte(\"pact sealed secret v1\\x00\" + user + \"\\x00\" + name)",
+		New:  "return []byte(\"pact sealed secret v1\\x00\")",
+		Pkg:  "./seal", Run: "TestIssue28_",
+	},
+	{
+		Name: "migrate-foreign-keys", What: "a migration that rebuilds a table keeps every row that refers to it (issue 28)",
+		File: "store/migrate.go",
+		Old:  "conn.ExecContext(ctx, \"PRAGMA foreign_keys = OFF\")",
+		New:  "conn.ExecContext(ctx, \"PRAGMA foreign_keys = ON\")",
+		Pkg:  "./store", Run: "TestMigrations_",
 	},
 	{
 		Name: "login-poll-pace", What: "a login poll sends no token request before the interval has passed, however often it is asked (RFC 8628 §3.5; issue 29: a server answers each device poll with one Step)",

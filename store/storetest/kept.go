@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pact-cli/pact/seal"
+	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -130,6 +133,40 @@ func SendOnRecordBeforeItLeavesIdempotentByMessageID(t *testing.T, h Harness) {
 	}
 	if un, _ := db.Unanswered(ctx, card2); len(un) != 1 || un[0].MessageID != "m3" {
 		t.Fatalf("unanswered of the other Brand: %+v", un)
+	}
+}
+
+// SendAbandonedOnlyWhileSending: a send the User replaced or removed
+// while it was still sending is abandoned on record, with why, and no
+// longer unanswered; a delivered send, an unknown one, or another User's
+// is left as it is (issue 31 item 2).
+func SendAbandonedOnlyWhileSending(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, _ := open(t, h)
+	db := b.ForUser(Alice)
+	must(t, db.RecordSend(ctx, store.Send{MessageID: "m1", Brand: card, InterfaceURL: iface, Text: "first", At: t0}))
+	must(t, db.RecordSend(ctx, store.Send{MessageID: "m2", Brand: card, InterfaceURL: iface, Text: "second", At: t0.Add(time.Second)}))
+	must(t, db.SetSendState(ctx, "m2", store.SendDelivered, ""))
+	if ok, err := b.ForUser(Bob).AbandonSend(ctx, "m1", "not Bob's"); err != nil || ok {
+		t.Fatalf("another User abandoned Alice's send: %v %v", ok, err)
+	}
+	if ok, err := db.AbandonSend(ctx, "m2", "too late"); err != nil || ok {
+		t.Fatalf("a delivered send was abandoned: %v %v", ok, err)
+	}
+	if ok, err := db.AbandonSend(ctx, "never-sent", "why"); err != nil || ok {
+		t.Fatalf("an unknown send was abandoned: %v %v", ok, err)
+	}
+	if ok, err := db.AbandonSend(ctx, "m1", "replaced by the User"); err != nil || !ok {
+		t.Fatalf("abandoning a sending send: %v %v", ok, err)
+	}
+	if st, _ := db.SendState(ctx, "m1"); st != store.SendAbandoned {
+		t.Fatalf("state after abandoning: %q", st)
+	}
+	if st, _ := db.SendState(ctx, "m2"); st != store.SendDelivered {
+		t.Fatalf("the delivered send became %q", st)
+	}
+	if un, _ := db.Unanswered(ctx, card); len(un) != 0 {
+		t.Fatalf("unanswered after abandoning: %+v", un)
 	}
 }
 
@@ -434,5 +471,56 @@ func OneCardState(t *testing.T, h Harness) {
 	must(t, db.SetPin(ctx, store.Pin{Brand: card2, ProviderOrigin: "https://o.example"}))
 	if pin, _, _ := db.Pin(ctx, card2); time.Since(pin.PinnedAt) > time.Hour {
 		t.Fatalf("pinned at %v", pin.PinnedAt)
+	}
+}
+
+// TokensSealedNeverPlaintext: a User's delegation tokens kept in the
+// database through seal.Vault (AES-256-GCM, the data key in a key store)
+// come back as they were, are nowhere in the database as plaintext, open
+// for their User only (a ciphertext copied to another User does not), and
+// survive a rotation of the data key.
+func TokensSealedNeverPlaintext(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, addr := open(t, h)
+	keys, err := secrets.Open("file", t.TempDir(), 0)
+	must(t, err)
+	k := &seal.Keyring{Secrets: keys, Prefix: "default/"}
+	alice := seal.Vault{Store: b.ForUser(Alice), Sealer: k}
+	bob := seal.Vault{Store: b.ForUser(Bob), Sealer: k}
+	const access, refresh = "eyJhbGciOiJFUzI1NiJ9.plaintext-access-token.sig", "plaintext-refresh-token-4471"
+	must(t, alice.Set("default/delegation/ab/access", access))
+	must(t, alice.Set("default/delegation/ab/refresh", refresh))
+	if got, err := alice.Get("default/delegation/ab/access"); err != nil || got != access {
+		t.Fatalf("access token: %q %v", got, err)
+	}
+	for _, p := range []string{access, refresh, "plaintext"} {
+		if h.Contains(t, addr, p) {
+			t.Fatalf("%q is in the database as plaintext", p)
+		}
+	}
+	if _, err := bob.Get("default/delegation/ab/access"); !errors.Is(err, secrets.ErrNotFound) {
+		t.Fatalf("another User's token: %v", err)
+	}
+	s, _, err := b.ForUser(Alice).Secret(ctx, "default/delegation/ab/access")
+	must(t, err)
+	must(t, b.ForUser(Bob).PutSecret(ctx, "default/delegation/ab/access", s))
+	if got, err := bob.Get("default/delegation/ab/access"); !errors.Is(err, seal.ErrOpen) {
+		t.Fatalf("a ciphertext copied to another User opened: %q %v", got, err)
+	}
+	_, err = k.Rotate()
+	must(t, err)
+	n, err := alice.Reseal(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("reseal: %d %v", n, err)
+	}
+	if s, _, _ := b.ForUser(Alice).Secret(ctx, "default/delegation/ab/refresh"); s.KeyVersion != "2" {
+		t.Fatalf("after rotation: sealed by version %q", s.KeyVersion)
+	}
+	if got, err := alice.Get("default/delegation/ab/refresh"); err != nil || got != refresh {
+		t.Fatalf("refresh token after rotation: %q %v", got, err)
+	}
+	must(t, alice.Delete("default/delegation/ab/refresh"))
+	if _, err := alice.Get("default/delegation/ab/refresh"); !errors.Is(err, secrets.ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
 	}
 }

@@ -35,7 +35,11 @@ func Main(m *testing.M, h Harness) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if h.Cleanup != nil {
+		h.Cleanup()
+	}
+	os.Exit(code)
 }
 
 // child waits for the word to start on stdin (so that every child starts

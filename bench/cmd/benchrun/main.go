@@ -25,7 +25,16 @@
 //  9. `pact chat` line mode: turns 2,501–3,000 vs turns 1–500 of one
 //     conversation, as processes                               target ≤ 1.25×
 //
+// 10–13. the storage interface on SQLite and PostgreSQL side by side
+//
+//	(issue 28, storage.go): turn append at 100,000 vs 10 turns ≤ 1.25×;
+//	50 concurrent writers, nothing lost; `pact conversations search`
+//	over 1,000,000 turns < 0.3 s; `pact receipts list --json` over
+//	100,000 receipts < 1 s, < 60 MB RSS
+//
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
+// -storage rows 10–13 only (they need Debian's postgresql, or
+// PACT_BENCH_POSTGRES_URL);
 // -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
 // -breakdown prints where one `pact send` spends its time (startup.go).
@@ -96,6 +105,7 @@ var (
 	sends       = flag.Int("sends", 300, "profiled sends for -breakdown")
 	keepProfile = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
 	rcptOnly    = flag.Bool("receipts", false, "run only the receipts list rows (8)")
+	storageOnly = flag.Bool("storage", false, "run only the storage rows on SQLite and PostgreSQL (10–13, issue 28)")
 )
 
 func main() {
@@ -155,6 +165,9 @@ func run() ([]row, error) {
 	}
 	if *rcptOnly {
 		return receiptRows(tmp, pact)
+	}
+	if *storageOnly {
+		return storageRows(tmp, pact)
 	}
 	home := filepath.Join(tmp, "home")
 	os.Setenv("PACT_HOME", home)
@@ -284,6 +297,10 @@ func run() ([]row, error) {
 	rows = append(rows, row{name: fmt.Sprintf("6. peak RSS, pact chat line mode, %d turns (MiB)", *turns), value: fmt.Sprintf("%.1f MiB", float64(kb)/1024), measured: float64(kb) / 1024, target: 100})
 	sr, err := storeRows(tmp, pact)
 	rows = append(rows, sr...)
+	if err == nil {
+		sr, err = storageRows(tmp, pact)
+		rows = append(rows, sr...)
+	}
 	if err != nil {
 		return rows, err
 	}
