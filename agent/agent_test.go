@@ -28,7 +28,7 @@ func stepUpOn(missing ...any) (*conversation.Session, *conversation.Result) {
 func TestSection5_5_StepUpSplitsTheScopesByTheCard(t *testing.T) {
 	evil := "orders:read$(id>/tmp/PWNED)"
 	s, res := stepUpOn("orders:cancel", evil)
-	su := NewStepUp(s, res)
+	su := NewStepUp(s.Card, res)
 	if su == nil || su.Text != "I need more permission" || su.Result != res {
 		t.Fatalf("NewStepUp = %+v", su)
 	}
@@ -45,14 +45,14 @@ func TestSection5_5_StepUpSplitsTheScopesByTheCard(t *testing.T) {
 	}
 
 	s, res = stepUpOn("orders:cancel")
-	if su := NewStepUp(s, res); !su.Askable() || su.Undeclared() != "" {
+	if su := NewStepUp(s.Card, res); !su.Askable() || su.Undeclared() != "" {
 		t.Fatalf("a declared scope alone: askable %v, undeclared %q", su.Askable(), su.Undeclared())
 	}
 	s, res = stepUpOn()
-	if su := NewStepUp(s, res); su.Askable() || !strings.Contains(su.Words(LoginCommand(s.Card.URL), "say so"), "did not say which; say so") {
+	if su := NewStepUp(s.Card, res); su.Askable() || !strings.Contains(su.Words(LoginCommand(s.Card.URL), "say so"), "did not say which; say so") {
 		t.Fatalf("no scope named: askable %v, words %q", su.Askable(), su.Words(LoginCommand(s.Card.URL), "say so"))
 	}
-	if NewStepUp(s, &conversation.Result{Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("hi"))}) != nil {
+	if NewStepUp(s.Card, &conversation.Result{Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("hi"))}) != nil {
 		t.Fatal("a message is a step-up")
 	}
 }

@@ -3,9 +3,18 @@
 // (chatbackend) and the MCP server (mcpserver) each parse their input, call
 // this package and present what it reports in their own way.
 //
+// The front-ends talk to one interface, Agent (and Conversation, one open
+// conversation with a Brand), with two implementations: Local, run in this
+// process over a User's state (a local profile; `pact serve` runs one per
+// User), and the client of a `pact serve` (a server profile, agentclient).
+// What crosses it is plain data and typed errors with a wire form
+// (wire.go). A turn's orchestration, SendID, runs in the front-end's
+// process over either; its one-message call, Conversation.SendStream, is
+// the unit a server runs for one request.
+//
 // One turn, end to end (docs/architecture.md draws it):
 //
-//  1. Open: the Brand argument becomes a card URL, the Agent Card is fetched
+//  1. Open (Agent.Open): the Brand argument becomes a card URL, the Agent Card is fetched
 //     (or taken from the card cache) and checked (PACT §2.1, §5.1), its
 //     signature verified (A2A §8.4) and compared with the Brand's pin; a
 //     changed card stops here, before any request reaches the Provider

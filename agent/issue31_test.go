@@ -69,14 +69,14 @@ func TestIssue31_1_AClosedConversationAfterAnUnknownOutcomeIsNeverRestarted(t *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Send(ctx, s, "hello", Front{}); err != nil {
+	if _, err := Send(ctx, InProcess(s), "hello", Front{}); err != nil {
 		t.Fatal(err)
 	}
 	lossy.mu.Lock()
 	lossy.armed = true
 	lossy.mu.Unlock()
 	asked := false
-	_, err = Send(ctx, s, "please cancel order A-10001", Front{Restart: func(*conversation.ClosedError) bool { asked = true; return true }})
+	_, err = Send(ctx, InProcess(s), "please cancel order A-10001", Front{Restart: func(*conversation.ClosedError) bool { asked = true; return true }})
 	var unknown *conversation.OutcomeUnknownError
 	if !errors.As(err, &unknown) || !unknown.Closed {
 		t.Fatalf("err = %v, want the *conversation.OutcomeUnknownError of a closed conversation", err)
@@ -102,13 +102,13 @@ func TestIssue31_8_TheSameTextAsksAgainUnderItsMessageID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Send(ctx, s, "hello", Front{}); err != nil {
+	if _, err := Send(ctx, InProcess(s), "hello", Front{}); err != nil {
 		t.Fatal(err)
 	}
 	// A message whose answer never came (the User left while waiting).
 	gone, stop := context.WithCancel(ctx)
 	stop()
-	if _, err := Send(gone, s, "Where is my order A-88213?", Front{}); err == nil {
+	if _, err := Send(gone, InProcess(s), "Where is my order A-88213?", Front{}); err == nil {
 		t.Fatal("sent with a cancelled context")
 	}
 	un, err := s.Unanswered()
@@ -116,14 +116,14 @@ func TestIssue31_8_TheSameTextAsksAgainUnderItsMessageID(t *testing.T) {
 		t.Fatalf("unanswered = %+v, %v", un, err)
 	}
 	var told *conversation.Turn
-	res, err := Send(ctx, s, "Where is my order A-88213?", Front{Again: func(t *conversation.Turn) { told = t }})
+	res, err := Send(ctx, InProcess(s), "Where is my order A-88213?", Front{Again: func(t *conversation.Turn) { told = t }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.MessageID != un[0].MessageID || told == nil || told.MessageID != un[0].MessageID {
 		t.Fatalf("sent as %q (told %+v), want the unanswered message's id %q", res.MessageID, told, un[0].MessageID)
 	}
-	res2, err := Send(ctx, s, "Where is my order A-88213?", Front{Again: func(*conversation.Turn) { t.Error("Again told for an answered message") }})
+	res2, err := Send(ctx, InProcess(s), "Where is my order A-88213?", Front{Again: func(*conversation.Turn) { t.Error("Again told for an answered message") }})
 	if err != nil || res2.MessageID == res.MessageID {
 		t.Fatalf("the same text once answered: %v, id %q", err, res2.MessageID)
 	}

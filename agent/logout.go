@@ -12,9 +12,9 @@ import (
 
 // LoggedOut is what Logout forgot.
 type LoggedOut struct {
-	CardURL string                // the Brand's card URL as named ("" when brand is no Brand argument)
-	Brand   conversation.BrandRef // the Brand as the profile knew it before
-	Removed int                   // grants removed (0: none was stored)
+	CardURL string                `json:"cardUrl"` // the Brand's card URL as named ("" when brand is no Brand argument)
+	Brand   conversation.BrandRef `json:"brand"`   // the Brand as the profile knew it before
+	Removed int                   `json:"removed"` // grants removed (0: none was stored)
 }
 
 // Logout forgets the delegation grants (and their tokens) of the Brand
@@ -50,7 +50,7 @@ func Logout(ctx context.Context, opts conversation.Options, brand string) (Logge
 // NoDelegationError is a logout of a Brand for which no delegation is
 // stored. It unwraps to delegation.ErrNoGrant.
 type NoDelegationError struct {
-	Brand string // as the User named it (a Brand argument, or the card's name)
+	Brand string `json:"brand"` // as the User named it (a Brand argument, or the card's name)
 }
 
 func (e *NoDelegationError) Error() string {

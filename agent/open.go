@@ -16,8 +16,8 @@ import (
 // value), a new one (New, `--new`) or the one with contextId Context
 // (`--context`).
 type Start struct {
-	New     bool
-	Context string
+	New     bool   `json:"new,omitempty"`
+	Context string `json:"context,omitempty"`
 }
 
 // ErrNewAndContext is a Start with both New and Context.
@@ -79,36 +79,34 @@ func PinNote(ctx context.Context, pins discovery.Pins, arg string, card *discove
 // Trusted is what Trust recorded.
 type Trusted struct {
 	// Note says it in plain words, for the card's table.
-	Note string
+	Note string `json:"note"`
 	// Fingerprint is the short fingerprint of the pin recorded.
-	Fingerprint string
+	Fingerprint string `json:"fingerprint"`
 	// Changed is set when the card differed from the pin it replaced
 	// (old and new side by side: Changed.Table()).
-	Changed *discovery.CardChangedError
+	Changed *discovery.CardChangedError `json:"changed,omitempty"`
 }
 
 // NotAcceptedError is a changed card the User was shown and did not
 // accept: nothing was recorded or sent. It unwraps to
 // discovery.ErrCardChanged.
-type NotAcceptedError struct{ Brand string }
+type NotAcceptedError struct {
+	Brand string `json:"brand"`
+}
 
 func (e *NotAcceptedError) Error() string {
 	return fmt.Sprintf("you did not accept the changed card of %s; nothing was changed or sent", iostreams.SanitizeLine(e.Brand))
 }
 func (e *NotAcceptedError) Unwrap() error { return discovery.ErrCardChanged }
 
-// Trust is `pact card BRAND --trust [--expect FP]`: it records card (the
-// one fetched in this run, never one fetched again) as the pin of its
-// Brand, and only a card the User saw. A card that matches the pin, or
-// changed only as CheckPin would accept, is recorded as is. A changed card
-// needs expect, the fingerprint the CARD_CHANGED error gave (another card
-// is refused with that error, Expected set), or confirm: asked with the
-// change and the new fingerprint, it shows old and new side by side and
-// returns the User's answer (false: *NotAcceptedError). With neither the
-// changed card is refused (*discovery.CardChangedError). arg is the Brand
-// as the User named it.
-func Trust(ctx context.Context, pins discovery.Pins, arg string, card *discovery.Card, expect string, now time.Time,
-	confirm func(changed *discovery.CardChangedError, fingerprint string) bool) (*Trusted, error) {
+// Trust records card (the one fetched in this request, never one fetched
+// again) as the pin of its Brand, and only a card the User saw: a card that
+// matches the pin, or changed only as CheckPin would accept, is recorded as
+// is; a changed card needs expect, the fingerprint the CARD_CHANGED error
+// gave (another card is refused with that error, Expected set), else it is
+// refused (*discovery.CardChangedError). arg is the Brand as the User named
+// it. TrustCard asks the User about a changed card.
+func Trust(ctx context.Context, pins discovery.Pins, arg string, card *discovery.Card, expect string, now time.Time) (*Trusted, error) {
 	old, had, err := discovery.LookupPin(ctx, pins, card.URL)
 	if err != nil {
 		return nil, err
@@ -126,13 +124,8 @@ func Trust(ctx context.Context, pins discovery.Pins, arg string, card *discovery
 			changed.Expected = expect
 			return nil, changed
 		}
-	case len(changes) == 0:
-	case confirm == nil:
+	case len(changes) > 0:
 		return nil, changed
-	default:
-		if !confirm(changed, fp) {
-			return nil, &NotAcceptedError{Brand: arg}
-		}
 	}
 	if err := pins.SetPin(ctx, next); err != nil {
 		return nil, err
@@ -154,11 +147,11 @@ const (
 
 // PinLook is how a card compares with its Brand's pin.
 type PinLook struct {
-	State       string     // PinNew, PinSame, PinUpdated or PinChanged
-	Changes     []string   // what differs, in plain words (PinChanged only)
-	Old         *store.Pin // what the User accepted; nil for PinNew
-	New         store.Pin  // what accepting this card records
-	Fingerprint string     // short fingerprint of New (Trust's expect)
+	State       string     `json:"state"`       // PinNew, PinSame, PinUpdated or PinChanged
+	Changes     []string   `json:"changes"`     // what differs, in plain words (PinChanged only)
+	Old         *store.Pin `json:"old"`         // what the User accepted; nil for PinNew
+	New         store.Pin  `json:"new"`         // what accepting this card records
+	Fingerprint string     `json:"fingerprint"` // short fingerprint of New (Trust's expect)
 }
 
 // LookPin compares card with its Brand's pin as a turn would, recording no
@@ -185,22 +178,4 @@ func LookPin(ctx context.Context, pins discovery.Pins, card *discovery.Card, now
 	}
 	l.Fingerprint = discovery.PinFingerprint(l.New)
 	return l, nil
-}
-
-// AcceptChange asks the User about a changed card a turn refused (the
-// full-screen chat's y/n panel): confirm shows changed (old and new side by
-// side) and returns the answer. Yes records the new values (changed.New,
-// discovery.Accept), and the Brand can be opened again; no is
-// *NotAcceptedError naming arg, with nothing recorded or sent. confirm's
-// error is returned as is.
-func AcceptChange(ctx context.Context, pins discovery.Pins, arg string, changed *discovery.CardChangedError, now time.Time,
-	confirm func(changed *discovery.CardChangedError) (bool, error)) error {
-	ok, err := confirm(changed)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return &NotAcceptedError{Brand: arg}
-	}
-	return discovery.Accept(ctx, pins, changed, now)
 }

@@ -26,18 +26,19 @@ type Scope struct {
 // Unknown are the others, which are the Brand's text, never a permission:
 // they are never asked for, shown as one, or put into a command.
 type StepUp struct {
-	Brand     string // the card URL
-	BrandName string // the card's name (the Brand's text)
+	Brand     string `json:"brand"`     // the card URL
+	BrandName string `json:"brandName"` // the card's name (the Brand's text)
 	// Text is the task's status message (the Brand's text).
-	Text    string
-	Scopes  []Scope
-	Unknown []string
+	Text    string   `json:"text"`
+	Scopes  []Scope  `json:"scopes"`
+	Unknown []string `json:"unknown"`
 	// Result is the reply that asked for the scopes.
-	Result *conversation.Result
+	Result *conversation.Result `json:"result"`
 }
 
-// NewStepUp is res's step-up on s's card, or nil when res is no step-up.
-func NewStepUp(s *conversation.Session, res *conversation.Result) *StepUp {
+// NewStepUp is res's step-up on card (the Brand's), or nil when res is no
+// step-up.
+func NewStepUp(card *discovery.Card, res *conversation.Result) *StepUp {
 	if res == nil {
 		return nil
 	}
@@ -45,10 +46,10 @@ func NewStepUp(s *conversation.Session, res *conversation.Result) *StepUp {
 	if su == nil {
 		return nil
 	}
-	known, unknown := su.Check(s.Card.Delegation)
-	out := &StepUp{Brand: s.Card.URL, BrandName: s.Card.Name(), Text: su.Text, Unknown: unknown, Result: res}
+	known, unknown := su.Check(card.Delegation)
+	out := &StepUp{Brand: card.URL, BrandName: card.Name(), Text: su.Text, Unknown: unknown, Result: res}
 	for _, id := range known {
-		out.Scopes = append(out.Scopes, Scope{ID: id, Description: s.Card.Delegation.Scopes[id]})
+		out.Scopes = append(out.Scopes, Scope{ID: id, Description: card.Delegation.Scopes[id]})
 	}
 	return out
 }
@@ -125,7 +126,9 @@ const ChatNoScopes = "type /login with the permissions you need, then send again
 // StepUpPending is a step-up the front-end left unanswered, or one the User
 // may not be asked for (see StepUp.Askable): the turn ends with the reply
 // that asked (StepUp.Result). The CLI exits 4 (AUTH_REQUIRED).
-type StepUpPending struct{ StepUp *StepUp }
+type StepUpPending struct {
+	StepUp *StepUp `json:"stepUp"`
+}
 
 // Error is the CLI's words: the `pact login` command for the declared
 // scopes, the undeclared ones flagged.
@@ -153,9 +156,9 @@ func (su *StepUp) Granted(g *delegation.Grant) error {
 // the Brand asked for: the message is not sent again. It unwraps to
 // deviceflow.ErrAccessDenied (a consent outcome).
 type NotGrantedError struct {
-	Asked   []string
-	Granted []string
-	Missing []string // asked and not granted
+	Asked   []string `json:"asked"`
+	Granted []string `json:"granted"`
+	Missing []string `json:"missing"` // asked and not granted
 }
 
 func (e *NotGrantedError) Error() string {

@@ -15,7 +15,7 @@ import (
 type Front struct {
 	// Waiting is called as each request to the Brand starts; the func it
 	// returns is called when the answer is in (a spinner, on the CLI).
-	Waiting func(s *conversation.Session) (done func())
+	Waiting func(c Conversation) (done func())
 	// Restart answers ContextClosed: the Provider ended the conversation
 	// (PACT §4.2, UNSUPPORTED_OPERATION) before the message reached the
 	// Brand. true sends the message again in a new conversation (new
@@ -28,7 +28,7 @@ type Front struct {
 	// Brand's delegation grant is dead (conversation.DelegationStatus).
 	DeadGrant func(dead *conversation.DelegationStatus)
 	// NeedsScopes answers a step-up the User may be asked for
-	// (StepUp.Askable): it obtains the grant, e.g. with Session.Login, presenting
+	// (StepUp.Askable): it obtains the grant, e.g. with Login, presenting
 	// the request its own way, and returns it. The core then requires the
 	// grant to hold every scope asked (else *NotGrantedError) and sends the
 	// message again in the same conversation with a new messageId (§5.5).
@@ -45,27 +45,33 @@ type Front struct {
 	Again func(earlier *conversation.Turn)
 	// Stream, when set, receives the events of each reply that streams:
 	// a Brand whose card declares capabilities.streaming is then sent
-	// message:stream (conversation.Session.SendStream), and Stream shows
+	// message:stream (Conversation.SendStream), and Stream shows
 	// the reply as it arrives (StreamEvent.Text is the text so far). The
 	// result is the same as without it.
 	Stream a2aclient.StreamFunc
 }
 
-// Send is one turn: text goes to the Brand of s, and the events on the way
+// Send is one turn: text goes to the Brand of c, and the events on the way
 // are answered by f. It goes as a new message (fresh messageId), unless the
 // same text is on record as sent and unanswered in this conversation (a
 // reply lost, a stream cut, the User gone while waiting): then it goes under
-// that message's messageId (conversation.Session.MessageIDFor, told to
-// f.Again), so that the Provider answers it once (§4.3). See SendID.
-func Send(ctx context.Context, s *conversation.Session, text string, f Front) (*conversation.Result, error) {
-	id, earlier := s.MessageIDFor(text)
+// that message's messageId (Conversation.MessageIDFor, told to f.Again), so
+// that the Provider answers it once (§4.3). See SendID.
+func Send(ctx context.Context, c Conversation, text string, f Front) (*conversation.Result, error) {
+	id, earlier, err := c.MessageIDFor(ctx, text)
+	if err != nil {
+		return nil, err
+	}
 	if earlier != nil && f.Again != nil {
 		f.Again(earlier)
 	}
-	return SendID(ctx, s, text, id, f)
+	return SendID(ctx, c, text, id, f)
 }
 
-// SendID is Send with the messageId of the first attempt given: a message
+// SendID is Send with the messageId of the first attempt given, the one
+// orchestration of a turn for every front-end and either implementation of
+// Conversation (its one-message call, SendStream, is what a server runs per
+// request): a message
 // whose reply was lost goes again under its messageId, so that the Brand
 // acts once (§4.3). Messages sent again after a closed conversation or a
 // step-up get new messageIds. A conversation found closed when the message
@@ -75,13 +81,13 @@ func Send(ctx context.Context, s *conversation.Session, text string, f Front) (*
 // The result is the last reply: its receipt verified and archived (§5.6,
 // Result.Receipt). Errors: *StepUpPending (with the step-up's reply, also
 // returned as the result), *NotGrantedError, Login's errors, and
-// conversation.Session.SendID's unchanged (*conversation.SaveError comes
-// with its result).
-func SendID(ctx context.Context, s *conversation.Session, text, messageID string, f Front) (*conversation.Result, error) {
-	res, err := f.send(ctx, s, text, messageID)
+// Conversation.SendStream's unchanged (*conversation.SaveError comes with
+// its result).
+func SendID(ctx context.Context, c Conversation, text, messageID string, f Front) (*conversation.Result, error) {
+	res, err := f.send(ctx, c, text, messageID)
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) && f.Restart != nil && f.Restart(closed) {
-		res, err = f.send(ctx, s, text, conversation.NewMessageID())
+		res, err = f.send(ctx, c, text, conversation.NewMessageID())
 	}
 	if err != nil {
 		return res, err
@@ -89,7 +95,8 @@ func SendID(ctx context.Context, s *conversation.Session, text, messageID string
 	if res.DeadGrant != nil && f.DeadGrant != nil {
 		f.DeadGrant(res.DeadGrant)
 	}
-	su := NewStepUp(s, res)
+	card := c.Facts().Card
+	su := NewStepUp(card, res)
 	if su == nil {
 		return res, nil
 	}
@@ -109,9 +116,9 @@ func SendID(ctx context.Context, s *conversation.Session, text, messageID string
 	if f.Resending != nil {
 		f.Resending()
 	}
-	res, err = f.send(ctx, s, text, conversation.NewMessageID())
+	res, err = f.send(ctx, c, text, conversation.NewMessageID())
 	if err == nil {
-		if again := NewStepUp(s, res); again != nil {
+		if again := NewStepUp(card, res); again != nil {
 			// Asked once per turn: a second step-up is left to the User.
 			return res, &StepUpPending{StepUp: again}
 		}
@@ -121,9 +128,9 @@ func SendID(ctx context.Context, s *conversation.Session, text, messageID string
 
 // send is one message:send (or message:stream, see Stream), inside
 // Waiting.
-func (f Front) send(ctx context.Context, s *conversation.Session, text, id string) (*conversation.Result, error) {
+func (f Front) send(ctx context.Context, c Conversation, text, id string) (*conversation.Result, error) {
 	if f.Waiting != nil {
-		defer f.Waiting(s)()
+		defer f.Waiting(c)()
 	}
-	return s.SendStream(ctx, text, id, f.Stream)
+	return c.SendStream(ctx, text, id, f.Stream)
 }

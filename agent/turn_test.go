@@ -86,8 +86,8 @@ func TestSection5_5_ATurnAsksForTheScopesThenSendsAgain(t *testing.T) {
 
 	var events []string
 	var asked *StepUp
-	res, err := Send(ctx, s, "please cancel order A-10001", Front{
-		Waiting: func(*conversation.Session) func() {
+	res, err := Send(ctx, InProcess(s), "please cancel order A-10001", Front{
+		Waiting: func(Conversation) func() {
 			events = append(events, "wait")
 			return func() { events = append(events, "done") }
 		},
@@ -125,13 +125,13 @@ func TestSection5_5_AStepUpLeftOrRefusedIsNotSentAgain(t *testing.T) {
 	}
 	login(ctx, t, s, "orders:read")
 
-	res, err := Send(ctx, s, "please cancel order A-10001", Front{})
+	res, err := Send(ctx, InProcess(s), "please cancel order A-10001", Front{})
 	var pending *StepUpPending
 	if !errors.As(err, &pending) || pending.StepUp.Result != res || !slices.Equal(pending.StepUp.IDs(), []string{"orders:cancel"}) {
 		t.Fatalf("no answer: %v (%+v)", err, res)
 	}
 	resent := false
-	_, err = Send(ctx, s, "please cancel order A-10001", Front{
+	_, err = Send(ctx, InProcess(s), "please cancel order A-10001", Front{
 		NeedsScopes: func(context.Context, *StepUp) (*delegation.Grant, error) {
 			return &delegation.Grant{Scopes: []string{"orders:read"}}, nil
 		},
@@ -154,20 +154,20 @@ func TestSection4_2_AClosedConversationIsTheRestartEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bye, err := Send(ctx, s, "bye", Front{})
+	bye, err := Send(ctx, InProcess(s), "bye", Front{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Send(ctx, s, "hello again", Front{Restart: func(*conversation.ClosedError) bool { return false }})
+	_, err = Send(ctx, InProcess(s), "hello again", Front{Restart: func(*conversation.ClosedError) bool { return false }})
 	var closed *conversation.ClosedError
 	if !errors.As(err, &closed) || closed.ContextID != bye.ContextID {
 		t.Fatalf("declined restart: %v, want the ClosedError of %s", err, bye.ContextID)
 	}
-	if _, err := Send(ctx, s, "bye", Front{}); err != nil { // a new conversation, closed again
+	if _, err := Send(ctx, InProcess(s), "bye", Front{}); err != nil { // a new conversation, closed again
 		t.Fatal(err)
 	}
 	var told *conversation.ClosedError
-	res, err := SendID(ctx, s, "hello again", "m-first", Front{Restart: func(c *conversation.ClosedError) bool { told = c; return true }})
+	res, err := SendID(ctx, InProcess(s), "hello again", "m-first", Front{Restart: func(c *conversation.ClosedError) bool { told = c; return true }})
 	if err != nil || told == nil {
 		t.Fatalf("restart: %v (told %v)", err, told)
 	}

@@ -1,8 +1,9 @@
-// Package chatbackend adapts a conversation.Session to the full-screen chat: it implements
+// Package chatbackend adapts an agent.Conversation to the full-screen chat: it implements
 // tui.Backend, so that `pact chat BRAND` on a terminal talks to the Brand through the same
-// Session as `pact send` and line-mode `pact chat` (PACT §4, §5). A turn is the agent
-// package's (agent.SendID); this package answers its events on the screen and turns
-// replies into the chat's turns (reply.go) and the card into its words (card.go).
+// agent interface as `pact send` and line-mode `pact chat` (PACT §4, §5), in process or
+// through a `pact serve`. A turn is the agent package's (agent.SendID); this package
+// answers its events on the screen and turns replies into the chat's turns (reply.go) and
+// the card into its words (card.go).
 //
 // The tui package knows nothing about A2A, keys or stores; this package is the only place
 // where the two meet. Errors reach the screen in the same words the CLI prints.
@@ -19,7 +20,6 @@ import (
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
-	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/tui"
@@ -28,10 +28,10 @@ import (
 // Options tune a Backend. The zero value is usable: no browser, receipt claims from the
 // reply only.
 type Options struct {
-	// Receipts is the local archive (§5.6) the receipt panel reads claims from, for replies
-	// and for stored turns; nil means claims come from the reply's metadata only and
-	// stored turns show the mark without claims.
-	Receipts *receipts.Archive
+	// Receipts is where the receipt panel reads the archived receipt's claims (§5.6), for
+	// replies and for stored turns: the agent (agent.Agent.Receipt); nil means claims
+	// come from the reply's metadata only and stored turns show the mark without claims.
+	Receipts Receipts
 	// Open starts the browser on a device-flow login link (§5.3) without waiting for it;
 	// exited (nil when there is nothing to wait for) receives, once, how the browser
 	// program ended: nil, or why it failed. nil Open (`--no-browser`) means the link is
@@ -39,19 +39,25 @@ type Options struct {
 	Open func(url string) (exited <-chan error, err error)
 }
 
-// Backend is a tui.Backend over one *conversation.Session. Build it with New.
+// Receipts finds an archived receipt by id: agent.Agent does.
+type Receipts interface {
+	Receipt(ctx context.Context, id string) (*agent.ReceiptEntry, error)
+}
+
+// Backend is a tui.Backend over one agent.Conversation. Build it with New.
 //
-// Send, Resend and NewConversation are serialised on the Session, so a Send abandoned with
-// Esc finishes before the next one starts; Header, Card and Scopes never wait for the
-// network or for a running Send.
+// Send, Resend and NewConversation are serialised on the Conversation, so a Send
+// abandoned with Esc finishes before the next one starts; Header, Card and Scopes never
+// wait for the Provider or for a running Send.
 type Backend struct {
-	s    *conversation.Session
+	c    agent.Conversation
+	f    agent.Facts // as of the chat's start
 	opts Options
 
 	warnOnce sync.Once
 	warnings []string // the card name's warnings, looked up once
 
-	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
+	op sync.Mutex // held while the conversation's contextId may change (Send, NewConversation)
 
 	mu     sync.Mutex
 	unsent *outgoing     // the last message whose reply never arrived (§4.3 retry)
@@ -65,28 +71,25 @@ type outgoing struct{ text, id string }
 
 var _ tui.Backend = (*Backend)(nil)
 
-// New returns the chat backend for s.
-func New(s *conversation.Session, o Options) *Backend {
-	return &Backend{s: s, opts: o}
+// New returns the chat backend for c.
+func New(c agent.Conversation, o Options) *Backend {
+	return &Backend{c: c, f: c.Facts(), opts: o}
 }
 
 // Header returns the Brand (card name, host of the card URL), the Provider (card
 // provider.organization and the registered Provider URL), the active kid, the pairwise
-// sub and the stored delegation grant's scopes and expiry (§3.2, §5.4). It reads local
-// state only.
+// sub and the stored delegation grant's scopes and expiry (§3.2, §5.4). It asks nothing
+// of the Brand.
 func (b *Backend) Header() tui.Header {
-	s := b.s
-	h := tui.Header{BrandName: s.Card.Name(), BrandDomain: hostOf(s.Card.URL), Sub: s.Sub, Signature: s.Card.Signature.Label()}
-	b.warnOnce.Do(func() { b.warnings = s.NameWarnings(context.Background()) })
+	f := b.f
+	h := tui.Header{BrandName: f.Card.Name(), BrandDomain: hostOf(f.Card.URL), Sub: f.Sub, Signature: f.Card.Signature.Label(), KID: f.KID}
+	b.warnOnce.Do(func() { b.warnings = b.c.NameWarnings(context.Background()) })
 	h.NameWarnings = b.warnings
-	if s.Signer != nil {
-		h.KID = s.Signer.KID()
+	h.Provider = f.Provider.URL
+	if c := f.Card.Card; c != nil && c.Provider != nil && strings.TrimSpace(c.Provider.Org) != "" {
+		h.Provider = strings.TrimSpace(c.Provider.Org) + " (" + f.Provider.URL + ")"
 	}
-	h.Provider = s.Provider.URL
-	if c := s.Card.Card; c != nil && c.Provider != nil && strings.TrimSpace(c.Provider.Org) != "" {
-		h.Provider = strings.TrimSpace(c.Provider.Org) + " (" + s.Provider.URL + ")"
-	}
-	if g, err := s.Grant(); err == nil {
+	if g, err := b.c.Grant(context.Background()); err == nil {
 		if g.Dead {
 			// A dead grant (delegation.Grant.MarkDead): messages go identity-only.
 			h.DelegationLost = true
@@ -109,13 +112,14 @@ func hostOf(raw string) string {
 // History returns the stored turns of the current conversation (conversation.Store),
 // oldest first, with their receipt marks. A store that cannot be read gives one error turn.
 func (b *Backend) History() []tui.Turn {
+	ctx := context.Background()
 	b.op.Lock()
-	turns, err := b.s.History()
+	turns, err := b.c.History(ctx)
 	b.op.Unlock()
 	if err != nil {
 		return []tui.Turn{{Role: tui.RoleError, Text: "reading the stored conversation: " + err.Error(), At: time.Now()}}
 	}
-	un, err := b.s.Unanswered()
+	un, err := b.c.Unanswered(ctx)
 	if err != nil {
 		return []tui.Turn{{Role: tui.RoleError, Text: "reading the unanswered messages: " + err.Error(), At: time.Now()}}
 	}
@@ -174,7 +178,7 @@ func (e *DelegationLostError) Error() string   { return Plain(e.Err) + " Continu
 func (e *DelegationLostError) Unwrap() []error { return []error{tui.ErrDelegationLost, e.Err} }
 
 // UnansweredError is what Send returns when the message may have reached the Brand and is
-// on record as sent and unanswered (conversation.Session.SentUnanswered). It matches
+// on record as sent and unanswered (agent.Conversation.SentUnanswered). It matches
 // tui.ErrSentUnanswered; Unwrap also gives the original for errors.Is and errors.As.
 type UnansweredError struct{ Err error }
 
@@ -229,18 +233,22 @@ func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
 	return b.ResendStreaming(ctx, nil)
 }
 
-// deliver sends text under id ("": the one conversation.Session.MessageIDFor picks);
+// deliver sends text under id ("": the one agent.Conversation.MessageIDFor picks);
 // with on set, by message:stream when the Brand streams (agent.Front.Stream).
 func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.StreamFunc) (tui.Reply, error) {
 	b.op.Lock()
+	var res *conversation.Result
+	var err error
 	if id == "" {
-		id, _ = b.s.MessageIDFor(text)
+		id, _, err = b.c.MessageIDFor(ctx, text)
 	}
-	// The turn is agent's; the chat answers its events on the screen: a
-	// closed conversation is asked about (ClosedError), a step-up is the
-	// login panel, opened by the chat itself (Reply.StepUp); a reply that
-	// streams is shown as it grows (on).
-	res, err := agent.SendID(ctx, b.s, text, id, agent.Front{Stream: on})
+	if err == nil {
+		// The turn is agent's; the chat answers its events on the screen: a
+		// closed conversation is asked about (ClosedError), a step-up is the
+		// login panel, opened by the chat itself (Reply.StepUp); a reply that
+		// streams is shown as it grows (on).
+		res, err = agent.SendID(ctx, b.c, text, id, agent.Front{Stream: on})
+	}
 	b.op.Unlock()
 
 	b.mu.Lock()
@@ -264,7 +272,7 @@ func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.Str
 		if err == nil {
 			err = errors.New("no reply")
 		}
-		if b.s.SentUnanswered(id) {
+		if id != "" && b.c.SentUnanswered(ctx, id) {
 			// The outcome is unknown (conversation.Session.endSend): on record as sent
 			// and unanswered; only this messageId asks for its answer (§4.3).
 			b.unsent = &outgoing{text: text, id: id}
@@ -339,7 +347,7 @@ var _ tui.Abandoner = (*Backend)(nil)
 // Abandon records that the User replaced (edited) or removed t, a message sent and left
 // unanswered: it may have been delivered, so it is not marked failed, but it is no longer
 // offered when the chat opens, nor asked about again when the same text is sent
-// (conversation.Session.Abandon). A turn of History carries its messageId; one sent in
+// (agent.Conversation.Abandon). A turn of History carries its messageId; one sent in
 // this chat is found by its text (the last unanswered message, or one on record).
 func (b *Backend) Abandon(t tui.Turn, replaced bool) error {
 	why := conversation.AbandonRemoved
@@ -355,22 +363,24 @@ func (b *Backend) Abandon(t tui.Turn, replaced bool) error {
 		b.unsent = nil
 	}
 	b.mu.Unlock()
+	ctx := context.Background()
 	b.op.Lock()
 	defer b.op.Unlock()
 	if id == "" {
 		var earlier *conversation.Turn
-		if id, earlier = b.s.MessageIDFor(t.Text); earlier == nil {
-			return nil // not on record as unanswered: nothing to give up
+		var err error
+		if id, earlier, err = b.c.MessageIDFor(ctx, t.Text); err != nil || earlier == nil {
+			return err // not on record as unanswered: nothing to give up
 		}
 	}
-	return b.s.Abandon(id, why)
+	return b.c.Abandon(ctx, id, why)
 }
 
 // NewConversation forgets the current contextId (`--new`): the next Send starts a new
 // conversation (§4.2). The stored conversations are kept.
 func (b *Backend) NewConversation() error {
 	b.op.Lock()
-	err := b.s.StartNew()
+	err := b.c.StartNew(context.Background())
 	b.op.Unlock()
 	b.mu.Lock()
 	b.unsent, b.asked = nil, nil
@@ -383,9 +393,9 @@ func (b *Backend) NewConversation() error {
 // waited for) and shown is called with the code, the link and its expiry, never the
 // device_code; a browser that fails later is reported through DeviceCode.BrowserExit.
 // It returns the scopes the grant now holds, which may be fewer than asked. Errors are
-// conversation.Session.Login's.
+// agent.Login's.
 func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.DeviceCode)) ([]string, error) {
-	g, err := b.s.Login(ctx, scopes, func(a *deviceflow.Authorization) {
+	g, err := agent.Login(ctx, b.c, scopes, func(a *agent.LoginStart) {
 		dc := tui.DeviceCode{UserCode: a.UserCode, VerificationURIComplete: a.VerificationURIComplete, ExpiresAt: a.ExpiresAt}
 		if open := b.opts.Open; open != nil {
 			dc.BrowserExit, dc.BrowserErr = open(a.VerificationURIComplete)
@@ -410,9 +420,9 @@ func (b *Backend) Login(ctx context.Context, scopes []string, shown func(tui.Dev
 // Logout forgets the Brand's delegation token and grant (`pact logout`). With none stored
 // the error says so in the CLI's words.
 func (b *Backend) Logout() error {
-	err := b.s.Logout()
+	err := b.c.Logout(context.Background())
 	if errors.Is(err, delegation.ErrNoGrant) {
-		return &agent.NoDelegationError{Brand: b.s.Card.Name()} // the words of pact logout
+		return &agent.NoDelegationError{Brand: b.f.Card.Name()} // the words of pact logout
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/pact-cli/pact/agent"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,7 +88,8 @@ func (r *recorder) last() sent {
 
 type rig struct {
 	b      *Backend
-	reopen func() *Backend // a new Session and Backend on the same profile (the chat opened again)
+	s      *conversation.Session // under b
+	reopen func() *Backend       // a new Session and Backend on the same profile (the chat opened again)
 	srv    *demoprovider.Server
 	rec    *recorder
 	opened chan string // links the "browser" was asked to open
@@ -153,9 +155,10 @@ func newRig(t *testing.T, cfg demoprovider.Config) *rig {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return New(s, Options{Receipts: opts.Receipts})
+		return New(agent.InProcess(s), Options{Receipts: agent.NewLocal(opts)})
 	}
-	r.b = New(s, Options{Receipts: opts.Receipts, Open: func(link string) (<-chan error, error) {
+	r.s = s
+	r.b = New(agent.InProcess(s), Options{Receipts: agent.NewLocal(opts), Open: func(link string) (<-chan error, error) {
 		r.opened <- link
 		go demoprovider.ScriptedUser{Username: "jane", Password: "jane-demo-pass"}.Visit(context.Background(), link)
 		return nil, nil
@@ -391,7 +394,7 @@ func TestSection5_1_ScopesAndCardFromTheCard(t *testing.T) {
 		}
 	}
 	// Issue 31 (10): the card's description is the Brand's text, in the gutter.
-	if d := strings.TrimSpace(r.b.s.Card.Card.Description); d == "" || !strings.Contains(card, "\n"+iostreams.Gutter(d, iostreams.GutterMark)+"\n") {
+	if d := strings.TrimSpace(r.s.Card.Card.Description); d == "" || !strings.Contains(card, "\n"+iostreams.Gutter(d, iostreams.GutterMark)+"\n") {
 		t.Errorf("the description %q is not in the gutter:\n%s", d, card)
 	}
 }

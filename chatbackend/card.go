@@ -11,7 +11,7 @@ import (
 // description, card and interface URLs, Provider registration, delegation scopes (§5.1),
 // skills and problems found.
 func (b *Backend) Card() string {
-	c := b.s.Card
+	c := b.f.Card
 	var lines []string
 	lines = append(lines, iostreams.SanitizeLine(c.Name()))
 	if c.Card != nil && strings.TrimSpace(c.Card.Description) != "" {
@@ -24,7 +24,7 @@ func (b *Backend) Card() string {
 		lines = append(lines, "served from: "+c.FinalURL)
 	}
 	lines = append(lines, "interface: "+c.InterfaceURL+" (HTTP+JSON 1.0)")
-	lines = append(lines, "provider: "+b.s.Provider.URL+" audience "+b.s.Provider.Audience)
+	lines = append(lines, "provider: "+b.f.Provider.URL+" audience "+b.f.Provider.Audience)
 	if d := c.Delegation; d != nil {
 		lines = append(lines, "delegation: device code (RFC 8628); scopes:")
 		for _, id := range d.ScopeIDs() {
@@ -52,7 +52,7 @@ func (b *Backend) Card() string {
 // Scopes returns the card's delegation scopes sorted by id (§5.1), nil when the Brand
 // offers no delegation.
 func (b *Backend) Scopes() []tui.Scope {
-	d := b.s.Card.Delegation
+	d := b.f.Card.Delegation
 	if d == nil || len(d.Scopes) == 0 {
 		return nil
 	}

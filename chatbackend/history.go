@@ -1,6 +1,7 @@
 package chatbackend
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/pact-cli/pact/conversation"
@@ -17,7 +18,7 @@ func (b *Backend) storedParts(ps []conversation.Part) []tui.Part {
 			continue
 		}
 		tp := tui.Part{Kind: tui.PartFile, Name: p.Name, MediaType: p.MediaType, URL: p.URL, Note: p.Note}
-		if data, ok, err := b.s.FileBytes(p); err == nil && ok {
+		if data, ok, err := b.c.FileBytes(context.Background(), p); err == nil && ok {
 			tp.Data = data
 		} else if p.URL == "" && p.Note == "" {
 			tp.Note = "its bytes were not kept"
@@ -30,9 +31,9 @@ func (b *Backend) storedParts(ps []conversation.Part) []tui.Part {
 var _ tui.Drafts = (*Backend)(nil)
 
 // LoadDraft returns what the chat had not sent when it was last left with this Brand
-// (conversation.Session.LoadDraft); nothing when it cannot be read.
+// (agent.Conversation.LoadDraft); nothing when it cannot be read.
 func (b *Backend) LoadDraft() (input string, queue []string) {
-	d, err := b.s.LoadDraft()
+	d, err := b.c.LoadDraft(context.Background())
 	if err != nil {
 		return "", nil
 	}
@@ -42,5 +43,5 @@ func (b *Backend) LoadDraft() (input string, queue []string) {
 // SaveDraft keeps what the chat has not sent (the input and the queue) for the next chat
 // with this Brand.
 func (b *Backend) SaveDraft(input string, queue []string) error {
-	return b.s.SaveDraft(conversation.Draft{Input: input, Queue: queue})
+	return b.c.SaveDraft(context.Background(), conversation.Draft{Input: input, Queue: queue})
 }

@@ -1,6 +1,7 @@
 package chatbackend
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -40,7 +41,7 @@ func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
 func (b *Backend) fillClaims(m *tui.ReceiptMark, md map[string]any) {
 	var raw json.RawMessage
 	if b.opts.Receipts != nil && m.ID != "" {
-		if e, err := b.opts.Receipts.Get(m.ID); err == nil {
+		if e, err := b.opts.Receipts.Receipt(context.Background(), m.ID); err == nil {
 			raw = e.Claims
 			if !e.Verified && len(m.Problems) == 0 {
 				m.Problems = append([]string(nil), e.Problems...)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pact-cli/pact/a2aclient"
-	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/discovery"
@@ -44,7 +43,7 @@ func (b *Backend) ResendStreaming(ctx context.Context, partial func(string)) (tu
 	if asked != nil {
 		// Sent again only with every scope the Brand asked for, as
 		// agent.SendID does: the rule is the core's (StepUp.Granted).
-		g, err := b.s.Grant()
+		g, err := b.c.Grant(ctx)
 		if err != nil && !errors.Is(err, delegation.ErrNoGrant) {
 			return tui.Reply{}, &PlainError{Err: err}
 		}
@@ -74,7 +73,7 @@ var (
 // Skills are the card's skills with the scopes each needs, for `/login`.
 func (b *Backend) Skills() []tui.SkillScopes {
 	var out []tui.SkillScopes
-	for _, sk := range b.s.Card.Skills() {
+	for _, sk := range b.f.Card.Skills() {
 		out = append(out, tui.SkillScopes{Name: sk.Name, Scopes: sk.Scopes})
 	}
 	return out
@@ -99,14 +98,14 @@ func skillLines(skills []discovery.SkillScopes) []string {
 }
 
 // ExtendedCard fetches the Brand's extended card
-// (conversation.Session.ExtendedCard) and sums up what this User may use;
+// (agent.Conversation.ExtendedCard) and sums up what this User may use;
 // ok is false when the card declares none.
 func (b *Backend) ExtendedCard(ctx context.Context) (string, bool, error) {
-	if !b.s.Card.HasExtendedCard() {
+	if !b.f.Card.HasExtendedCard() {
 		return "", false, nil
 	}
 	b.op.Lock()
-	x, err := agent.ExtendedCard(ctx, b.s)
+	x, err := b.c.ExtendedCard(ctx)
 	b.op.Unlock()
 	if err != nil {
 		return "", true, err

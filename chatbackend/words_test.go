@@ -58,7 +58,7 @@ func TestPlainWordsForPeople(t *testing.T) {
 func TestSection4_2_UnknownContextOffersNew(t *testing.T) {
 	r := newRig(t, demoprovider.Config{})
 	ctx := testCtx(t)
-	r.b.s.UseContext("ctx-forgotten-by-a-restart")
+	r.s.UseContext("ctx-forgotten-by-a-restart")
 	_, err := r.b.Send(ctx, "still there?")
 	if !errors.Is(err, tui.ErrContextUnknown) {
 		t.Fatalf("Send in an unknown context = %v, want tui.ErrContextUnknown", err)
@@ -83,7 +83,7 @@ func TestSection5_5_DeadGrantDropsToIdentityOnly(t *testing.T) {
 	if _, err := r.b.Login(ctx, []string{"orders:read"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	g, err := r.b.s.Grant()
+	g, err := r.s.Grant()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,9 @@ package conversation
 // BrandRef is what pact knows of a Brand from its own state: its card URL,
 // the card's name and its interface URL.
 type BrandRef struct {
-	CardURL      string
-	Name         string
-	InterfaceURL string
+	CardURL      string `json:"cardUrl"`
+	Name         string `json:"name"`
+	InterfaceURL string `json:"interfaceUrl"`
 }
 
 // BrandIndex finds a Brand by card URL or interface URL, from the stored

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
@@ -25,16 +26,62 @@ func (s *Session) flow() *deviceflow.Client {
 	}
 }
 
-// Login runs the device flow of §5.3 for scopes (ids on the card; others are
-// refused before any request): device authorization, then shown is called
-// with the user_code and verification_uri_complete (the caller shows them and
-// opens the link; pact never fetches the login page), then the token
-// endpoint is polled until the User approves, refuses or the code expires.
-// The token is verified (§5.4) and stored. The returned grant's Scopes are
-// what the User approved, which may be fewer than asked.
-// Errors: ErrNoDelegation, deviceflow errors (ErrAccessDenied and
-// ErrExpiredToken are consent outcomes), verification errors.
+// Login runs the device flow of §5.3 for scopes in this process:
+// StartLogin, then shown is called with the user_code and
+// verification_uri_complete (the caller shows them and opens the link;
+// pact never fetches the login page), then PollLogin until the User
+// approves, refuses or the code expires. The returned grant's Scopes are
+// what the User approved, which may be fewer than asked. Errors are
+// StartLogin's and PollLogin's.
 func (s *Session) Login(ctx context.Context, scopes []string, shown func(*deviceflow.Authorization)) (*delegation.Grant, error) {
+	l, err := s.StartLogin(ctx, scopes)
+	if err != nil {
+		return nil, err
+	}
+	if shown != nil {
+		shown(l.Auth)
+	}
+	clk := s.opts.Clock
+	if clk == nil {
+		clk = deviceflow.RealClock
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-clk.After(l.Wait()):
+		}
+		g, err := s.PollLogin(ctx, l)
+		if !errors.Is(err, deviceflow.ErrPending) {
+			return g, err
+		}
+	}
+}
+
+// PendingLogin is a device authorization (§5.3) StartLogin began, waiting
+// for the User's answer on the Brand's page. Its device_code stays in it
+// (deviceflow.Secret): only Auth's user_code, link and expiry are for the
+// User.
+type PendingLogin struct {
+	// Auth is the device authorization response: UserCode,
+	// VerificationURIComplete, ExpiresAt, Interval, Scopes asked.
+	Auth   *deviceflow.Authorization
+	poller *deviceflow.Poller
+	md     *deviceflow.Metadata
+}
+
+// Wait is how long until PollLogin may ask the Brand again
+// (deviceflow.Poller.Wait).
+func (l *PendingLogin) Wait() time.Duration { return l.poller.Wait() }
+
+// StartLogin begins the device flow of §5.3 for scopes (ids on the card;
+// others are refused before any request): every endpoint the card and its
+// authorization server metadata name is checked to be the Provider's, the
+// keys that will verify the delegation token are fetched, and the device
+// authorization is asked for. The caller shows Auth's user_code and opens
+// its verification_uri_complete, then calls PollLogin. Errors:
+// ErrNoDelegation, deviceflow errors, a jwks_uri that cannot be used.
+func (s *Session) StartLogin(ctx context.Context, scopes []string) (*PendingLogin, error) {
 	d := s.Card.Delegation
 	if d == nil {
 		return nil, ErrNoDelegation
@@ -88,15 +135,32 @@ func (s *Session) Login(ctx context.Context, scopes []string, shown func(*device
 	if err != nil {
 		return nil, err
 	}
-	if shown != nil {
-		shown(auth)
-	}
-	tok, err := flow.Poll(ctx, d.TokenURL, auth)
+	p, err := flow.NewPoller(d.TokenURL, auth)
 	if err != nil {
 		return nil, err
 	}
+	return &PendingLogin{Auth: auth, poller: p, md: md}, nil
+}
+
+// PollLogin asks the token endpoint once whether the User of l has
+// answered, when the interval has passed (deviceflow.Poller.Step: at most
+// one request). While the User has not, it returns deviceflow.ErrPending:
+// call it again after l.Wait(). Once approved, the token is verified
+// (§5.4) and stored, and the grant returned: its Scopes are what the User
+// approved, which may be fewer than asked. Errors: deviceflow errors
+// (ErrAccessDenied and ErrExpiredToken are consent outcomes), verification
+// errors.
+func (s *Session) PollLogin(ctx context.Context, l *PendingLogin) (*delegation.Grant, error) {
+	if s.mgr == nil {
+		return nil, errors.New("delegation is not configured for this session")
+	}
+	tok, err := l.poller.Step(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := s.Card.Delegation
 	return s.mgr.Accept(ctx, delegation.Origin{Brand: s.Card.URL, InterfaceURL: s.Card.InterfaceURL,
-		MetadataURL: d.OAuth2MetadataURL, Metadata: md}, tok)
+		MetadataURL: d.OAuth2MetadataURL, Metadata: l.md}, tok)
 }
 
 // Grant returns the stored delegation grant for this Brand, or

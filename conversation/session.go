@@ -4,9 +4,10 @@
 // per (profile, Brand) in the local store (PACT §4).
 //
 // A turn as the front-ends see it (`pact send`, `pact chat`, the TUI, the
-// MCP server) is the agent package's: agent.Open and agent.Send run it on a
-// Session and report its events (closed conversation, step-up) to the
-// front-end.
+// MCP server) is the agent package's: the front-ends open a conversation
+// through agent.Agent (in process: a Session under agent.Local) and
+// agent.Send runs the turn, one Session.SendStream per message, reporting
+// its events (closed conversation, step-up) to the front-end.
 package conversation
 
 import (

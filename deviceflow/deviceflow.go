@@ -77,6 +77,9 @@ type Clock interface {
 
 type realClock struct{}
 
+// RealClock is the real time, the Clock of a Client whose Clock is nil.
+var RealClock Clock = realClock{}
+
 func (realClock) Now() time.Time                         { return time.Now() }
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
@@ -423,90 +426,152 @@ func PollWait(interval time.Duration) time.Duration {
 // PollWait(interval) before each request (interval at most MaxInterval),
 // adds SlowDownStep on every slow_down, keeps waiting on
 // authorization_pending, and tolerates a few consecutive transient failures
-// (network, 5xx, 429). Cancelling ctx returns ctx.Err() at once.
+// (network, 5xx, 429). Cancelling ctx returns ctx.Err() at once. It is a
+// Poller stepped until it ends.
 //
 // Errors: ErrAccessDenied, ErrExpiredToken (also when auth.ExpiresAt passes
 // with no answer), ErrUnauthorized, another *OAuthError, or a transport
 // error. The device code never appears in an error.
 func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization) (*Token, error) {
+	p, err := c.NewPoller(tokenURL, auth)
+	if err != nil {
+		return nil, err
+	}
+	clk := c.clock()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-clk.After(p.Wait()):
+		}
+		tok, err := p.Step(ctx)
+		if !errors.Is(err, ErrPending) {
+			return tok, err
+		}
+	}
+}
+
+// ErrPending is Poller.Step's answer while the User has not answered yet
+// (authorization_pending, slow_down, a transient failure, or the interval
+// not yet passed): step again after Poller.Wait.
+var ErrPending = errors.New("the login is waiting for the User's answer")
+
+// Poller polls one device authorization at tokenURL one token request at a
+// time (RFC 8628 §3.4, §3.5): Step makes at most one request, and only once
+// the interval has passed since the last answer, so that whoever holds the
+// Poller (a loop in this process, or a server answering a device's polls)
+// never polls faster than the authorization server allows.
+type Poller struct {
+	c        *Client
+	tokenURL string
+	auth     *Authorization
+	// interval is the current polling interval (slow_down adds
+	// SlowDownStep, up to MaxInterval); next is the clock time the next
+	// request may go; expiresAt is when the code expires (MaxExpiresIn
+	// from the start at most); transient counts consecutive transient
+	// failures.
+	interval  time.Duration
+	next      time.Time
+	expiresAt time.Time
+	transient int
+}
+
+// NewPoller is the Poller of auth (from Authorize) at tokenURL; its first
+// request may go PollWait(interval) from now. The interval is at most
+// MaxInterval and the wait MaxExpiresIn, also for an Authorization not made
+// by Authorize.
+func (c *Client) NewPoller(tokenURL string, auth *Authorization) (*Poller, error) {
 	if _, err := checkURL(tokenURL); err != nil {
 		return nil, fmt.Errorf("deviceflow: token URL: %w", err)
 	}
 	if auth == nil || auth.DeviceCode == "" {
 		return nil, errors.New("deviceflow: Poll needs the Authorization returned by Authorize")
 	}
-	clk := c.clock()
-	interval := min(auth.Interval, MaxInterval)
-	if interval <= 0 {
-		interval = DefaultInterval
+	now := c.clock().Now()
+	p := &Poller{c: c, tokenURL: tokenURL, auth: auth, interval: min(auth.Interval, MaxInterval), expiresAt: auth.ExpiresAt}
+	if p.interval <= 0 {
+		p.interval = DefaultInterval
 	}
-	expiresAt := auth.ExpiresAt
-	if limit := clk.Now().Add(MaxExpiresIn); expiresAt.IsZero() || expiresAt.After(limit) {
-		expiresAt = limit // an Authorization not made by Authorize is bounded too
+	if limit := now.Add(MaxExpiresIn); p.expiresAt.IsZero() || p.expiresAt.After(limit) {
+		p.expiresAt = limit
 	}
-	transient := 0
-	for {
-		wait := PollWait(interval)
-		left := expiresAt.Sub(clk.Now())
-		if left <= 0 {
-			return nil, ErrExpiredToken
-		}
-		if wait > left {
-			wait = left
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-clk.After(wait):
-		}
+	p.next = now.Add(PollWait(p.interval))
+	return p, nil
+}
+
+// Wait is how long until Step may send the next request: until the
+// interval has passed, and no longer than until the code expires (then
+// Step reports ErrExpiredToken). Never negative.
+func (p *Poller) Wait() time.Duration {
+	now := p.c.clock().Now()
+	wait := min(p.next.Sub(now), p.expiresAt.Sub(now))
+	return max(wait, 0)
+}
+
+// Step makes one token request when the interval has passed (else it
+// returns ErrPending at once, sending nothing) and says what came of it:
+// the Token once the User approved; ErrPending while the User has not
+// answered (authorization_pending; slow_down, which lengthens the interval;
+// a transient failure, up to a few in a row); or Poll's errors.
+func (p *Poller) Step(ctx context.Context) (*Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	clk := p.c.clock()
+	if !clk.Now().Before(p.expiresAt) {
+		return nil, ErrExpiredToken
+	}
+	if clk.Now().Before(p.next) {
+		return nil, ErrPending
+	}
+	tok, err := p.request(ctx)
+	p.next = clk.Now().Add(PollWait(p.interval))
+	return tok, err
+}
+
+// request is Step's one token request.
+func (p *Poller) request(ctx context.Context) (*Token, error) {
+	form := url.Values{
+		"grant_type":  {GrantTypeDeviceCode},
+		"device_code": {p.auth.DeviceCode.Reveal()},
+		"client_id":   {p.c.ClientID},
+	}
+	status, body, err := p.c.post(ctx, p.tokenURL, form)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if !clk.Now().Before(expiresAt) {
-			return nil, ErrExpiredToken
+		var re *RedirectError
+		if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) || errors.As(err, &re) {
+			return nil, err
 		}
-		form := url.Values{
-			"grant_type":  {GrantTypeDeviceCode},
-			"device_code": {auth.DeviceCode.Reveal()},
-			"client_id":   {c.ClientID},
+		if p.transient++; p.transient > maxTransient {
+			return nil, err
 		}
-		status, body, err := c.post(ctx, tokenURL, form)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			var re *RedirectError
-			if errors.Is(err, errMint) || errors.Is(err, ErrUnauthorized) || errors.As(err, &re) {
-				return nil, err
-			}
-			if transient++; transient > maxTransient {
-				return nil, err
-			}
-			continue
-		}
-		if status == http.StatusOK && !hasOAuthError(body) {
-			return parseToken(body, auth.Scopes, "")
-		}
-		if status >= 500 || status == http.StatusTooManyRequests {
-			if transient++; transient > maxTransient {
-				return nil, responseError(status, body, auth.DeviceCode)
-			}
-			continue
-		}
-		transient = 0
-		rerr := responseError(status, body, auth.DeviceCode)
-		var oe *OAuthError
-		if errors.As(rerr, &oe) {
-			switch oe.Code {
-			case "authorization_pending":
-				continue
-			case "slow_down":
-				interval = min(interval+SlowDownStep, MaxInterval)
-				continue
-			}
-		}
-		return nil, rerr
+		return nil, ErrPending
 	}
+	if status == http.StatusOK && !hasOAuthError(body) {
+		return parseToken(body, p.auth.Scopes, "")
+	}
+	if status >= 500 || status == http.StatusTooManyRequests {
+		if p.transient++; p.transient > maxTransient {
+			return nil, responseError(status, body, p.auth.DeviceCode)
+		}
+		return nil, ErrPending
+	}
+	p.transient = 0
+	rerr := responseError(status, body, p.auth.DeviceCode)
+	var oe *OAuthError
+	if errors.As(rerr, &oe) {
+		switch oe.Code {
+		case "authorization_pending":
+			return nil, ErrPending
+		case "slow_down":
+			p.interval = min(p.interval+SlowDownStep, MaxInterval)
+			return nil, ErrPending
+		}
+	}
+	return nil, rerr
 }
 
 // Refresh exchanges refreshToken at tokenURL (RFC 6749 §6) with a fresh

@@ -641,3 +641,54 @@ func TestRFC6749_5_2_ReasonOnlyFromErrorCodeCharacters(t *testing.T) {
 		}
 	}
 }
+
+// RFC 8628 §3.5: a Poller held between requests (pact serve answers each
+// device poll with one Step) sends nothing before the interval has passed,
+// however often it is stepped, and at most one token request per Step.
+func TestRFC8628_StepSendsAtMostOneRequestPerInterval(t *testing.T) {
+	as := newFakeAS(t)
+	as.token(400, `{"error":"slow_down"}`)
+	as.token(400, `{"error":"authorization_pending"}`)
+	as.token(200, okToken)
+	clk := newFakeClock()
+	c, _ := newClient(clk)
+	p, err := c.NewPoller(as.srv.URL+"/token", authorize(t, c, as))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := func() int {
+		n := 0
+		for _, r := range as.requests() {
+			if r.form["grant_type"] == GrantTypeDeviceCode {
+				n++
+			}
+		}
+		return n
+	}
+	for i := 0; i < 3; i++ { // stepped early: nothing is sent
+		if _, err := p.Step(context.Background()); !errors.Is(err, ErrPending) || tokens() != 0 {
+			t.Fatalf("early step %d: %v, %d token requests", i, err, tokens())
+		}
+	}
+	if w := p.Wait(); w != PollWait(5*time.Second) {
+		t.Fatalf("Wait = %v, want %v", w, PollWait(5*time.Second))
+	}
+	clk.After(p.Wait())
+	if _, err := p.Step(context.Background()); !errors.Is(err, ErrPending) || tokens() != 1 {
+		t.Fatalf("slow_down: %v, %d token requests", err, tokens())
+	}
+	if _, err := p.Step(context.Background()); !errors.Is(err, ErrPending) || tokens() != 1 {
+		t.Fatalf("stepped again at once: %v, %d token requests", err, tokens())
+	}
+	if w := p.Wait(); w != PollWait(10*time.Second) {
+		t.Fatalf("after slow_down Wait = %v, want %v", w, PollWait(10*time.Second))
+	}
+	clk.After(p.Wait())
+	if _, err := p.Step(context.Background()); !errors.Is(err, ErrPending) || tokens() != 2 {
+		t.Fatalf("pending: %v, %d token requests", err, tokens())
+	}
+	clk.After(p.Wait())
+	if tok, err := p.Step(context.Background()); err != nil || tok == nil || tokens() != 3 {
+		t.Fatalf("approved: %v, %d token requests", err, tokens())
+	}
+}

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
-	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/store"
@@ -71,12 +69,9 @@ type PinState struct {
 	Fingerprint string     `json:"fingerprint" jsonschema:"short fingerprint of the new values (pact card BRAND --trust --expect FINGERPRINT)"`
 }
 
-// pinState compares card with its Brand's pin without recording a pin.
-func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, error) {
-	l, err := agent.LookPin(ctx, s.cfg.Options.Pins, card, time.Now())
-	if err != nil {
-		return PinState{}, err
-	}
+// pinState is how the card compares with its Brand's pin (agent.LookPin),
+// times to the second.
+func pinState(l agent.PinLook) PinState {
 	st := PinState{State: l.State, Changes: l.Changes, Old: l.Old, New: l.New, Fingerprint: l.Fingerprint}
 	st.New.PinnedAt = seconds(st.New.PinnedAt)
 	if st.Old != nil {
@@ -84,7 +79,7 @@ func (s *Server) pinState(ctx context.Context, card *discovery.Card) (PinState, 
 		old.PinnedAt = seconds(old.PinnedAt)
 		st.Old = &old
 	}
-	return st, nil
+	return st
 }
 
 // Skill is one skill of the card.
@@ -107,14 +102,13 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Ca
 	if strings.TrimSpace(in.Brand) == "" {
 		return nil, CardOutput{}, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
 	}
-	cardURL, err := discovery.CardURL(in.Brand)
+	// The card, looked at without recording a pin (a changed card is
+	// remembered as seen, as by every command).
+	rep, err := s.cfg.Agent.Card(ctx, in.Brand, agent.CardPin{Mode: agent.CardLook})
 	if err != nil {
 		return nil, CardOutput{}, toolError(err)
 	}
-	card, err := discovery.Fetch(ctx, s.cfg.Options.HTTP, cardURL)
-	if err != nil {
-		return nil, CardOutput{}, toolError(err)
-	}
+	card := rep.Card
 	f := CardFindings{Brand: card.URL, BrandName: clean(card.Name()), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Name: clean(card.Name()), Skills: []Skill{},
 		Problems: cleanAll(card.Problems), Signature: cardSignature(card)}
 	f.Signature.Problems = cleanAll(f.Signature.Problems)
@@ -128,19 +122,15 @@ func (s *Server) getAgentCard(ctx context.Context, _ *mcp.CallToolRequest, in Ca
 			f.Delegation.Scopes[clean(id)] = clean(desc)
 		}
 	}
-	if cfg, err := s.cfg.Options.Profile.Load(); err == nil {
-		if reg, ok := cfg.Match(card.InterfaceURL); ok {
-			f.Provider = reg
-		}
-	}
-	if f.Pin, err = s.pinState(ctx, card); err != nil {
-		return nil, CardOutput{}, toolError(err)
+	f.Provider = rep.Provider
+	if rep.Pin != nil {
+		f.Pin = pinState(*rep.Pin)
 	}
 	if f.Pin.State == "changed" {
 		f.Problems = append(f.Problems, fmt.Sprintf("CARD_CHANGED: the card changed since the User accepted it (%s); send_message and start_login refuse it until the User checks and accepts it with: %s",
 			strings.Join(f.Pin.Changes, ", "), clean(iostreams.CommandHint("pact", "card", in.Brand, "--trust", "--expect", f.Pin.Fingerprint))))
 	}
-	f.NameWarnings = nonNil(conversation.NameWarnings(ctx, s.cfg.Options, card.URL, card.Name()))
+	f.NameWarnings = nonNil(rep.NameWarnings)
 	src := brandSource(card.URL)
 	r := newReply().say("pact: the Agent Card at " + f.CardURL + " (interface " + f.InterfaceURL + "). What the card says of itself:")
 	var own []string

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pact-cli/pact/conversation"
-	"github.com/pact-cli/pact/discovery"
 )
 
 // ---- conversations
@@ -22,7 +21,7 @@ type Conversations struct {
 }
 
 func (s *Server) listConversations(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, Conversations, error) {
-	list, err := s.cfg.Options.Store.List()
+	list, err := s.cfg.Agent.Conversations(ctx)
 	if err != nil {
 		return nil, Conversations{}, toolError(err)
 	}
@@ -77,21 +76,18 @@ func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in
 	if in.Limit < 0 {
 		return nil, ConversationOutput{}, errors.New("limit must be 0 (all) or more")
 	}
-	st := s.cfg.Options.Store
+	ag := s.cfg.Agent
 	var sum *conversation.Summary
 	if in.Brand != "" {
-		cardURL, err := discovery.CardURL(in.Brand)
-		if err != nil {
-			return nil, ConversationOutput{}, toolError(err)
-		}
-		if sum, err = st.Current(cardURL); err != nil {
+		var err error
+		if sum, err = ag.CurrentConversation(ctx, in.Brand); err != nil {
 			return nil, ConversationOutput{}, toolError(err)
 		}
 		if sum == nil {
 			return nil, ConversationOutput{}, fmt.Errorf("no stored conversation with %s (see list_conversations)", in.Brand)
 		}
 	} else {
-		list, err := st.List()
+		list, err := ag.Conversations(ctx)
 		if err != nil {
 			return nil, ConversationOutput{}, toolError(err)
 		}
@@ -105,7 +101,7 @@ func (s *Server) getConversation(ctx context.Context, _ *mcp.CallToolRequest, in
 			return nil, ConversationOutput{}, fmt.Errorf("no stored conversation has context %s (see list_conversations)", clean(in.Context))
 		}
 	}
-	turns, err := st.Turns(sum.InterfaceURL, sum.ContextID)
+	turns, err := ag.Turns(ctx, sum.InterfaceURL, sum.ContextID)
 	if err != nil {
 		return nil, ConversationOutput{}, toolError(err)
 	}

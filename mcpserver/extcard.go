@@ -58,10 +58,10 @@ func (s *Server) extendedCard(ctx context.Context, brand string, card *discovery
 		ext.Problem = "not fetched: the User has not yet accepted this card (the first send_message records it), or it changed"
 	}
 	if ext.Problem == "" {
-		sess, err := s.open(ctx, brand, agent.Start{})
+		conv, err := s.open(ctx, brand, agent.Start{})
 		if err == nil {
 			var x agent.Extended
-			if x, err = agent.ExtendedCard(ctx, sess); err == nil {
+			if x, err = conv.ExtendedCard(ctx); err == nil {
 				ext.Fetched, ext.Skills, ext.Delegated = true, skillsOf(x.Card), x.Delegated
 				ext.Verified = x.Card.Signature != nil && x.Card.Signature.Verified
 			}

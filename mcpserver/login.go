@@ -133,11 +133,11 @@ func (s *Server) startLogin(ctx context.Context, req *mcp.CallToolRequest, in Lo
 	if len(in.Scopes) == 0 {
 		return nil, nil, errors.New("name the permissions to ask for in scopes (see get_agent_card for the Brand's scope ids)")
 	}
-	sess, err := s.open(ctx, in.Brand, agent.Start{})
+	conv, err := s.open(ctx, in.Brand, agent.Start{})
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
-	started, err := s.beginLogin(ctx, req, sess, in.Scopes)
+	started, err := s.beginLogin(ctx, req, conv, in.Scopes)
 	if err != nil {
 		return nil, nil, toolError(err)
 	}
@@ -168,7 +168,8 @@ func elicitMessage(st *LoginStarted, code string) string {
 	return b.String()
 }
 
-// beginLogin starts the device flow on sess for scopes and returns once the
+// beginLogin starts the device flow on conv for scopes (agent.Login) and
+// returns once the
 // Brand has answered the device authorization request (link and code);
 // polling goes on in the server until the User answers, the code expires or
 // the server stops. A login already pending for the Brand is replaced.
@@ -178,21 +179,22 @@ func elicitMessage(st *LoginStarted, code string) string {
 // link to the User with askUser and resumes with the User's answer.
 // Otherwise pact opens the User's browser (unless NoBrowser) and the
 // result carries the link and code for the User.
-func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, sess *conversation.Session, scopes []string) (*LoginStarted, error) {
-	d := sess.Card.Delegation
+func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, conv agent.Conversation, scopes []string) (*LoginStarted, error) {
+	card := conv.Facts().Card
+	d := card.Delegation
 	if d == nil {
 		return nil, conversation.ErrNoDelegation
 	}
 	pctx, cancel := context.WithCancel(s.ctx)
-	l := &login{brand: sess.Card.URL, iface: sess.Card.InterfaceURL, name: clean(sess.Card.Name()), asked: append([]string(nil), scopes...), cancel: cancel, status: StatusPending}
-	shown := make(chan *deviceflow.Authorization, 1)
+	l := &login{brand: card.URL, iface: card.InterfaceURL, name: clean(card.Name()), asked: append([]string(nil), scopes...), cancel: cancel, status: StatusPending}
+	shown := make(chan *agent.LoginStart, 1)
 	done := make(chan struct{})
 	l.done = done
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer close(done)
-		g, err := sess.Login(pctx, scopes, func(a *deviceflow.Authorization) { shown <- a })
+		g, err := agent.Login(pctx, conv, scopes, func(a *agent.LoginStart) { shown <- a })
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		l.grant, l.err = g, err
@@ -209,10 +211,10 @@ func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, sess 
 			l.status = StatusFailed
 		}
 		if err != nil && !errors.Is(err, context.Canceled) {
-			s.logf("login with %s ended: %s", clean(sess.Card.Name()), clean(err.Error()))
+			s.logf("login with %s ended: %s", clean(card.Name()), clean(err.Error()))
 		}
 	}()
-	var auth *deviceflow.Authorization
+	var auth *agent.LoginStart
 	select {
 	case auth = <-shown:
 	case <-done:
@@ -246,7 +248,7 @@ func (s *Server) beginLogin(ctx context.Context, req *mcp.CallToolRequest, sess 
 	}
 	s.logins[l.brand] = l
 	s.mu.Unlock()
-	s.logf("login with %s started; waiting for the User (code %s)", clean(sess.Card.Name()), st.UserCode)
+	s.logf("login with %s started; waiting for the User (code %s)", clean(card.Name()), st.UserCode)
 	st.login = l
 	if elicit {
 		st.AskedVia = "elicitation" // askUser sends the link
@@ -373,15 +375,13 @@ func (s *Server) loginStatus(ctx context.Context, _ *mcp.CallToolRequest, in Bra
 	s.mu.Unlock()
 	if l == nil {
 		// No login in this server: the stored delegation, if any.
-		grants, err := conversation.ListGrants(s.cfg.Options)
+		grants, err := s.cfg.Agent.Grants(ctx)
 		if err != nil {
 			return nil, LoginStatus{}, toolError(err)
 		}
-		ix := conversation.KnownBrands(s.cfg.Options)
 		for _, g := range grants {
 			if g.Brand == cardURL {
-				ref, _ := ix.Lookup(g.Brand)
-				out = LoginStatus{Brand: g.Brand, BrandName: clean(ref.Name), InterfaceURL: g.InterfaceURL, Status: StatusGranted, ScopesRequested: []string{},
+				out = LoginStatus{Brand: g.Brand, BrandName: clean(g.BrandName), InterfaceURL: g.InterfaceURL, Status: StatusGranted, ScopesRequested: []string{},
 					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: ptr(seconds(g.ExpiresAt))}
 			}
 		}

@@ -63,10 +63,6 @@ type ReceiptList struct {
 }
 
 func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in ReceiptsInput) (*mcp.CallToolResult, ReceiptList, error) {
-	arch := s.cfg.Options.Receipts
-	if arch == nil {
-		return nil, ReceiptList{}, errors.New("this profile keeps no receipt archive")
-	}
 	if in.Limit < 0 {
 		return nil, ReceiptList{}, errors.New("limit must be 0 (all) or more")
 	}
@@ -87,8 +83,8 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 	// newest limit are kept as they come, so memory stays bounded, and
 	// Total counts every match.
 	out := ReceiptList{Receipts: []ReceiptItem{}, Problems: []string{}}
-	var ring []receipts.Item // the newest limit; ring[Total%limit] is the oldest once full
-	err := arch.ListFunc(ctx, lo, func(it receipts.Item) error {
+	var ring []agent.ReceiptItem // the newest limit; ring[Total%limit] is the oldest once full
+	err := s.cfg.Agent.Receipts(ctx, lo, func(it agent.ReceiptItem) error {
 		if len(ring) < limit {
 			ring = append(ring, it)
 		} else {
@@ -97,21 +93,23 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		out.Total++
 		return nil
 	})
+	if errors.Is(err, agent.ErrNoArchive) {
+		return nil, ReceiptList{}, err
+	}
 	if err != nil {
 		out.Problems = append(out.Problems, clean(err.Error()))
 	}
 	kept := ring
 	if out.Total > limit {
 		i := out.Total % limit
-		kept = append(append([]receipts.Item{}, ring[i:]...), ring[:i]...)
+		kept = append(append([]agent.ReceiptItem{}, ring[i:]...), ring[:i]...)
 	}
-	brands := conversation.KnownBrands(s.cfg.Options)
 	lines := []string{}
 	if out.Total > len(kept) {
 		lines = append(lines, fmt.Sprintf("The newest %d of %d receipts (limit gives more):", len(kept), out.Total))
 	}
 	for _, it := range kept {
-		ref := brands.Receipt(it.Brand, it.CardURL, it.BrandName) // the same rule as `pact receipts list`
+		ref := conversation.BrandRef{CardURL: it.CardURL, Name: it.BrandName} // named as `pact receipts list` names it
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
 			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, Problems: cleanAll(it.Problems),
 			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), InterfaceURL: clean(it.Brand), Replayed: it.Replayed, Notes: cleanAll(it.Notes), URI: receiptURI(it.ID)}
@@ -165,23 +163,16 @@ type VerifyOutput struct {
 }
 
 func (s *Server) verifyReceipts(ctx context.Context, _ *mcp.CallToolRequest, in VerifyInput) (*mcp.CallToolResult, VerifyOutput, error) {
-	arch := s.cfg.Options.Receipts
-	if arch == nil {
-		return nil, VerifyOutput{}, errors.New("this profile keeps no receipt archive")
+	checked, err := s.cfg.Agent.VerifyReceipts(ctx, agent.VerifyRequest{IDs: in.IDs})
+	if errors.Is(err, agent.ErrNoArchive) {
+		return nil, VerifyOutput{}, err
 	}
-	for _, id := range in.IDs {
-		if _, err := arch.Get(id); err != nil {
-			return nil, VerifyOutput{}, toolError(err)
-		}
+	if err != nil {
+		return nil, VerifyOutput{}, toolError(err)
 	}
-	var checks []receipts.Check
-	if len(in.IDs) == 0 {
-		var err error
-		if checks, err = arch.VerifyAll(ctx, true); err != nil {
-			return nil, VerifyOutput{}, toolError(err)
-		}
-	} else {
-		checks = arch.VerifyIDs(ctx, in.IDs, true)
+	checks := make([]receipts.Check, len(checked))
+	for i, c := range checked {
+		checks[i] = c.Check
 	}
 	tally := agent.Count(checks) // the count of pact receipts verify
 	out := VerifyOutput{Verified: tally.Verified, Failed: tally.Failed, Unchecked: tally.Unchecked, Results: []receipts.Check{}}

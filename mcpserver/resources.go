@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -56,17 +57,17 @@ func (s *Server) addResources() {
 func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	id := strings.TrimPrefix(uri, receiptURIPrefix)
-	arch := s.cfg.Options.Receipts
-	if arch == nil || id == uri || id == "" || strings.Contains(id, "/") {
+	if id == uri || id == "" || strings.Contains(id, "/") {
 		return nil, notFound(uri)
 	}
-	e, err := arch.Get(id)
-	if errors.Is(err, receipts.ErrNotFound) {
+	rec, err := s.cfg.Agent.Receipt(ctx, id)
+	if errors.Is(err, receipts.ErrNotFound) || errors.Is(err, agent.ErrNoArchive) {
 		return nil, notFound(uri)
 	}
 	if err != nil {
 		return nil, errors.New(clean(err.Error()))
 	}
+	e := rec.Entry
 	// The entry's strings (claims included) are the Brand's: cleaned.
 	raw, err := json.Marshal(e)
 	if err != nil {

@@ -78,13 +78,14 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	if errors.Is(st.Err(), agent.ErrNewAndContext) {
 		return nil, SendOutput{}, errors.New("new and context cannot be used together") // the tool's inputs
 	}
-	sess, err := s.open(ctx, in.Brand, st)
+	conv, err := s.open(ctx, in.Brand, st)
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}
-	src := brandSource(sess.Card.URL)
+	cardURL := conv.Facts().Card.URL
+	src := brandSource(cardURL)
 	r := newReply()
-	earlier := s.peekUnanswered(sess.Card.URL)
+	earlier := s.peekUnanswered(cardURL)
 	for _, u := range earlier {
 		r.say(fmt.Sprintf("Note: an earlier send_message to %s (messageId %s, %s) was cancelled after the message left pact: the Brand may have received it and acted on it. Tell the User before sending it again.",
 			src, u.MessageID, u.SentAt.Format(time.RFC3339)))
@@ -94,13 +95,16 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	// with the login pact started for it (below).
 	// The same text as a message on record as sent and unanswered (its outcome
 	// unknown) is asked about again under its messageId (§4.3).
-	messageID, again := sess.MessageIDFor(in.Text)
+	messageID, again, err := conv.MessageIDFor(ctx, in.Text)
+	if err != nil {
+		return nil, SendOutput{}, toolError(err)
+	}
 	if again != nil {
 		r.say(fmt.Sprintf("Note: this text was sent to %s before (messageId %s, %s) and got no answer; pact asked again under the same messageId, so the Brand's agent does not act twice.",
 			src, again.MessageID, again.At.UTC().Format(time.RFC3339)))
 	}
 	sentAt := seconds(time.Now())
-	res, err := agent.SendID(ctx, sess, in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
+	res, err := agent.SendID(ctx, conv, in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
 		r.say(fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", src, closed.ContextID))
 		return true
 	}})
@@ -108,7 +112,7 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 		// Cancelled while the message was on its way: it may have
 		// arrived. No answer goes to the client (it cancelled); the next
 		// send_message to the Brand says so.
-		s.noteUnanswered(sess.Card.URL, Unanswered{ContextID: sess.ContextID(), MessageID: messageID, Text: clean(in.Text), SentAt: sentAt})
+		s.noteUnanswered(cardURL, Unanswered{ContextID: conv.ContextID(), MessageID: messageID, Text: clean(in.Text), SentAt: sentAt})
 		s.logf("send_message to %s was cancelled after the message left: the Brand may have received it (messageId %s)", src, messageID)
 		return nil, SendOutput{}, errors.New("cancelled after the message left pact: the Brand may have received it; a later send_message to this Brand says so")
 	}
@@ -140,7 +144,7 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	if err != nil {
 		return nil, SendOutput{}, toolError(err)
 	}
-	s.takeUnanswered(sess.Card.URL)
+	s.takeUnanswered(cardURL)
 	out := SendOutput{Brand: res.Brand, BrandName: clean(res.BrandName), InterfaceURL: res.InterfaceURL, ContextID: res.ContextID, MessageID: res.MessageID,
 		Reply: rawJSON(res.Reply), Receipt: res.Receipt, Text: clean(res.Text()), Earlier: earlier,
 		ThirdParty: thirdParty(src, "/brandName", "/reply", "/text", "/receipt/problems", "/stepUp/missingScopes", "/stepUp/undeclared", "/stepUp/login/brandName", "/stepUp/login/scopes/*/description")}
@@ -185,7 +189,7 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 			r.quote("pact's words, quoting the scope ids the Brand named", clean(su.Words(mcpLogin, "ask the User which permissions to give, call start_login with them, then send_message again with the same text")))
 			return r.result(out), out, nil
 		}
-		started, err := s.beginLogin(ctx, req, sess, su.IDs())
+		started, err := s.beginLogin(ctx, req, conv, su.IDs())
 		if err != nil {
 			return nil, SendOutput{}, toolError(fmt.Errorf("the Brand needs more permission (%s), but the login could not be started: %w",
 				strings.Join(su.IDs(), ", "), err))

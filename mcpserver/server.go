@@ -10,9 +10,11 @@
 // User on the Brand's consent page; failures are tool errors (isError) in
 // the CLI's words; remote text passes through one sanitiser (clean).
 //
-// Built on github.com/modelcontextprotocol/go-sdk/mcp. Every tool opens its
-// own conversation.Session, as one CLI command does, so the server holds no
-// state beyond the device flows it is polling.
+// Built on github.com/modelcontextprotocol/go-sdk/mcp. Every tool calls the
+// User's agent (agent.Agent: in process for a local profile, a `pact
+// serve` for a server profile) and opens its own conversation, as one CLI
+// command does, so the server holds no state beyond the device flows it is
+// polling.
 package mcpserver
 
 import (
@@ -26,14 +28,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/opener"
 )
 
 // Config is what a Server is built from.
 type Config struct {
-	// Options wires sessions for the profile (conversation.NewOptions).
-	Options conversation.Options
+	// Agent is the User's personal agent every tool calls.
+	Agent agent.Agent
 	// NoBrowser never opens a browser: the login link is only returned to
 	// the client (--no-browser, PACT_NO_BROWSER).
 	NoBrowser bool

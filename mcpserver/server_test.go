@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"github.com/pact-cli/pact/agent"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -85,7 +86,7 @@ func newEnvWith(t *testing.T, noBrowser bool, wrap func(http.RoundTripper) http.
 	}
 	opts := conversation.NewOptions(p, hc)
 	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4), pins: opts.Pins, backend: opts.Backend}
-	s := New(Config{Options: opts, NoBrowser: noBrowser, Version: "test",
+	s := New(Config{Agent: agent.NewLocal(opts), NoBrowser: noBrowser, Version: "test",
 		Open: func(link string) error { e.opened <- link; return nil }})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/pact-cli/pact/agent"
-	"github.com/pact-cli/pact/conversation"
 )
 
 const safety = " pact keeps the User's keys, tokens and receipts; this tool never returns a key, a token, a device code or a password."
@@ -120,13 +119,14 @@ func inputSchema[T any]() *jsonschema.Schema {
 
 func ptr[T any](v T) *T { return &v }
 
-// open opens a session with brand (agent.Open: the card is fetched and
-// checked, its signature and pin too) in the conversation st names.
-func (s *Server) open(ctx context.Context, brand string, st agent.Start) (*conversation.Session, error) {
+// open opens a conversation with brand (agent.Agent.Open: the card is
+// fetched and checked, its signature and pin too) in the conversation st
+// names.
+func (s *Server) open(ctx context.Context, brand string, st agent.Start) (agent.Conversation, error) {
 	if strings.TrimSpace(brand) == "" {
 		return nil, errors.New("name the Brand: a domain, an origin or an Agent Card URL")
 	}
-	return agent.Open(ctx, s.cfg.Options, brand, st)
+	return s.cfg.Agent.Open(ctx, brand, st)
 }
 
 func cleanAll(ss []string) []string {

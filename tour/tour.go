@@ -279,7 +279,7 @@ func Run(ctx context.Context, o Options) error {
 	const cancel = "Please cancel order A-10001"
 	t.user(cancel)
 	asked := false
-	r, err := agent.Send(ctx, s, cancel, agent.Front{
+	r, err := agent.Send(ctx, agent.InProcess(s), cancel, agent.Front{
 		Waiting: t.waiting,
 		NeedsScopes: func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) {
 			asked = true
@@ -437,9 +437,9 @@ func (t *tour) sayStreaming(ctx context.Context, s *conversation.Session, text s
 	shown := ""
 	started := false
 	stop := func() {}
-	r, err := agent.Send(ctx, s, text, agent.Front{
-		Waiting: func(s *conversation.Session) func() {
-			stop = t.waiting(s)
+	r, err := agent.Send(ctx, agent.InProcess(s), text, agent.Front{
+		Waiting: func(c agent.Conversation) func() {
+			stop = t.waiting(c)
 			return stop
 		},
 		Stream: func(ev a2aclient.StreamEvent) {
@@ -494,10 +494,10 @@ func (t *tour) receipt(r *conversation.Result) {
 
 // send is one turn (agent.Send) with a spinner while the agent answers.
 func (t *tour) send(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
-	return agent.Send(ctx, s, text, agent.Front{Waiting: t.waiting})
+	return agent.Send(ctx, agent.InProcess(s), text, agent.Front{Waiting: t.waiting})
 }
 
 // waiting shows a spinner while the Brand's agent answers (agent.Front.Waiting).
-func (t *tour) waiting(s *conversation.Session) func() {
-	return t.io.StartSpinner("Waiting for " + s.Card.Name()).Stop
+func (t *tour) waiting(c agent.Conversation) func() {
+	return t.io.StartSpinner("Waiting for " + c.Facts().Card.Name()).Stop
 }

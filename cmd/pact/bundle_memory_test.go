@@ -50,7 +50,7 @@ func bundleJSONPeak(t *testing.T, n int) (uint64, string) {
 	w := &heapWatch{out: f}
 	io.Out = w
 	a := &app{io: io, json: true}
-	err = a.bundleRun(context.Background(), path, nil, nil)
+	err = a.bundleRun(context.Background(), path, false, verifyBundle)
 	if se := (silentError{}); !errors.As(err, &se) || se.code != exitReceipts {
 		t.Fatalf("verify --bundle of %d failing lines: %v", n, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -81,11 +80,11 @@ delegation; it is checked like the public card.`,
 			if expect != "" && !trust {
 				return usageError{fmt.Errorf("--expect goes with --trust: %s", iostreams.CommandHint("pact", "card", args[0], "--trust", "--expect", expect))}
 			}
-			cardURL, err := discovery.CardURL(args[0])
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			card, err := discovery.Fetch(cmd.Context(), a.httpClient(), cardURL)
+			rep, err := a.fetchCard(cmd.Context(), ag, args[0], trust, expect)
 			var bad *discovery.InvalidCardError
 			if errors.As(err, &bad) && bad.Raw != nil && a.json {
 				// A card that fails the checks is still shown, with why.
@@ -101,24 +100,13 @@ delegation; it is checked like the public card.`,
 			if err != nil {
 				return err
 			}
-			pinNote, err := a.checkPin(cmd.Context(), args[0], card, trust, expect)
-			if err != nil {
-				return err
-			}
+			card, pinNote := rep.Card, rep.PinNote
 			f := cardFindings{Brand: card.URL, BrandName: card.Name(), CardURL: card.URL, InterfaceURL: card.InterfaceURL, Delegation: card.Delegation, Problems: card.Problems, Signature: card.Signature,
-				Skills: card.Skills(), Streaming: card.Streams(), ExtendedCard: card.HasExtendedCard()}
+				Skills: card.Skills(), Streaming: card.Streams(), ExtendedCard: card.HasExtendedCard(), Provider: rep.Provider}
 			if f.Problems == nil {
 				f.Problems = []string{}
 			}
-			f.NameWarnings = []string{}
-			if opts, err := a.sessionOptions(); err == nil {
-				f.NameWarnings = append(f.NameWarnings, conversation.NameWarnings(cmd.Context(), opts, card.URL, card.Name())...)
-			}
-			if _, c, err := a.loadProfile(); err == nil {
-				if reg, ok := c.Match(card.InterfaceURL); ok {
-					f.Provider = reg
-				}
-			}
+			f.NameWarnings = append([]string{}, rep.NameWarnings...)
 			var ext *discovery.Card
 			delegated := false
 			if extended {
@@ -218,14 +206,13 @@ delegation; it is checked like the public card.`,
 	return cmd
 }
 
-// checkPin compares the card with its Brand's pin (agent.PinNote), or with
-// --trust records it (agent.Trust: on a terminal the change is shown side
-// by side and the User asked), and returns a plain-words note for the
-// table. A changed card is a *discovery.CardChangedError (CARD_CHANGED).
-func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool, expect string) (string, error) {
-	pins := a.userStore()
+// fetchCard fetches and checks the card of brand (Agent.Card): its pin
+// compared as a turn would, or with --trust recorded (agent.TrustCard: on a
+// terminal a changed card is shown side by side and the User asked). A
+// changed card is a *discovery.CardChangedError (CARD_CHANGED).
+func (a *app) fetchCard(ctx context.Context, ag agent.Agent, arg string, trust bool, expect string) (*agent.CardReport, error) {
 	if !trust {
-		return agent.PinNote(ctx, pins, arg, card, time.Now())
+		return ag.Card(ctx, arg, agent.CardPin{Mode: agent.CardCheck})
 	}
 	var confirm func(*discovery.CardChangedError, string) bool
 	if !a.json && a.io.IsStdinTTY() && a.io.IsStderrTTY() {
@@ -239,14 +226,14 @@ func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, tr
 			return ans == "y" || ans == "yes"
 		}
 	}
-	t, err := agent.Trust(ctx, pins, arg, card, expect, time.Now(), confirm)
+	rep, err := agent.TrustCard(ctx, ag, arg, expect, confirm)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if t.Changed != nil && !a.json && expect != "" {
+	if t := rep.Trusted; t != nil && t.Changed != nil && !a.json && expect != "" {
 		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), line(arg), t.Fingerprint, safe(t.Changed.Table()))
 	}
-	return t.Note, nil
+	return rep, nil
 }
 
 // cardHost is the host of a card URL (the URL itself when it has none).

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pact-cli/pact/agent"
-	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
 )
@@ -22,19 +20,19 @@ type extendedFindings struct {
 	Delegated bool                    `json:"delegated"`
 }
 
-// fetchExtended is `pact card --extended`: it opens a session with the
+// fetchExtended is `pact card --extended`: it opens a conversation with the
 // Brand (the profile must be registered with its Provider) and fetches the
-// extended card (conversation.Session.ExtendedCard).
+// extended card (agent.Conversation.ExtendedCard).
 func (a *app) fetchExtended(ctx context.Context, brand string) (*discovery.Card, bool, error) {
-	s, err := a.openSession(ctx, brand, sessionFlags{})
+	c, err := a.openConversation(ctx, brand, sessionFlags{})
 	if err != nil {
 		return nil, false, err
 	}
 	sp := a.spinner("Fetching the extended Agent Card")
-	ext, err := agent.ExtendedCard(ctx, s)
+	ext, err := c.ExtendedCard(ctx)
 	sp.Stop()
 	if err != nil {
-		return nil, false, a.explainRefusal(ctx, s.Provider, err)
+		return nil, false, a.explainRefusal(ctx, c.Facts().Provider, err)
 	}
 	return ext.Card, ext.Delegated, nil
 }
@@ -90,14 +88,14 @@ func extendedHint(card *discovery.Card, brand string) string {
 // offerSkillScopes is the line chat's `/login` without scopes, after the
 // card's scopes: which skill needs which, and the /login that asks for
 // the scopes of the card's skills.
-func (a *app) offerSkillScopes(s *conversation.Session) {
-	offer := s.Card.SkillScopeIDs()
+func (a *app) offerSkillScopes(card *discovery.Card) {
+	offer := card.SkillScopeIDs()
 	if len(offer) == 0 {
 		return
 	}
 	st := a.io.ErrStyles()
 	a.io.Eprintf("Its skills need:\n")
-	for _, sk := range s.Card.Skills() {
+	for _, sk := range card.Skills() {
 		if len(sk.Scopes) > 0 {
 			a.io.Eprintf("  %s  %s\n", line(sk.Name), st.Accent.Render(line(strings.Join(sk.Scopes, ", "))))
 		}

@@ -42,15 +42,15 @@ waiting for a line, also when stdout is piped.`,
 		Args:              exactArgs(1, "chat needs a BRAND (a domain, an origin or a card URL)"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.openSession(cmd.Context(), args[0], f)
-			s, err = a.trustInTUI(cmd.Context(), args[0], f, s, err)
+			c, err := a.openConversation(cmd.Context(), args[0], f)
+			c, err = a.trustInTUI(cmd.Context(), args[0], f, c, err)
 			if err != nil {
 				return err
 			}
 			if !a.json && a.io.Interactive() && a.tuiAvailable() {
-				return a.runTUI(cmd.Context(), s)
+				return a.runTUI(cmd.Context(), c)
 			}
-			return a.lineChat(cmd, s)
+			return a.lineChat(cmd, c)
 		},
 	}
 	f.add(cmd)
@@ -64,12 +64,12 @@ waiting for a line, also when stdout is piped.`,
 // /login, /help, /quit (lineCommands). "//text" sends "/text". When a
 // person types (stdin and stderr are terminals) a prompt on stderr shows
 // that input is expected, also when stdout is piped.
-func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
+func (a *app) lineChat(cmd *cobra.Command, c agent.Conversation) error {
 	prompt := a.io.IsStdinTTY() && a.io.IsStderrTTY()
 	st := a.io.ErrStyles()
 	if prompt {
-		a.io.Eprintf("%s %s\n", st.Bold.Render(line(s.Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
-		if turns, err := s.History(); err == nil && !a.json {
+		a.io.Eprintf("%s %s\n", st.Bold.Render(line(c.Facts().Card.Name())), st.Faint.Render("· type a message; /help for commands, Ctrl+D to quit"))
+		if turns, err := c.History(cmd.Context()); err == nil && !a.json {
 			for _, t := range turns {
 				a.printTurn(t)
 			}
@@ -101,7 +101,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 		in := tui.ParseInput(line, isLineCommand)
 		switch in.Kind {
 		case tui.InputCommand, tui.InputUnknown:
-			quit, err := a.lineCommand(ctx, s, in)
+			quit, err := a.lineCommand(ctx, c, in)
 			if err != nil {
 				last = silentError{code: a.reportLine(err)}
 			}
@@ -114,7 +114,7 @@ func (a *app) lineChat(cmd *cobra.Command, s *conversation.Session) error {
 		if text == "" {
 			continue
 		}
-		res, err := a.deliver(ctx, s, text)
+		res, err := a.deliver(ctx, c, text)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -196,8 +196,9 @@ func isLineCommand(name string) bool {
 
 // lineCommand runs one line-mode command, or reports an unknown /word (tui.ParseInput).
 // It reports whether the chat should end.
-func (a *app) lineCommand(ctx context.Context, s *conversation.Session, in tui.Input) (quit bool, err error) {
+func (a *app) lineCommand(ctx context.Context, c agent.Conversation, in tui.Input) (quit bool, err error) {
 	st := a.io.ErrStyles()
+	card := c.Facts().Card
 	f := append([]string{in.Name}, in.Args...)
 	switch f[0] {
 	case "/quit", "/exit", "/q":
@@ -205,17 +206,17 @@ func (a *app) lineCommand(ctx context.Context, s *conversation.Session, in tui.I
 	case "/help", "/?":
 		a.io.Eprintf("%s\n", lineHelp)
 	case "/new":
-		if err := s.StartNew(); err != nil {
+		if err := c.StartNew(ctx); err != nil {
 			return false, err
 		}
-		a.io.Eprintf("%s The next message starts a new conversation with %s.\n", st.Success.Render("✓"), line(s.Card.Name()))
+		a.io.Eprintf("%s The next message starts a new conversation with %s.\n", st.Success.Render("✓"), line(card.Name()))
 	case "/login":
-		d := s.Card.Delegation
+		d := card.Delegation
 		if d == nil {
 			return false, conversation.ErrNoDelegation
 		}
 		if len(f) == 1 {
-			a.io.Eprintf("%s can be given these permissions; type /login and the ones you want:\n", line(s.Card.Name()))
+			a.io.Eprintf("%s can be given these permissions; type /login and the ones you want:\n", line(card.Name()))
 			ids := make([]string, 0, len(d.Scopes))
 			for id := range d.Scopes {
 				ids = append(ids, id)
@@ -224,10 +225,10 @@ func (a *app) lineCommand(ctx context.Context, s *conversation.Session, in tui.I
 			for _, id := range ids {
 				a.io.Eprintf("  %s  %s\n", st.Accent.Render(line(id)), line(d.Scopes[id]))
 			}
-			a.offerSkillScopes(s)
+			a.offerSkillScopes(card)
 			return false, nil
 		}
-		g, err := a.login(ctx, s, f[1:])
+		g, err := a.login(ctx, c, f[1:])
 		if err != nil {
 			return false, err
 		}

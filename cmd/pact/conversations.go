@@ -12,11 +12,11 @@ func newConversationsCmd(a *app) *cobra.Command {
 		Short: "List stored conversations: brand, contextId, last message, open or closed",
 		Args:  exactArgs(0, "conversations takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			list, err := opts.Store.List()
+			list, err := ag.Conversations(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -55,11 +55,11 @@ func (a *app) completeBrands(cmd *cobra.Command, args []string, toComplete strin
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	opts, err := a.sessionOptions()
+	ag, err := a.agent()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	list, _ := opts.Store.List()
+	list, _ := ag.Conversations(cmd.Context())
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range list {

@@ -31,14 +31,15 @@ says how many.`,
 			if limit < 0 {
 				return usageError{errors.New("--limit must be 0 (100) or more")}
 			}
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			hits, unindexed, err := opts.Store.SearchIn(text, limit)
+			found, err := ag.SearchConversations(cmd.Context(), text, limit)
 			if err != nil {
 				return err
 			}
+			hits, unindexed := found.Hits, found.Unindexed
 			if unindexed > 0 {
 				a.io.Eprintf("%s %s added since the last search were not searched: PACT_HOME can only be read here, so they cannot be indexed (search once where it can be written)\n",
 					a.io.ErrStyles().Warning.Render("!"), plural(unindexed, "message", "messages"))
@@ -77,11 +78,11 @@ func newConversationsShowCmd(a *app) *cobra.Command {
 		Short: "Print a stored conversation (a contextId, or its first characters)",
 		Args:  exactArgs(1, "conversations show needs a contextId (see `pact conversations`)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			rec, err := opts.Store.Show(args[0])
+			rec, err := ag.ShowConversation(cmd.Context(), args[0])
 			if err != nil {
 				return err // ErrNoConversation: exit 5; ErrAmbiguousContext: exit 2
 			}

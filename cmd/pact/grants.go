@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/profile"
 )
@@ -33,19 +32,17 @@ func newGrantsCmd(a *app) *cobra.Command {
 		Short: "List stored delegation grants: brand, scopes, expiry, grant id",
 		Args:  exactArgs(0, "grants takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			list, err := conversation.ListGrants(opts)
+			list, err := ag.Grants(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ix := a.brandIndex(opts)
 			out := []grantJSON{}
 			for _, g := range list {
-				ref, _ := ix.lookup(g.InterfaceURL)
-				out = append(out, grantJSON{g.Brand, ref.Name, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
+				out = append(out, grantJSON{g.Brand, g.BrandName, g.InterfaceURL, nonNil(g.Scopes), g.GrantID, g.ExpiresAt, g.Refreshable, g.Dead, g.DeadSince})
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Brand < out[j].Brand })
 			if a.json {
@@ -73,7 +70,7 @@ func newGrantsCmd(a *app) *cobra.Command {
 					for _, sc := range g.Scopes {
 						login = append(login, "--scope", sc)
 					}
-					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", line(label), line(profile.CommandWords(opts.Profile.Name, login...))))
+					relogin = append(relogin, fmt.Sprintf("to delegate to %s again: %s", line(label), line(profile.CommandWords(a.profile, login...))))
 				}
 				rows = append(rows, []string{label, strings.Join(g.Scopes, " "), exp, g.GrantID})
 			}

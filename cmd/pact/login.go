@@ -12,7 +12,6 @@ import (
 	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
-	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/opener"
 )
@@ -21,18 +20,19 @@ func addDelegationCommands(a *app, root *cobra.Command) {
 	root.AddCommand(newLoginCmd(a), newLogoutCmd(a), newGrantsCmd(a), newReceiptsCmd(a))
 }
 
-// login runs the device flow on s for scopes, showing the Brand, the
-// Provider, the scopes and the user_code on stderr, opening the link (or
-// printing it with --no-browser or without a terminal) and counting down
-// until the User answers in the browser.
-func (a *app) login(ctx context.Context, s *conversation.Session, scopes []string) (*delegation.Grant, error) {
-	if s.Card.Delegation == nil {
+// login runs the device flow on c for scopes (agent.Login), showing the
+// Brand, the Provider, the scopes and the user_code on stderr, opening the
+// link (or printing it with --no-browser or without a terminal) and
+// counting down until the User answers in the browser.
+func (a *app) login(ctx context.Context, c agent.Conversation, scopes []string) (*delegation.Grant, error) {
+	card := c.Facts().Card
+	if card.Delegation == nil {
 		return nil, conversation.ErrNoDelegation
 	}
 	var sp stopper = noSpinner{}
 	finished := make(chan struct{})
 	defer close(finished)
-	g, err := s.Login(ctx, scopes, a.showDeviceLogin(s.Card, scopes, finished, &sp))
+	g, err := agent.Login(ctx, c, scopes, a.showDeviceLogin(card, scopes, finished, &sp))
 	sp.Stop()
 	return g, err
 }
@@ -43,10 +43,10 @@ func (a *app) login(ctx context.Context, s *conversation.Session, scopes []strin
 // --no-browser or without a terminal), then a countdown until the User
 // answers, stored in *sp for the caller to stop. finished ends the
 // browser's reports. pact login and pact provider check show it.
-func (a *app) showDeviceLogin(card *discovery.Card, scopes []string, finished <-chan struct{}, sp *stopper) func(*deviceflow.Authorization) {
+func (a *app) showDeviceLogin(card *discovery.Card, scopes []string, finished <-chan struct{}, sp *stopper) func(*agent.LoginStart) {
 	st := a.io.ErrStyles()
 	d := card.Delegation
-	return func(auth *deviceflow.Authorization) {
+	return func(auth *agent.LoginStart) {
 		name := line(card.Name())
 		a.io.Eprintf("\n%s asks you to log in with %s and approve:\n", st.Bold.Render("pact"), st.Bold.Render(name))
 		w := 0
@@ -94,11 +94,11 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 // the Brand's words on stdout, the scopes on stderr, then the device flow
 // (a.login) and what was granted. agent.Send then checks the grant and sends
 // the message again.
-func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *agent.StepUp) (*delegation.Grant, error) {
+func (a *app) stepUp(ctx context.Context, c agent.Conversation, su *agent.StepUp) (*delegation.Grant, error) {
 	st := a.io.ErrStyles()
 	a.printStepUpText(su.Result) // once: not again when it streamed
-	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(s.Card.Name()), line(strings.Join(su.IDs(), ", ")))
-	g, err := a.login(ctx, s, su.IDs())
+	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(c.Facts().Card.Name()), line(strings.Join(su.IDs(), ", ")))
+	g, err := a.login(ctx, c, su.IDs())
 	if err != nil {
 		return nil, err
 	}
@@ -133,16 +133,17 @@ granted, which may be fewer than asked.`,
 			if len(scopes) == 0 {
 				return usageError{errors.New("name the permissions to ask for with --scope ID (see `pact card BRAND` for the Brand's scopes)")}
 			}
-			s, err := a.openSession(cmd.Context(), args[0], sessionFlags{})
+			c, err := a.openConversation(cmd.Context(), args[0], sessionFlags{})
 			if err != nil {
 				return err
 			}
-			g, err := a.login(cmd.Context(), s, scopes)
+			g, err := a.login(cmd.Context(), c, scopes)
 			if err != nil {
 				return err
 			}
 			if a.json {
-				return a.printJSON(loginJSON{Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, ScopesRequested: scopes,
+				card := c.Facts().Card
+				return a.printJSON(loginJSON{Brand: card.URL, BrandName: card.Name(), InterfaceURL: card.InterfaceURL, ScopesRequested: scopes,
 					ScopesGranted: nonNil(g.Scopes), GrantID: g.GrantID, ExpiresAt: g.ExpiresAt})
 			}
 			a.reportGrant(scopes, g)

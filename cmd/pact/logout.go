@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/pact-cli/pact/agent"
 	"github.com/spf13/cobra"
 )
 
@@ -12,11 +11,11 @@ func newLogoutCmd(a *app) *cobra.Command {
 		Args:              exactArgs(1, "logout needs a BRAND"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			out, err := agent.Logout(cmd.Context(), opts, args[0])
+			out, err := ag.Logout(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

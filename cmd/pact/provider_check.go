@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/pact-cli/pact/agent"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -92,7 +93,8 @@ docs/provider-check.md explains every check and what to fix.`,
 				HTTP: a.httpClient(), Config: c, Signer: sig, Sub: p.Sub,
 				CardURL: cardURL, Scopes: scopes, OtherCardURL: otherCard, StepUpText: stepUp, Groups: groups,
 				ShowLogin: func(card *discovery.Card, scopes []string, auth *deviceflow.Authorization) {
-					a.showDeviceLogin(card, scopes, finished, &sp)(auth)
+					a.showDeviceLogin(card, scopes, finished, &sp)(&agent.LoginStart{UserCode: auth.UserCode,
+						VerificationURIComplete: auth.VerificationURIComplete, ExpiresAt: auth.ExpiresAt, Scopes: auth.Scopes})
 				},
 				LoginDone: func() { sp.Stop() },
 				Progress: func(r providercheck.Result) {

@@ -39,11 +39,11 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			return a.listReceipts(cmd.Context(), opts, lo, brand)
+			return a.listReceipts(cmd.Context(), ag, lo, brand)
 		},
 	}
 	list.Flags().StringVar(&brand, "brand", "", "only this Brand's receipts (domain or host:port as the table shows it, card URL or interface URL)")
@@ -58,26 +58,26 @@ func newReceiptsCmd(a *app) *cobra.Command {
 		Args:              exactArgs(1, "receipts show needs a receipt ID (see `pact receipts list`)"),
 		ValidArgsFunction: a.completeReceiptIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			e, err := opts.Receipts.Get(args[0])
+			rec, err := ag.Receipt(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
+			e := rec.Entry
+			// The Brand as pact knows it (the receipts rule of docs/json.md:
+			// brand is the signed claim; cardUrl and brandName).
+			ref := brandRef{CardURL: rec.CardURL, Name: rec.BrandName}
 			if a.json {
-				// The receipts rule of docs/json.md: brand is the signed
-				// claim, the Brand as pact knows it cardUrl and brandName.
-				c := e.ParsedClaims()
-				ref := a.brandIndex(opts).receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 				return a.printJSON(struct {
 					*receipts.Entry
 					Brand        string `json:"brand"`
 					CardURL      string `json:"cardUrl"`
 					BrandName    string `json:"brandName"`
 					InterfaceURL string `json:"interfaceUrl"` // the brand claim, named as elsewhere
-				}{e, c.Brand, ref.CardURL, ref.Name, c.Brand})
+				}{e, rec.Brand, rec.CardURL, rec.BrandName, rec.Brand})
 			}
 			st := a.io.OutStyles()
 			status := st.Success.Render("verified")
@@ -89,7 +89,6 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
 			// The Brand by name and domain, as in every table; the signed
 			// claim (the interface URL) beside it.
-			ref := a.brandIndex(opts).receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 			row("brand", line(receiptBrandLabel(ref, c.Brand)))
 			row("interface", line(c.Brand))
 			if e.Expect.Imported {
@@ -149,30 +148,19 @@ receipt fails.`,
 			if all && len(args) > 0 {
 				return usageError{errors.New("give receipt IDs or --all, not both")}
 			}
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			for _, id := range args {
-				if _, err := opts.Receipts.Get(id); err != nil {
-					return err
-				}
-			}
-			var checks []receipts.Check
 			sp := a.spinner("Verifying receipts")
-			if len(args) == 0 {
-				checks, err = opts.Receipts.VerifyAll(cmd.Context(), !offline)
-			} else {
-				checks = opts.Receipts.VerifyIDs(cmd.Context(), args, !offline)
-			}
+			named, err := ag.VerifyReceipts(cmd.Context(), agent.VerifyRequest{IDs: args, Offline: offline, Named: a.json})
 			sp.Stop()
 			if err != nil {
 				return err
 			}
-			for i := range checks {
-				if checks[i].Problems == nil {
-					checks[i].Problems = []string{}
-				}
+			checks := make([]receipts.Check, len(named))
+			for i, ch := range named {
+				checks[i] = ch.Check
 			}
 			tally := agent.Count(checks)
 			if a.json {
@@ -185,15 +173,9 @@ receipt fails.`,
 					BrandName    string `json:"brandName"`
 					InterfaceURL string `json:"interfaceUrl"` // the brand claim, named as elsewhere
 				}
-				ix := a.brandIndex(opts)
-				results := make([]checkJSON, len(checks))
-				for i, ch := range checks {
-					results[i].Check = ch
-					if e, err := opts.Receipts.Get(ch.ID); err == nil {
-						c := e.ParsedClaims()
-						ref := ix.receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
-						results[i].Brand, results[i].CardURL, results[i].BrandName, results[i].InterfaceURL = c.Brand, ref.CardURL, ref.Name, c.Brand
-					}
+				results := make([]checkJSON, len(named))
+				for i, ch := range named {
+					results[i] = checkJSON{ch.Check, ch.Brand, ch.CardURL, ch.BrandName, ch.Brand}
 				}
 				if err := a.printJSON(map[string]any{"verified": tally.Verified, "failed": tally.Failed, "unchecked": tally.Unchecked, "results": results}); err != nil {
 					return err
@@ -244,14 +226,14 @@ func actionNames(actions []json.RawMessage) string {
 }
 
 func (a *app) completeReceiptIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	opts, err := a.sessionOptions()
+	ag, err := a.agent()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	items, _ := opts.Receipts.List("")
 	var out []string
-	for _, it := range items {
+	ag.Receipts(cmd.Context(), receipts.ListOptions{}, func(it agent.ReceiptItem) error {
 		out = append(out, receipts.ShortID(it.ID)+"\t"+it.TS+" "+actionNames(it.Actions))
-	}
+		return nil
+	})
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

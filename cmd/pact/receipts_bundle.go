@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/store"
@@ -39,7 +40,7 @@ the key is in the Brand's published set. Exits 6 if any line fails.`
 		if len(args) > 0 || cmd.Flags().Changed("all") || cmd.Flags().Changed("offline") {
 			return usageError{errors.New("--bundle checks a file on its own: give no receipt IDs, --all or --offline with it")}
 		}
-		return a.bundleRun(cmd.Context(), bundle, nil, nil)
+		return a.bundleRun(cmd.Context(), bundle, false, verifyBundle)
 	}
 	receiptsCmd.AddCommand(newReceiptsExportCmd(a), newReceiptsImportCmd(a))
 }
@@ -72,49 +73,18 @@ is not overwritten unless --force.`,
 			if _, err := os.Lstat(out); err == nil && out != "-" && !force {
 				return usageError{fmt.Errorf("%s exists: pact does not overwrite it (name another file, or --force to replace it)", out)}
 			}
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			arch := opts.Receipts
-			ids := args
-			skipped := 0
-			if all {
-				items, damaged := arch.ListBrand(brand)
-				if damaged != nil {
-					a.io.Eprintf("%s %v\n", a.io.ErrStyles().Warning.Render("warning:"), damaged)
-				}
-				ids = ids[:0:0]
-				for _, it := range items {
-					if it.Verified {
-						ids = append(ids, it.ID)
-					} else {
-						skipped++
-					}
-				}
+			exp, err := ag.ExportReceipts(cmd.Context(), agent.ExportRequest{IDs: args, All: all, Brand: brand})
+			if err != nil {
+				return err
 			}
-			var recs []receipts.BundleRecord
-			ix := a.brandIndex(opts)
-			for _, id := range ids {
-				get := arch.Get // an ID or prefix the User gave
-				if all {
-					get = arch.VerifiedEntry // a full id from the listing: no scan
-				}
-				e, err := get(id)
-				if err != nil {
-					return err
-				}
-				rec, err := receipts.BundleRecordFromEntry(e)
-				if err != nil {
-					return err
-				}
-				// The Brand's card URL and name as this profile knows them:
-				// labels for whoever imports the bundle.
-				c := e.ParsedClaims()
-				ref := ix.receipt(c.Brand, rec.CardURL, rec.BrandName)
-				rec.CardURL, rec.BrandName = ref.CardURL, ref.Name
-				recs = append(recs, rec)
+			if exp.Damaged != "" {
+				a.io.Eprintf("%s %s\n", a.io.ErrStyles().Warning.Render("warning:"), exp.Damaged)
 			}
+			recs, skipped := exp.Records, exp.Skipped
 			if err := writeBundle(out, a.io.Out, recs); err != nil {
 				return err
 			}
@@ -180,69 +150,22 @@ stdin, or a FIFO; Ctrl+C ends the import at once. Exit 6 if any line is not
 verified.`,
 		Args: exactArgs(1, "import needs the bundle FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.sessionOptions()
+			ag, err := a.agent()
 			if err != nil {
 				return err
 			}
-			// One transaction per thousand receipts, not one per receipt.
-			b := opts.Receipts.NewBatch(1000)
 			tooMany := 0 // receipts of Brands past conversation.MaxLookups
-			keysOf := conversation.BrandKeysResolver(cmd.Context(), opts)
-			cardOf := conversation.CardOfBrandResolver(cmd.Context(), opts)
-			put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
-				if e, err := opts.Receipts.Get(res.ID); err == nil && e.Verified {
-					return false, nil // already in the archive (one kept as not verified is checked again)
-				}
-				res.Expect.Imported = true // its user is not this profile's User
-				// The signature verified with the line's key; the key must
-				// also be one the Brand publishes (as `receipts verify`
-				// checks online), or the line proves nothing.
-				bk, err := keysOf(res.Expect.Brand)
-				uri := bk.JWKSURI
-				var problems []string
-				if err == nil {
-					problems, err = receipts.CheckPublished(cmd.Context(), opts.Keys, res, uri)
-				}
-				if err != nil {
-					res.AttributeTo("", "") // no key checked: the labels are nobody's word
-				} else {
-					// The Brand whose published key signed it; the line's
-					// cardUrl only when that card is this Brand's too.
-					card, name := bk.CardURL, bk.Name
-					if lc := res.Expect.Card; lc != "" && lc != card {
-						if n, ok := cardOf(lc, res.Expect.Brand); ok {
-							card, name = lc, n
-						}
+			err = a.bundleRun(cmd.Context(), args[0], true, func(r io.Reader, each func(agent.ImportLine) error) error {
+				return ag.ImportReceipts(cmd.Context(), r, func(line agent.ImportLine) error {
+					if err := each(line); err != nil {
+						return err
 					}
-					res.AttributeTo(card, name)
-				}
-				switch {
-				case err != nil:
-					// Kept, but never as verified: nobody checked the key.
-					res.Key = nil
-					res.Expect.JWKSURI = uri
-					if payload, perr := receipts.Payload(res.Receipt.JWS); perr == nil {
-						res.Receipt.Claims = payload // shown, marked not verified
-					}
-					why := "the Brand's keys could not be fetched (" + err.Error() + ")"
-					if errors.Is(err, receipts.ErrKeysUnavailable) {
-						why = err.Error()
-					}
-					again := "import the bundle again when the Brand can be reached"
-					if errors.Is(err, conversation.ErrTooManyBrands) {
+					if line.NotLookedUp {
 						tooMany++
-						again = fmt.Sprintf("import the bundle again to check %d more Brands", conversation.MaxLookups)
 					}
-					res.Problems = []string{"not checked: " + why + "; kept as not verified: " + again}
-					c.Verified, c.Problems = false, res.Problems
-					return true, b.Add(res)
-				case len(problems) > 0:
-					c.Verified, c.Problems = false, problems
-					return false, nil
-				}
-				return true, b.Add(res)
-			}
-			err = a.bundleRun(cmd.Context(), args[0], put, b.Flush)
+					return nil
+				})
+			})
 			if tooMany > 0 {
 				a.io.Eprintf("%s the bundle names receipts of more than %d Brands: pact looked up the keys of %d only (a bundle is a file anyone can write, and each Brand is two or three requests to addresses it names); %s of the other Brands %s kept as not verified: import the bundle again to check %d more\n",
 					a.io.ErrStyles().Warning.Render("!"), conversation.MaxLookups, conversation.MaxLookups,
@@ -253,14 +176,15 @@ verified.`,
 	}
 }
 
-// bundleRun verifies the bundle at path line by line and, with put, adds
-// each verified receipt (import; put says false for a receipt already in
-// the archive; flush, when set, after the last line); it reports every
+// bundleRun runs the bundle at path line by line through run: verifying
+// it (verifyBundle), or importing it (Agent.ImportReceipts: each verified
+// receipt added to the archive, one already there verified counted apart,
+// the last ones written once every line is done); it reports every
 // line as it comes (--json: one document, written as the lines are
 // checked, so that memory stays flat however long the bundle; with --jq
 // the document is built first) and exits 6 when any line fails. Ctrl+C or
 // TERM ends it at once, even while it waits for a FIFO or stdin.
-func (a *app) bundleRun(ctx context.Context, path string, put func(*receipts.BundleCheck, *receipts.Result) (bool, error), flush func() error) error {
+func (a *app) bundleRun(ctx context.Context, path string, importing bool, run func(r io.Reader, each func(agent.ImportLine) error) error) error {
 	r, closeIn, err := openBundle(ctx, path, a.io.In)
 	if err != nil {
 		return err
@@ -283,22 +207,19 @@ func (a *app) bundleRun(ctx context.Context, path string, put func(*receipts.Bun
 	// before the signal the last one reported.
 	var mu sync.Mutex
 	stopped := false
-	each := func(c receipts.BundleCheck, res *receipts.Result) error {
+	each := func(line agent.ImportLine) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped {
 			return context.Canceled
 		}
+		c := line.BundleCheck
 		keptNow := false
-		if res != nil && put != nil {
-			added, err := put(&c, res)
-			if err != nil {
-				return err
-			}
+		if importing && line.Checked {
 			switch {
-			case !added && c.Verified:
+			case !line.Added && c.Verified:
 				already++
-			case added && !c.Verified:
+			case line.Added && !c.Verified:
 				keptNow = true
 			}
 		}
@@ -329,17 +250,7 @@ func (a *app) bundleRun(ctx context.Context, path string, put func(*receipts.Bun
 		return nil
 	}
 	done := make(chan error, 1)
-	go func() {
-		err := receipts.VerifyBundle(r, each)
-		if err == nil && flush != nil {
-			mu.Lock()
-			if !stopped {
-				err = flush()
-			}
-			mu.Unlock()
-		}
-		done <- err
-	}()
+	go func() { done <- run(r, each) }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
@@ -352,7 +263,7 @@ func (a *app) bundleRun(ctx context.Context, path string, put func(*receipts.Bun
 	sp.Stop()
 	counts := map[string]any{"failed": failed}
 	key := "verified"
-	if put != nil {
+	if importing {
 		key = "imported"
 		counts["alreadyInArchive"] = already
 		counts["keptNotVerified"] = kept
@@ -383,7 +294,7 @@ func (a *app) bundleRun(ctx context.Context, path string, put func(*receipts.Bun
 		if err := a.printJSON(counts); err != nil {
 			return err
 		}
-	} else if put != nil && !a.json {
+	} else if importing && !a.json {
 		words := []string{fmt.Sprintf("%d imported", ok-already)}
 		if already > 0 {
 			words = append(words, fmt.Sprintf("%d already in the archive", already))
@@ -438,4 +349,12 @@ func openBundle(ctx context.Context, path string, in io.Reader) (io.Reader, func
 		}()
 		return nil, nil, ctx.Err()
 	}
+}
+
+// verifyBundle checks each line of a bundle with its own key
+// (receipts.VerifyBundle), with no profile and no network.
+func verifyBundle(r io.Reader, each func(agent.ImportLine) error) error {
+	return receipts.VerifyBundle(r, func(c receipts.BundleCheck, _ *receipts.Result) error {
+		return each(agent.ImportLine{BundleCheck: c})
+	})
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -56,12 +56,9 @@ const damagedPrefix = "damaged archive row"
 // written one item at a time (the archive is read row by row, so memory
 // does not grow with it), else a table. A damaged row is listed with its
 // problems; the command then warns and exits 1 after the whole listing.
-func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo receipts.ListOptions, brandArg string) error {
-	arch := opts.Receipts
-	ix := a.brandIndex(opts)
-	withBrand := func(it receipts.Item) receiptItemJSON {
-		ref := ix.receipt(it.Brand, it.CardURL, it.BrandName)
-		return receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name, InterfaceURL: it.Brand}
+func (a *app) listReceipts(ctx context.Context, ag agent.Agent, lo receipts.ListOptions, brandArg string) error {
+	withBrand := func(it agent.ReceiptItem) receiptItemJSON {
+		return receiptItemJSON{Item: it.Item, CardURL: it.CardURL, BrandName: it.BrandName, InterfaceURL: it.Brand}
 	}
 	if brandArg != "" {
 		// One rule for every spelling of a Brand (receipts.BrandFilter).
@@ -80,7 +77,7 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 	switch {
 	case a.json && a.jq != nil:
 		items := []receiptItemJSON{}
-		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error { note(it); items = append(items, withBrand(it)); return nil })
+		err = ag.Receipts(ctx, lo, func(it agent.ReceiptItem) error { note(it.Item); items = append(items, withBrand(it)); return nil })
 		if err == nil {
 			err = a.printJSON(items)
 		}
@@ -89,8 +86,8 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 		buf := make([]byte, 0, 1024)
 		memo := newJSONMemo()
 		n := 0
-		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error {
-			note(it)
+		err = ag.Receipts(ctx, lo, func(it agent.ReceiptItem) error {
+			note(it.Item)
 			if n == 0 {
 				buf = append(buf[:0], "[\n  "...)
 			} else {
@@ -112,8 +109,8 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 		}
 	default:
 		rows := [][]string{{"ID", "TIME", "BRAND", "SCOPES USED", "ACTIONS", "VERIFIED"}}
-		err = arch.ListFunc(ctx, lo, func(it receipts.Item) error {
-			note(it)
+		err = ag.Receipts(ctx, lo, func(it agent.ReceiptItem) error {
+			note(it.Item)
 			v := "yes"
 			if !it.Verified {
 				v = "NO"

@@ -11,13 +11,13 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
-	"github.com/pact-cli/pact/store/backend"
 	"github.com/pact-cli/pact/tui"
 )
 
@@ -55,6 +55,7 @@ type app struct {
 	sec    secrets.Store
 	secErr error
 	hc     *http.Client
+	ag     agent.Agent // the profile's agent, once built (a.agent)
 }
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
@@ -84,14 +85,6 @@ func (a *app) prof() (*profile.Profile, error) {
 		return nil, usageError{err}
 	}
 	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database}, nil
-}
-
-// userStore is the selected profile's state (backend.ForProfile: its
-// SQLite file, or the PostgreSQL database --database names), opened on
-// first use. It needs no secret store.
-func (a *app) userStore() store.Store {
-	b, user := backend.ForProfile(a.dirs(), a.profile, a.set.database)
-	return b.ForUser(user)
 }
 
 // loadProfile returns the selected profile and its configuration; it fails
@@ -133,6 +126,20 @@ func (a *app) sessionOptions() (conversation.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// agent is the personal agent every command talks to: the one of the
+// selected profile, run in this process (agent.Local over sessionOptions).
+func (a *app) agent() (agent.Agent, error) {
+	if a.ag != nil {
+		return a.ag, nil
+	}
+	opts, err := a.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	a.ag = agent.NewLocal(opts)
+	return a.ag, nil
 }
 
 func newRootCmd(a *app) *cobra.Command {

@@ -24,21 +24,22 @@ func (f *sessionFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.context, "context", "", "continue the conversation with this contextId")
 }
 
-// openSession opens a conversation with brand, honouring --new/--context
-// (agent.Open: card, signature and pin checked before anything is sent).
-func (a *app) openSession(ctx context.Context, brand string, f sessionFlags) (*conversation.Session, error) {
+// openConversation opens a conversation with brand, honouring
+// --new/--context (agent.Agent.Open: card, signature and pin checked
+// before anything is sent).
+func (a *app) openConversation(ctx context.Context, brand string, f sessionFlags) (agent.Conversation, error) {
 	st := agent.Start{New: f.new, Context: f.context}
 	if err := st.Err(); err != nil {
 		return nil, usageError{err}
 	}
-	opts, err := a.sessionOptions()
+	ag, err := a.agent()
 	if err != nil {
 		return nil, err
 	}
 	sp := a.spinner("Fetching the Agent Card")
-	s, err := agent.Open(ctx, opts, brand, st)
+	c, err := ag.Open(ctx, brand, st)
 	sp.Stop()
-	return s, err
+	return c, err
 }
 
 type stopper interface{ Stop() }
@@ -62,7 +63,8 @@ func (a *app) spinner(label string) stopper {
 // terminal asks the User (a.stepUp), otherwise it stays pending
 // (*agent.StepUpPending: exit 4 with the task). The same text as a message
 // left unanswered goes under its messageId, and is noted.
-func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
+func (a *app) deliver(ctx context.Context, c agent.Conversation, text string) (*conversation.Result, error) {
+	name := c.Facts().Card.Name()
 	f := agent.Front{
 		Again: func(earlier *conversation.Turn) {
 			if a.json {
@@ -71,25 +73,25 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 			a.io.Eprintf("%s Asking again for the answer to your message of %s (the same message id, so the Brand's agent does not act twice).\n",
 				a.io.ErrStyles().Faint.Render("·"), earlier.At.Local().Format("2006-01-02 15:04"))
 		},
-		Waiting: func(s *conversation.Session) func() { return a.spinner("Waiting for " + line(s.Card.Name())).Stop },
+		Waiting: func(agent.Conversation) func() { return a.spinner("Waiting for " + line(name)).Stop },
 		Restart: func(*conversation.ClosedError) bool {
 			if a.json {
 				return false
 			}
 			a.io.Eprintf("%s %s ended the conversation. Starting a new conversation.\n",
-				a.io.ErrStyles().Warning.Render("!"), line(s.Card.Name()))
+				a.io.ErrStyles().Warning.Render("!"), line(name))
 			return true
 		},
 		DeadGrant: a.noteDeadGrant,
 		Resending: func() { a.io.Eprintf("Sending your message again in the same conversation…\n") },
 	}
 	if !a.json && a.io.Interactive() {
-		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, s, su) }
+		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, c, su) }
 	}
 	a.streamFront(&f)
-	res, err := agent.Send(ctx, s, text, f)
+	res, err := agent.Send(ctx, c, text, f)
 	if err != nil {
-		err = explainDeadGrant(a.explainRefusal(ctx, s.Provider, err))
+		err = explainDeadGrant(a.explainRefusal(ctx, c.Facts().Provider, err))
 	}
 	return res, err
 }
@@ -205,11 +207,11 @@ a streamed reply as the Provider sent it, then that same object on one line.`,
 			if strings.TrimSpace(text) == "" {
 				return usageError{errors.New("the message is empty")}
 			}
-			s, err := a.openSession(cmd.Context(), args[0], f)
+			c, err := a.openConversation(cmd.Context(), args[0], f)
 			if err != nil {
 				return err
 			}
-			res, err := a.deliver(cmd.Context(), s, text)
+			res, err := a.deliver(cmd.Context(), c, text)
 			var pending *agent.StepUpPending
 			if errors.As(err, &pending) {
 				if a.json {

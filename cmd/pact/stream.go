@@ -92,10 +92,10 @@ func (a *app) streamFront(f *agent.Front) {
 	}
 	var p *streamShow
 	wait := f.Waiting
-	f.Waiting = func(s *conversation.Session) func() {
+	f.Waiting = func(c agent.Conversation) func() {
 		stop := func() {}
 		if wait != nil {
-			stop = wait(s)
+			stop = wait(c)
 		}
 		p = &streamShow{a: a, stop: stop}
 		a.streamed = nil

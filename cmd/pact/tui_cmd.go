@@ -5,8 +5,8 @@ import (
 	"errors"
 	"os"
 
+	"github.com/pact-cli/pact/agent"
 	"github.com/pact-cli/pact/chatbackend"
-	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/opener"
 	"github.com/pact-cli/pact/tui"
@@ -20,13 +20,13 @@ func (a *app) tuiAvailable() bool {
 	return a.io.IsStdinTTY() && a.io.IsStdoutTTY() && !(a.debug && a.io.IsStderrTTY()) && iostreams.CursorAddressable(os.Getenv("TERM"))
 }
 
-// runTUI holds the conversation s in the full-screen chat until the User
+// runTUI holds the conversation c in the full-screen chat until the User
 // quits. Ctrl+C inside the chat quits it (exit 0); SIGINT from outside ends it
 // like any interrupted command (exit 130, "cancelled (interrupted)"); SIGHUP,
 // SIGQUIT and SIGTERM end it with a failure naming the signal. The terminal is
 // restored in every case.
-func (a *app) runTUI(ctx context.Context, s *conversation.Session) error {
-	opts, err := a.sessionOptions()
+func (a *app) runTUI(ctx context.Context, c agent.Conversation) error {
+	ag, err := a.agent()
 	if err != nil {
 		return err
 	}
@@ -41,11 +41,11 @@ func (a *app) runTUI(ctx context.Context, s *conversation.Session) error {
 		go func() { exited <- p.Err() }()
 		return exited, nil
 	}
-	bo := chatbackend.Options{Receipts: opts.Receipts}
+	bo := chatbackend.Options{Receipts: ag}
 	if !a.noBrows {
 		bo.Open = open
 	}
-	err = tui.Run(ctx, chatbackend.New(s, bo), a.io.In, a.io.Out, tui.Options{
+	err = tui.Run(ctx, chatbackend.New(c, bo), a.io.In, a.io.Out, tui.Options{
 		NoColor: !a.io.Color(),
 		OpenURL: open, // 'o' in the login panel is an explicit request, even with --no-browser
 	})

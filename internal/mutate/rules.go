@@ -136,8 +136,8 @@ var rules = []rule{
 	{
 		Name: "slow-down", What: "slow_down adds 5 s to the device-flow polling interval (RFC 8628 §3.5)",
 		File: "deviceflow/deviceflow.go",
-		Old:  "interval = min(interval+SlowDownStep, MaxInterval)",
-		New:  "interval = min(interval+0, MaxInterval)",
+		Old:  "p.interval = min(p.interval+SlowDownStep, MaxInterval)",
+		New:  "p.interval = min(p.interval+0, MaxInterval)",
 		Pkg:  "./deviceflow", Run: "SlowDown",
 	},
 	{
@@ -185,7 +185,7 @@ var rules = []rule{
 	{
 		Name: "stepup-scopes", What: "a step-up's ids are split by the card: an id the card does not list is never asked for (PACT §5.2, §5.5)",
 		File: "agent/stepup.go",
-		Old:  "known, unknown := su.Check(s.Card.Delegation)",
+		Old:  "known, unknown := su.Check(card.Delegation)",
 		New:  "known, unknown := su.MissingScopes, []string(nil)",
 		Pkg:  "./agent", Run: "Section5_5_StepUpSplits",
 	},
@@ -476,5 +476,19 @@ var rules = []rule{
 		Old:  "conn.ExecContext(ctx, \"PRAGMA foreign_keys = OFF\")",
 		New:  "conn.ExecContext(ctx, \"PRAGMA foreign_keys = ON\")",
 		Pkg:  "./store", Run: "TestMigrations_",
+	},
+	{
+		Name: "login-poll-pace", What: "a login poll sends no token request before the interval has passed, however often it is asked (RFC 8628 §3.5; issue 29: a server answers each device poll with one Step)",
+		File: "deviceflow/deviceflow.go",
+		Old:  "\tif clk.Now().Before(p.next) {\n\t\treturn nil, ErrPending\n\t}\n",
+		New:  "",
+		Pkg:  "./deviceflow", Run: "TestRFC8628_StepSendsAtMostOneRequestPerInterval",
+	},
+	{
+		Name: "wire-error-members", What: "a typed error crosses the agent interface's wire with its members, so a remote agent's error is matched as a local one (issue 29)",
+		File: "agent/wire.go",
+		Old:  "\t\t\t\tif typed, err := k.decode(w.Data, cause); err == nil {\n\t\t\t\t\te.typed = typed",
+		New:  "\t\t\t\tif typed, err := k.decode(nil, cause); err == nil {\n\t\t\t\t\te.typed = typed",
+		Pkg:  "./agent", Run: "TestWire_|TestIssue29",
 	},
 }
