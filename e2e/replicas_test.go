@@ -306,3 +306,21 @@ func TestIssue30_KillNineOneReplicaNginxRoutesToTheOthers(t *testing.T) {
 		t.Fatalf("the replica started again: %v", err)
 	}
 }
+
+// TestIssue30_ReplicaWithAnotherIdentityIsRefused: a pact serve on the
+// set's database whose profile was made on its own (same issuer, another
+// pairwise-sub secret) refuses to start, in one sentence saying what to
+// copy, and listens nowhere.
+func TestIssue30_ReplicaWithAnotherIdentityIsRefused(t *testing.T) {
+	set := replicas(t)
+	stranger := newEnv(t, set.URL)
+	stranger.extra = append(stranger.extra, "PACT_DATABASE_URL="+set.Database())
+	addr, err := replicaset.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := stranger.run("serve", "--addr", addr)
+	if r.code != 2 || !strings.Contains(r.stderr, "pairwise-sub secret") || !strings.Contains(r.stderr, "default/sub-secret") {
+		t.Fatalf("a replica with a profile of its own: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/seal"
 	"github.com/pact-cli/pact/serverapi"
 	"github.com/pact-cli/pact/store"
 )
@@ -69,6 +70,9 @@ type Options struct {
 	// HTTP is the client of every outbound request (Providers, Brands);
 	// nil = an httpx client.
 	HTTP *http.Client
+	// DataKeys seal the tokens kept in the database (the server profile's,
+	// conversation.DataKeys); CheckShared checks that replicas share them.
+	DataKeys seal.Sealer
 }
 
 // Server is a running or ready `pact serve`.

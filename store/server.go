@@ -166,6 +166,12 @@ type ServerState interface {
 	// never taken, or was purged); a released lease has no Holder.
 	LeaseOf(ctx context.Context, name string) (l Lease, ok bool, err error)
 
+	// SharedValue is the value every process sharing the database agrees
+	// on under key: proposed when none is recorded (it is recorded, now),
+	// else the one recorded first. Replicas check with it that they share
+	// what they must (the issuer, the pairwise-sub secret, the data key).
+	SharedValue(ctx context.Context, key, proposed string, now time.Time) (string, error)
+
 	// ServerReady answers quickly whether the database answers with the
 	// schema this binary writes (a server's /readyz, every few seconds).
 	ServerReady(ctx context.Context) error
@@ -597,6 +603,24 @@ func (db *DB) RemoveRegistration(ctx context.Context, url string) error {
 		return ErrServerNotFound
 	}
 	return nil
+}
+
+// SharedValue records proposed under key unless a value is recorded there
+// (INSERT … ON CONFLICT DO NOTHING), and returns the value recorded.
+func (db *DB) SharedValue(ctx context.Context, key, proposed string, now time.Time) (string, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO server_shared (key, value, set_ns) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+		key, proposed, ns(now)); err != nil {
+		return "", db.wrap(err)
+	}
+	var v string
+	if err := conn.QueryRowContext(ctx, `SELECT value FROM server_shared WHERE key = ?`, key).Scan(&v); err != nil {
+		return "", db.wrap(err)
+	}
+	return v, nil
 }
 
 // ServerReady reads the schema version only: the database answers, and

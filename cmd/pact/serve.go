@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/server"
 )
 
@@ -193,8 +194,14 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewJSONHandler(a.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv, err := server.New(server.Options{Settings: s, Identity: id, Store: st, Logger: logger, Version: version})
+	srv, err := server.New(server.Options{Settings: s, Identity: id, Store: st, Logger: logger, Version: version,
+		DataKeys: conversation.DataKeys(p)})
 	if err != nil {
+		return err
+	}
+	// Replicas on one database share one identity: refused here, before
+	// listening, when this one's differs from the first's.
+	if err := srv.CheckShared(ctx); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", s.Addr)

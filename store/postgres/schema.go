@@ -192,7 +192,7 @@ CREATE TABLE card_changes (
 	// its Users, their devices, one-time enrolment codes (hashes only),
 	// the device tokens' ids already used, per-device rate-limit
 	// counters, its Provider registrations (the SQLite store's version
-	// 13), and leases (its version 14). Times are integer nanoseconds,
+	// 13), leases and the values replicas must share (its version 14). Times are integer nanoseconds,
 	// as there.
 	`CREATE TABLE server_users (
 	id text COLLATE "C" PRIMARY KEY,
@@ -245,7 +245,12 @@ CREATE TABLE server_leases (
 	acquired_ns bigint NOT NULL,
 	expires_ns bigint NOT NULL
 );
-CREATE INDEX server_leases_by_expiry ON server_leases (expires_ns);`,
+CREATE INDEX server_leases_by_expiry ON server_leases (expires_ns);
+CREATE TABLE server_shared (
+	key text COLLATE "C" PRIMARY KEY,
+	value text NOT NULL,
+	set_ns bigint NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

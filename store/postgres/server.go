@@ -429,6 +429,26 @@ func (db *DB) LeaseOf(ctx context.Context, name string) (store.Lease, bool, erro
 	return l, true, nil
 }
 
+// SharedValue records proposed under key unless a value is recorded there
+// (INSERT … ON CONFLICT DO NOTHING: of processes racing, the first to
+// commit wins, the others wait for it and find its row), and returns the
+// value recorded.
+func (db *DB) SharedValue(ctx context.Context, key, proposed string, now time.Time) (string, error) {
+	if _, err := db.serverExec(ctx, `INSERT INTO server_shared (key, value, set_ns) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`,
+		key, proposed, ns(now)); err != nil {
+		return "", err
+	}
+	pool, err := db.conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	var v string
+	if err := pool.QueryRow(ctx, `SELECT value FROM server_shared WHERE key = $1`, clean(key)).Scan(&v); err != nil {
+		return "", db.wrap(err)
+	}
+	return v, nil
+}
+
 // ServerReady reads the schema version only: the database answers, with
 // the schema this binary writes.
 func (db *DB) ServerReady(ctx context.Context) error {

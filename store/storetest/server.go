@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -340,4 +341,42 @@ func leaseChild(ctx context.Context, b store.Backend, who string) error {
 		}
 	}
 	return nil
+}
+
+// ServerSharedValueFirstWins: of processes proposing values for one key
+// at once (through two handles), every one is told the same value, the
+// first recorded, and it stays.
+func ServerSharedValueFirstWins(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, addr := open(t, h)
+	s1, s2 := serverState(t, h, b), serverState(t, h, reopen(t, h, addr))
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := s1
+			if i%2 == 1 {
+				s = s2
+			}
+			v, err := s.SharedValue(ctx, "sub-check", fmt.Sprint("value-", i), serverT0)
+			if err != nil {
+				t.Errorf("%s: %v", h.Name, err)
+			}
+			got[i] = v
+		}()
+	}
+	wg.Wait()
+	for _, v := range got {
+		if v != got[0] || !strings.HasPrefix(v, "value-") {
+			t.Fatalf("%s: processes were told %q: not one value", h.Name, got)
+		}
+	}
+	if v, err := s2.SharedValue(ctx, "sub-check", "later", serverT0.Add(time.Hour)); err != nil || v != got[0] {
+		t.Fatalf("%s: a later proposal: %q %v (first %q)", h.Name, v, err, got[0])
+	}
+	if v, _ := s1.SharedValue(ctx, "issuer", "https://pa.example", serverT0); v != "https://pa.example" {
+		t.Fatalf("%s: another key: %q", h.Name, v)
+	}
 }

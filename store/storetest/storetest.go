@@ -89,6 +89,7 @@ var Behaviours = []struct {
 	{"ServerRegistrationsKeptReplacedRemoved", ServerRegistrationsKeptReplacedRemoved},
 	{"ServerLeaseAcquireRenewReleaseSteal", ServerLeaseAcquireRenewReleaseSteal},
 	{"ServerLeaseOneHolderAcrossProcesses", ServerLeaseOneHolderAcrossProcesses},
+	{"ServerSharedValueFirstWins", ServerSharedValueFirstWins},
 }
 
 // Run runs every behaviour against h, each a parallel subtest named
