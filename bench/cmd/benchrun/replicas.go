@@ -86,7 +86,7 @@ func replicaRows(tmp, pact string) ([]row, error) {
 				ratio: rps[2] / rps[0]},
 			row{name: "15. replica killed (SIGKILL): next call served after", value: fmt.Sprintf("%s (slowest of the next 6: %s)", next.Round(10*time.Microsecond), slowest.Round(10*time.Microsecond)),
 				measured: slowest.Seconds(), target: 1, strictLT: true},
-			row{name: "15'. a replica started again is sent calls after", value: rejoined.Round(10 * time.Millisecond).String() + " (nginx's fail_timeout)"})
+			row{name: "15'. a replica started again is sent calls after", value: rejoined.Round(10*time.Millisecond).String() + " (nginx's fail_timeout)"})
 	}
 	return rows, nil
 }
