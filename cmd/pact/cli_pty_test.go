@@ -45,6 +45,7 @@ type cliTerm struct {
 
 func (e *pactEnv) startTerm(setup func(cmd *exec.Cmd, tty *os.File), args ...string) *cliTerm {
 	e.t.Helper()
+	ptySlot(e.t)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		e.t.Skipf("no pseudo-terminal available: %v", err)

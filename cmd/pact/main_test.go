@@ -19,11 +19,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/iostreams"
 )
 
 // TestMain lets testscript run this test binary as the real `pact` command.
 func TestMain(m *testing.M) {
+	testrun.RaiseParallel()
 	testscript.Main(m, map[string]func(){
 		"pact":             func() { os.Exit(run(os.Args[1:], iostreams.System())) },
 		"scripted-browser": scriptedBrowser,
@@ -33,6 +35,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the acceptance tests in testdata/script: one file per
 // user story, each against its own demo Provider on 127.0.0.1.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Setup:               setupScript,

@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/internal/testrun"
 )
 
 // The set-up shared by the tests that run the real pact binary (this test binary re-executed
@@ -29,10 +31,31 @@ type pactEnv struct {
 	srv    *demoprovider.Server
 }
 
+// ptySlots bounds how many tests drive a pseudo-terminal at once: the chat's input
+// decoding tells a burst of keys from keys typed apart by the time between them, so those
+// tests are kept off a machine their own siblings saturate. Each test takes a slot when it
+// starts its first terminal and gives it back when it ends.
+var ptySlots = make(chan struct{}, 2)
+
+var ptyHolders sync.Map // *testing.T → true while the test holds a slot
+
+// ptySlot runs t in parallel (testrun.Parallel) and takes a pseudo-terminal slot for the rest of
+// t, once.
+func ptySlot(t *testing.T) {
+	testrun.Parallel(t)
+	if _, held := ptyHolders.LoadOrStore(t, true); held {
+		return
+	}
+	ptySlots <- struct{}{}
+	t.Cleanup(func() { <-ptySlots })
+}
+
 // newPactEnv starts a demo Provider with cfg, and sets up and registers a profile for it;
-// extraEnv comes after (and so overrides) the base environment.
+// extraEnv comes after (and so overrides) the base environment. The test runs in parallel
+// with the others (testrun.Parallel).
 func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pactEnv {
 	t.Helper()
+	testrun.Parallel(t)
 	srv := startDemo(t, cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -51,6 +74,9 @@ func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pact
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
+	// The Provider fetches the keys from there on the first request: wait until it can (a
+	// loaded machine may take a while to start the server).
+	waitHTTP(t, e.issuer+"/.well-known/jwks.json")
 	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
 	return e
 }
@@ -58,6 +84,7 @@ func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pact
 // newPTYEnv is the profile of the full-screen chat tests.
 func newPTYEnv(t *testing.T) *pactEnv {
 	t.Helper()
+	ptySlot(t) // before the set-up: the tests time what pact does, never a wait for a slot
 	return newPactEnv(t, demoprovider.Config{PollInterval: time.Second})
 }
 
@@ -71,6 +98,7 @@ func newCLIEnv(t *testing.T, extraEnv ...string) *pactEnv {
 // serve their real card once, then a card signed by another key.
 func newRoguePTYEnv(t *testing.T) (*pactEnv, *demoprovider.Server) {
 	t.Helper()
+	ptySlot(t) // before the set-up: the tests time what pact does, never a wait for a slot
 	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, RogueCard: true})
 	return e, e.srv
 }

@@ -110,6 +110,7 @@ func startOnPTY(t *testing.T, cmd *exec.Cmd, answer bool, errFile *os.File) *scr
 // startOnPTYSize is startOnPTY on a pty of cols×rows.
 func startOnPTYSize(t *testing.T, cmd *exec.Cmd, cols, rows int, answer bool, errFile *os.File) *screen {
 	t.Helper()
+	ptySlot(t)
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)
