@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,25 +34,6 @@ type pactEnv struct {
 	srv    *demoprovider.Server
 }
 
-// ptySlots bounds how many tests drive a pseudo-terminal at once: the chat's input
-// decoding tells a burst of keys from keys typed apart by the time between them, so those
-// tests are kept off a machine their own siblings saturate. Each test takes a slot when it
-// starts its first terminal and gives it back when it ends.
-var ptySlots = make(chan struct{}, 2)
-
-var ptyHolders sync.Map // *testing.T → true while the test holds a slot
-
-// ptySlot runs t in parallel (testrun.Parallel) and takes a pseudo-terminal slot for the rest of
-// t, once.
-func ptySlot(t *testing.T) {
-	testrun.Parallel(t)
-	if _, held := ptyHolders.LoadOrStore(t, true); held {
-		return
-	}
-	ptySlots <- struct{}{}
-	t.Cleanup(func() { <-ptySlots })
-}
-
 // newPactEnv starts a demo Provider with cfg, and sets up and registers a profile for it;
 // extraEnv comes after (and so overrides) the base environment. The test runs in parallel
 // with the others (testrun.Parallel).
@@ -57,12 +41,10 @@ func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pact
 	t.Helper()
 	testrun.Parallel(t)
 	srv := startDemo(t, cfg)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	home := t.TempDir()
 	e := &pactEnv{t: t, srv: srv, brand: srv.Brands()[0].SiteURL, dir: home, issuer: "http://" + addr, env: append([]string{
 		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
@@ -84,7 +66,6 @@ func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pact
 // newPTYEnv is the profile of the full-screen chat tests.
 func newPTYEnv(t *testing.T) *pactEnv {
 	t.Helper()
-	ptySlot(t) // before the set-up: the tests time what pact does, never a wait for a slot
 	return newPactEnv(t, demoprovider.Config{PollInterval: time.Second})
 }
 
@@ -98,7 +79,6 @@ func newCLIEnv(t *testing.T, extraEnv ...string) *pactEnv {
 // serve their real card once, then a card signed by another key.
 func newRoguePTYEnv(t *testing.T) (*pactEnv, *demoprovider.Server) {
 	t.Helper()
-	ptySlot(t) // before the set-up: the tests time what pact does, never a wait for a slot
 	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, RogueCard: true})
 	return e, e.srv
 }
@@ -158,4 +138,39 @@ func startDemo(t *testing.T, cfg demoprovider.Config) *demoprovider.Server {
 	}
 	t.Cleanup(func() { srv.Close() })
 	return srv
+}
+
+// freeAddr is a 127.0.0.1 address nothing listens on, for a server a test starts in another
+// process (pact jwks serve, pact demo serve) or for an address nothing should answer. It is
+// taken below the kernel's ephemeral ports (32768–60999 on Linux, 49152 and up on macOS and
+// Windows), where every listener on port 0 and every connection's own port come from: a port
+// taken there and let go was, with the tests running side by side, now and then taken by
+// another connection or server before pact listened on it (jwks serve could not start, or
+// the test's Provider fetched another test's keys). It is never handed out twice in one test
+// binary.
+func freeAddr() (string, error) {
+	freePorts.mu.Lock()
+	defer freePorts.mu.Unlock()
+	if freePorts.used == nil {
+		freePorts.used = map[int]bool{}
+	}
+	for range 1000 {
+		p := 20000 + rand.IntN(12000)
+		if freePorts.used[p] {
+			continue
+		}
+		freePorts.used[p] = true
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue // another program's
+		}
+		ln.Close()
+		return ln.Addr().String(), nil
+	}
+	return "", errors.New("no free port on 127.0.0.1 between 20000 and 32000")
+}
+
+var freePorts struct {
+	mu   sync.Mutex
+	used map[int]bool
 }
