@@ -104,7 +104,7 @@ func (a *app) loadProfile() (*profile.Profile, *profile.Config, error) {
 // httpClient is the hardened client, tracing to stderr under --debug.
 func (a *app) httpClient() *http.Client {
 	a.once.http.Do(func() {
-		o := httpx.Options{UserAgent: "pact/" + version}
+		o := httpx.Options{UserAgent: "pact/" + stamp().version}
 		if a.debug {
 			o.Debug = a.io.ErrOut
 		}
@@ -155,7 +155,7 @@ account at the Brand and keeps signed receipts of what was done.
 Start with:  pact demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       stamp().version,
 	}
 	root.SetVersionTemplate("pact {{.Version}}\n")
 	// Flag defaults are the built-in ones; resolve applies the environment
