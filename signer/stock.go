@@ -1,0 +1,236 @@
+package signer
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stock keeps PA JWTs minted ahead by another process, for a key held
+// elsewhere (a token, a KMS) whose every signature is a round trip: a
+// `pact send` that finds one there sends at once instead of waiting for a
+// signature. Take hands out a token signed by kid with exactly these iss,
+// aud and sub claims, at most once.
+type Stock interface {
+	Take(kid, issuer, audience, sub string) (token string, ok bool)
+}
+
+// WithStock makes Ahead look in st before it signs (see Ahead.Token).
+func (s *Signer) WithStock(st Stock) *Signer {
+	s.stock = st
+	return s
+}
+
+// Defaults of StockDir.
+const (
+	// StockMaxAge is how old a token in the stock may be when it is taken:
+	// it then has at least 90 s of its 120 s left (§3.2), far inside any
+	// request's time.
+	StockMaxAge = 30 * time.Second
+	// StockDepth is how many tokens per (kid, audience) a refill makes.
+	StockDepth = 8
+	// StockLow is the count under which a Take starts a refill.
+	StockLow = 4
+)
+
+// StockDir is a Stock kept in one folder (0700), one file (0600) per token:
+//
+//	KID.CLAIMS.IATNANOS.RANDOM
+//
+// where CLAIMS is the first 16 hex digits of SHA-256(iss, aud, sub). A token is
+// taken by removing its file: of two processes that read the same file,
+// only the one whose remove succeeds uses it, so no token is handed out
+// twice and no lock is needed. Files older than MaxAge are removed by
+// every Take.
+type StockDir struct {
+	Dir    string
+	MaxAge time.Duration // 0 = StockMaxAge
+	Low    int           // 0 = StockLow
+	// Refill is called by Take when fewer than Low fresh tokens remain for
+	// (kid, claims), the one just taken excepted: it starts another
+	// process that mints more (Fill). nil: nothing is refilled.
+	Refill func(kid, audience string)
+	Now    func() time.Time // nil = time.Now
+}
+
+func (d *StockDir) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func (d *StockDir) maxAge() time.Duration {
+	if d.MaxAge > 0 {
+		return d.MaxAge
+	}
+	return StockMaxAge
+}
+
+func claimsHash(issuer, audience, sub string) string {
+	h := sha256.Sum256([]byte(issuer + "\x00" + audience + "\x00" + sub))
+	return hex.EncodeToString(h[:8])
+}
+
+type stocked struct {
+	name string
+	iat  time.Time
+}
+
+// fresh lists the fresh tokens' files for (kid, claims), oldest first,
+// and removes every file that is stale or not a token's.
+func (d *StockDir) fresh(kid, claims string) []stocked {
+	ents, err := os.ReadDir(d.Dir)
+	if err != nil {
+		return nil
+	}
+	prefix := kid + "." + claims + "."
+	now := d.now()
+	var out []stocked
+	for _, e := range ents {
+		name := e.Name()
+		parts := strings.Split(name, ".")
+		if e.IsDir() || strings.HasPrefix(name, ".") || len(parts) != 4 {
+			continue // temporary files being written, the refill lock
+		}
+		ns, err := strconv.ParseInt(parts[2], 10, 64)
+		iat := time.Unix(0, ns)
+		if err != nil || now.Sub(iat) >= d.maxAge() || iat.After(now.Add(time.Minute)) {
+			os.Remove(filepath.Join(d.Dir, name))
+			continue
+		}
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, stocked{name, iat})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].iat.Before(out[j].iat) })
+	return out
+}
+
+// Take hands out the oldest fresh token signed by kid for these claims and
+// removes it from the stock; ok is false when there is none. Either way
+// it calls Refill when the stock runs low.
+func (d *StockDir) Take(kid, issuer, audience, sub string) (string, bool) {
+	list := d.fresh(kid, claimsHash(issuer, audience, sub))
+	tok, ok := "", false
+	for i, s := range list {
+		p := filepath.Join(d.Dir, s.name)
+		b, err := os.ReadFile(p)
+		if err != nil || os.Remove(p) != nil {
+			continue // another process took it
+		}
+		if t := strings.TrimSpace(string(b)); t != "" {
+			tok, ok = t, true
+			list = list[i+1:]
+			break
+		}
+	}
+	if !ok {
+		list = nil
+	}
+	low := d.Low
+	if low == 0 {
+		low = StockLow
+	}
+	if len(list) < low && d.Refill != nil {
+		d.Refill(kid, audience)
+	}
+	return tok, ok
+}
+
+// Count is the number of fresh tokens signed by kid for these claims.
+func (d *StockDir) Count(kid, issuer, audience, sub string) int {
+	return len(d.fresh(kid, claimsHash(issuer, audience, sub)))
+}
+
+// Put adds tokens signed by kid for these claims, minted at iat, each
+// written whole (a temporary file renamed into place) with mode 0600.
+func (d *StockDir) Put(kid, issuer, audience, sub string, iat time.Time, tokens ...string) error {
+	if err := os.MkdirAll(d.Dir, 0o700); err != nil {
+		return err
+	}
+	for _, tok := range tokens {
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("%s.%s.%d.%s", kid, claimsHash(issuer, audience, sub), iat.UnixNano(), hex.EncodeToString(r[:]))
+		f, err := os.CreateTemp(d.Dir, ".new-*")
+		if err != nil {
+			return err
+		}
+		_, werr := f.WriteString(tok)
+		cerr := f.Close()
+		if err := errors.Join(werr, cerr, os.Chmod(f.Name(), 0o600)); err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+		if err := os.Rename(f.Name(), filepath.Join(d.Dir, name)); err != nil {
+			os.Remove(f.Name())
+			return err
+		}
+	}
+	return nil
+}
+
+// Clear removes every token in the stock (a key retired or replaced).
+func (d *StockDir) Clear() error {
+	err := os.RemoveAll(d.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Fill mints tokens for (audience, sub) with s until the stock holds
+// depth fresh ones for them (0 = StockDepth), all at once, and returns
+// how many it added. It is what a refill process runs.
+func (d *StockDir) Fill(s *Signer, audience, sub string, depth int) (int, error) {
+	if depth == 0 {
+		depth = StockDepth
+	}
+	need := depth - d.Count(s.KID(), s.Issuer(), audience, sub)
+	if need <= 0 {
+		return 0, nil
+	}
+	type res struct {
+		tok string
+		at  time.Time
+		err error
+	}
+	ch := make(chan res, need)
+	for i := 0; i < need; i++ {
+		go func() {
+			at := s.now()
+			tok, err := s.Mint(audience, sub)
+			ch <- res{tok, at, err}
+		}()
+	}
+	added := 0
+	var errs []error
+	for i := 0; i < need; i++ {
+		r := <-ch
+		if r.err != nil {
+			errs = append(errs, r.err)
+			continue
+		}
+		if err := d.Put(s.KID(), s.Issuer(), audience, sub, r.at, r.tok); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		added++
+	}
+	if len(errs) > 0 {
+		return added, errs[0]
+	}
+	return added, nil
+}
