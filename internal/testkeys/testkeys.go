@@ -202,11 +202,11 @@ func LocalKMSBinary(t testing.TB) string {
 }
 
 func buildLocalKMS() (string, string) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || len(bytes.TrimSpace(gomod)) == 0 {
+	root, err := moduleRoot()
+	if err != nil {
 		return "", "the go command is needed to build local-kms"
 	}
-	src := filepath.Join(filepath.Dir(string(bytes.TrimSpace(gomod))), "internal", "localkms")
+	src := filepath.Join(root, "internal", "localkms")
 	h := sha256.New()
 	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
 		b, err := os.ReadFile(filepath.Join(src, f))
@@ -245,4 +245,74 @@ func buildLocalKMS() (string, string) {
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return lines[len(lines)-1]
+}
+
+var (
+	pluginMu    sync.Mutex
+	pluginBuilt = map[string]string{}
+)
+
+// BuildPlugin builds the key plugin cmd/pact-KIND of this module once per
+// test process (kept in the user's cache folder by the hash of its
+// sources) and returns the path of a folder holding it as pact-KIND,
+// ready to be put first on PATH.
+func BuildPlugin(t testing.TB, kind string) string {
+	t.Helper()
+	pluginMu.Lock()
+	defer pluginMu.Unlock()
+	if dir, ok := pluginBuilt[kind]; ok {
+		return dir
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	for _, d := range []string{"signer", "signer/keyplugin", "signer/" + kind, "cmd/pact-" + kind} {
+		files, _ := filepath.Glob(filepath.Join(root, d, "*.go"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			h.Write([]byte(f))
+			h.Write(b)
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, _ := os.ReadFile(filepath.Join(root, f))
+		h.Write(b)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "pact-test", "plugin-"+kind+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(dir, "pact-"+kind)
+	if _, err := os.Stat(bin); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, "go", "build", "-o", tmp, "github.com/pact-cli/pact/cmd/pact-"+kind)
+		c.Dir = root
+		c.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := c.CombinedOutput(); err != nil {
+			os.Remove(tmp)
+			t.Fatalf("building pact-%s: %v\n%s", kind, err, out)
+		}
+		if err := os.Rename(tmp, bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pluginBuilt[kind] = dir
+	return dir
+}
+
+// moduleRoot is the folder of pact's go.mod.
+func moduleRoot() (string, error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || len(bytes.TrimSpace(gomod)) == 0 {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(string(bytes.TrimSpace(gomod))), nil
 }
