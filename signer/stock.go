@@ -33,9 +33,11 @@ func (s *Signer) WithStock(st Stock) *Signer {
 // Defaults of StockDir.
 const (
 	// StockMaxAge is how old a token in the stock may be when it is taken:
-	// it then has at least 90 s of its 120 s left (§3.2), far inside any
-	// request's time.
-	StockMaxAge = 30 * time.Second
+	// it then has at least 110 s of its 120 s left (§3.2). It is short so
+	// that a key disabled, deleted or swapped is noticed by the next
+	// sends: only a token minted in the last seconds, while the key still
+	// signed, can still go out.
+	StockMaxAge = 10 * time.Second
 	// StockDepth is how many tokens per (kid, audience) a refill makes.
 	StockDepth = 8
 	// StockLow is the count under which a Take starts a refill.

@@ -49,6 +49,7 @@ type app struct {
 	sec    secrets.Store
 	secErr error
 	hc     *http.Client
+	held   heldKeys // PINs asked, refills started (keys_held.go)
 }
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
@@ -77,7 +78,7 @@ func (a *app) prof() (*profile.Profile, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec}, nil
+	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, PIN: a.askPIN, MintAhead: a.mintAhead}, nil
 }
 
 // loadProfile returns the selected profile and its configuration; it fails

@@ -142,7 +142,9 @@ func (e *Error) Cause() string {
 	default:
 		s = "AWS KMS refused the request"
 	}
-	if e.Message != "" {
+	// The service's own words, when they may say more (who was denied
+	// what, why the state is wrong, the network error).
+	if e.Message != "" && e.Kind != KindDisabled && e.Kind != KindNotFound {
 		s += " [" + oneLine(e.Message) + "]"
 	}
 	return s
