@@ -278,9 +278,29 @@ func (p *Profile) signerFor(c *Config, k KeyInfo) (*signer.Signer, error) {
 func (p *Profile) Stock() *signer.StockDir {
 	d := &signer.StockDir{Dir: filepath.Join(p.Dirs.ProfileDataDir(p.Name), "minted-ahead")}
 	if p.MintAhead != nil {
-		d.Refill = func(_, audience string) { p.MintAhead(audience) }
+		d.Refill = func(_, audience string) {
+			if p.canSignUnattended() {
+				p.MintAhead(audience)
+			}
+		}
 	}
 	return d
+}
+
+// canSignUnattended reports whether a process without a terminal can sign
+// with the active key: a token's PIN must then be in PACT_PKCS11_PIN or
+// the keyring, not only typed at a prompt.
+func (p *Profile) canSignUnattended() bool {
+	c, err := p.Load()
+	if err != nil || c.Active() == nil {
+		return false
+	}
+	u := c.Active().KeyURI()
+	if u.Kind != keyuri.PKCS11 || os.Getenv(pkcs11.PINEnv) != "" {
+		return true
+	}
+	v, err := p.Secrets.Get(p.pinSecret(u))
+	return err == nil && v != ""
 }
 
 // CheckKey checks that k can sign now, as `pact doctor` and `pact key
@@ -412,9 +432,9 @@ func (p *Profile) SetPIN(u keyuri.URI, pin string) error {
 	if !pkcs11.Available {
 		return pkcs11.ErrNotBuilt
 	}
-	k, err := pkcs11.Open(keyuri.URI{Kind: u.Kind, Token: u.Token, Serial: u.Serial, SlotID: u.SlotID, ModulePath: u.ModulePath, Object: u.Object, ID: u.ID}, pin)
+	k, err := pkcs11.Open(u, pin)
 	if err != nil {
-		return err
+		return fmt.Errorf("the token %q: %w", tokenName(u), err)
 	}
 	k.Close()
 	return p.Secrets.Set(p.pinSecret(u), pin)

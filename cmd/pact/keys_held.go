@@ -30,6 +30,13 @@ type heldKeys struct {
 	mu       sync.Mutex
 	pins     map[string]string
 	refilled map[string]bool
+	spin     stopper // the last spinner started: a PIN prompt stops it
+}
+
+func (h *heldKeys) spinning(sp stopper) {
+	h.mu.Lock()
+	h.spin = sp
+	h.mu.Unlock()
 }
 
 // askPIN asks for a PKCS#11 token's PIN on the terminal, without echo,
@@ -45,6 +52,9 @@ func (a *app) askPIN(token string) (string, error) {
 	if !ok || !a.io.IsStdinTTY() {
 		return "", &pkcs11.Error{Kind: pkcs11.KindPIN, Message: fmt.Sprintf("the PKCS#11 token %q needs its PIN and there is no terminal to ask on: set %s, or keep it in the keyring with `pact key pin`",
 			token, pkcs11.PINEnv)}
+	}
+	if a.held.spin != nil {
+		a.held.spin.Stop() // its next frame would overwrite the prompt
 	}
 	a.io.Eprintf("PIN for the PKCS#11 token %q: ", safe(token))
 	b, err := term.ReadPassword(f.Fd())
@@ -213,7 +223,7 @@ terminal. A PIN is never a flag and never printed.`,
 				if err := p.SetPIN(u, ""); err != nil {
 					return err
 				}
-				a.io.Eprintf("%s the PIN of %s is no longer kept\n", a.io.ErrStyles().Success.Render("✓"), u.Describe())
+				a.io.Eprintf("%s the PIN of the token %q is no longer kept\n", a.io.ErrStyles().Success.Render("✓"), u.Token)
 				return nil
 			}
 			var pin string
@@ -231,7 +241,7 @@ terminal. A PIN is never a flag and never printed.`,
 			if err := p.SetPIN(u, pin); err != nil {
 				return err
 			}
-			a.io.Eprintf("%s the PIN of %s is kept in %s\n", a.io.ErrStyles().Success.Render("✓"), u.Describe(), p.Secrets.Where())
+			a.io.Eprintf("%s the PIN of the token %q is kept in %s\n", a.io.ErrStyles().Success.Render("✓"), u.Token, p.Secrets.Where())
 			return nil
 		},
 	}

@@ -247,7 +247,13 @@ func (u URI) String() string {
 		add("serial", u.Serial)
 		add("slot-id", u.SlotID)
 		add("object", u.Object)
-		add("id", string(u.ID))
+		if len(u.ID) > 0 { // binary: every byte percent-encoded (RFC 7512 §2.3)
+			var b strings.Builder
+			for _, c := range u.ID {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+			attrs = append(attrs, "id="+b.String())
+		}
 		s := "pkcs11:" + strings.Join(attrs, ";")
 		if u.ModulePath != "" {
 			s += "?module-path=" + escape(u.ModulePath)
