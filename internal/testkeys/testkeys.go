@@ -2,11 +2,12 @@
 // SoftHSM2 token in a private SOFTHSM2_CONF and token folder, and
 // local-kms (an AWS KMS emulator, through internal/localkms) on
 // 127.0.0.1. No fake of either: the tests drive them through crypto11
-// and the AWS SDK as pact does.
+// and the AWS SDK (the pact-awskms plugin) as pact does.
 //
 // A missing tool skips the test with a message saying what to install,
 // except under CI (CI=true), where it fails: the suite must not pass by
-// skipping there.
+// skipping there. Each function has a form for testing.TB and one that
+// returns an error (Start…, Init…) for testscript commands.
 package testkeys
 
 import (
@@ -15,6 +16,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,13 +27,30 @@ import (
 	"time"
 )
 
-// Missing skips t (or fails it under CI=true) because what is missing.
-func Missing(t testing.TB, what string) {
+// ErrMissing is what a missing tool's error matches.
+var ErrMissing = errors.New("missing")
+
+func missing(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrMissing, fmt.Sprintf(format, a...))
+}
+
+// CI reports whether the tests run under CI (CI=true), where a missing
+// tool is a failure.
+func CI() bool { return os.Getenv("CI") == "true" }
+
+// Check fails t on err; a missing tool skips it instead, except under CI.
+func Check(t testing.TB, err error) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (CI=true: the key-store tests must run here; .ci/run installs it)", what)
+	if err == nil {
+		return
 	}
-	t.Skipf("skipped: %s", what)
+	if errors.Is(err, ErrMissing) && !CI() {
+		t.Skipf("skipped: %v", err)
+	}
+	if errors.Is(err, ErrMissing) {
+		t.Fatalf("%v (CI=true: the key-store tests must run here; .ci/run installs it)", err)
+	}
+	t.Fatal(err)
 }
 
 // SoftHSM is a SoftHSM2 token initialised for one test.
@@ -59,52 +78,73 @@ var ModuleCandidates = []string{
 	"/opt/homebrew/lib/softhsm/libsofthsm2.so",
 }
 
-// NewSoftHSM initialises a fresh token labelled label in a temporary
-// folder, with its own SOFTHSM2_CONF (set in t's environment too, so
-// that crypto11 in this process finds it).
-func NewSoftHSM(t testing.TB, label string) *SoftHSM {
-	t.Helper()
+// SoftHSMModule is the installed SoftHSM2 module, or a missing error.
+func SoftHSMModule() (string, error) {
 	if _, err := exec.LookPath("softhsm2-util"); err != nil {
-		Missing(t, "SoftHSM2 is not installed (softhsm2-util not found; Debian: apt-get install softhsm2)")
+		return "", missing("SoftHSM2 is not installed (softhsm2-util not found; Debian: apt-get install softhsm2)")
 	}
-	module := ""
 	for _, m := range ModuleCandidates {
 		if _, err := os.Stat(m); err == nil {
-			module = m
-			break
+			return m, nil
 		}
 	}
-	if module == "" {
-		Missing(t, "SoftHSM2's module libsofthsm2.so was not found in "+strings.Join(ModuleCandidates, ", "))
+	return "", missing("SoftHSM2's module libsofthsm2.so was not found in %s", strings.Join(ModuleCandidates, ", "))
+}
+
+// InitSoftHSM initialises a fresh token labelled label in dir, with its
+// own SOFTHSM2_CONF there.
+func InitSoftHSM(dir, label string) (*SoftHSM, error) {
+	module, err := SoftHSMModule()
+	if err != nil {
+		return nil, err
 	}
-	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
-	if err := os.Mkdir(tokens, 0o700); err != nil {
-		t.Fatal(err)
+	if err := os.MkdirAll(tokens, 0o700); err != nil {
+		return nil, err
 	}
 	conf := filepath.Join(dir, "softhsm2.conf")
 	body := "directories.tokendir = " + tokens + "\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n"
 	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Setenv("SOFTHSM2_CONF", conf)
 	h := &SoftHSM{Module: module, Conf: conf, Token: label, PIN: "1234-test-pin", SOPIN: "5678-test-so", Dir: dir}
-	h.Util(t, "--init-token", "--free", "--label", label, "--pin", h.PIN, "--so-pin", h.SOPIN)
+	if _, err := h.Run("--init-token", "--free", "--label", label, "--pin", h.PIN, "--so-pin", h.SOPIN); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// NewSoftHSM is InitSoftHSM in a temporary folder of t, with
+// SOFTHSM2_CONF set in t's environment (for crypto11 in this process).
+func NewSoftHSM(t testing.TB, label string) *SoftHSM {
+	t.Helper()
+	h, err := InitSoftHSM(t.TempDir(), label)
+	Check(t, err)
+	t.Setenv("SOFTHSM2_CONF", h.Conf)
 	return h
 }
 
-// Util runs softhsm2-util with args against this token's configuration.
-func (h *SoftHSM) Util(t testing.TB, args ...string) string {
-	t.Helper()
+// Run runs softhsm2-util with args against this token's configuration.
+func (h *SoftHSM) Run(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, "softhsm2-util", args...)
 	c.Env = append(os.Environ(), "SOFTHSM2_CONF="+h.Conf)
 	out, err := c.CombinedOutput()
 	if err != nil {
-		t.Fatalf("softhsm2-util %s: %v\n%s", strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("softhsm2-util %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return string(out)
+	return string(out), nil
+}
+
+// Util is Run, failing t on an error.
+func (h *SoftHSM) Util(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := h.Run(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // LocalKMS is a running local-kms on 127.0.0.1.
@@ -112,7 +152,11 @@ type LocalKMS struct {
 	URL     string // http://127.0.0.1:PORT
 	Region  string
 	Account string
+	stop    func()
 }
+
+// Stop ends it.
+func (k *LocalKMS) Stop() { k.stop() }
 
 // Env is the environment the AWS SDK (and so pact-awskms) needs to reach
 // it: the endpoint, a Region, static test credentials, and no shared
@@ -138,27 +182,30 @@ func (k *LocalKMS) SetEnv(t testing.TB) {
 	}
 }
 
-// StartLocalKMS starts local-kms on a free loopback port with its database
-// in a temporary folder; it stops with the test.
-func StartLocalKMS(t testing.TB) *LocalKMS {
-	t.Helper()
-	bin := LocalKMSBinary(t)
+// StartLocalKMSIn starts local-kms on a free loopback port with its
+// database in dataDir. Stop ends it.
+func StartLocalKMSIn(dataDir string) (*LocalKMS, error) {
+	bin, err := LocalKMSPath()
+	if err != nil {
+		return nil, err
+	}
 	k := &LocalKMS{Region: "eu-west-2", Account: "111122223333"}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := exec.CommandContext(ctx, bin)
-	c.Env = append(os.Environ(), "PORT=0", "KMS_REGION="+k.Region, "KMS_ACCOUNT_ID="+k.Account, "KMS_DATA_PATH="+t.TempDir())
+	c.Env = append(os.Environ(), "PORT=0", "KMS_REGION="+k.Region, "KMS_ACCOUNT_ID="+k.Account, "KMS_DATA_PATH="+dataDir)
 	out, err := c.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		cancel()
+		return nil, err
 	}
 	var logs bytes.Buffer
 	c.Stderr = &logs
 	c.WaitDelay = 2 * time.Second
 	if err := c.Start(); err != nil {
 		cancel()
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { cancel(); c.Wait() })
+	k.stop = func() { cancel(); c.Wait() }
 	line := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -171,80 +218,67 @@ func StartLocalKMS(t testing.TB) *LocalKMS {
 	case l, ok := <-line:
 		addr, found := strings.CutPrefix(l, "listening on ")
 		if !ok || !found {
-			t.Fatalf("local-kms did not start: %q\n%s", l, logs.String())
+			k.stop()
+			return nil, fmt.Errorf("local-kms did not start: %q\n%s", l, logs.String())
 		}
 		k.URL = "http://" + addr
 	case <-time.After(30 * time.Second):
-		t.Fatalf("local-kms did not say where it listens within 30 s\n%s", logs.String())
+		k.stop()
+		return nil, fmt.Errorf("local-kms did not say where it listens within 30 s\n%s", logs.String())
 	}
+	return k, nil
+}
+
+// StartLocalKMS is StartLocalKMSIn a temporary folder of t; it stops with
+// the test.
+func StartLocalKMS(t testing.TB) *LocalKMS {
+	t.Helper()
+	k, err := StartLocalKMSIn(t.TempDir())
+	Check(t, err)
+	t.Cleanup(k.Stop)
 	return k
 }
 
 var (
 	buildOnce sync.Once
 	built     string
-	buildErr  string
+	buildErr  error
 )
 
-// LocalKMSBinary is internal/localkms built (once per test process, kept
-// in the user's cache folder by the hash of its go.mod and go.sum), or
-// PACT_LOCAL_KMS when set. A build that fails (no module proxy) is Missing.
-func LocalKMSBinary(t testing.TB) string {
-	t.Helper()
+// LocalKMSPath is internal/localkms built (once per test process, kept in
+// the user's cache folder by the hash of its go.mod, go.sum and main.go),
+// or PACT_LOCAL_KMS when set. A build that fails (no module proxy) is a
+// missing tool.
+func LocalKMSPath() (string, error) {
 	if p := os.Getenv("PACT_LOCAL_KMS"); p != "" {
-		return p
+		return p, nil
 	}
 	buildOnce.Do(func() { built, buildErr = buildLocalKMS() })
-	if buildErr != "" {
-		Missing(t, buildErr)
-	}
-	return built
+	return built, buildErr
 }
 
-func buildLocalKMS() (string, string) {
+func buildLocalKMS() (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
-		return "", "the go command is needed to build local-kms"
+		return "", missing("the go command is needed to build local-kms: %v", err)
 	}
 	src := filepath.Join(root, "internal", "localkms")
 	h := sha256.New()
 	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
-			return "", "internal/localkms is missing: " + err.Error()
+			return "", err
 		}
 		h.Write(b)
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	bin := filepath.Join(cache, "pact-test", "localkms-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(cacheDir(), "localkms-"+hex.EncodeToString(h.Sum(nil))[:16])
 	if _, err := os.Stat(bin); err == nil {
-		return bin, ""
+		return bin, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
-		return "", err.Error()
+	if err := goBuild(src, bin, "."); err != nil {
+		return "", missing("local-kms could not be built from the module proxy (go build in internal/localkms): %v", err)
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c := exec.CommandContext(ctx, "go", "build", "-o", tmp, ".")
-	c.Dir = src
-	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
-	if out, err := c.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Sprintf("local-kms could not be built from the module proxy (go build in internal/localkms: %v: %s)", err, lastLine(out))
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		return "", err.Error()
-	}
-	return bin, ""
-}
-
-func lastLine(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return lines[len(lines)-1]
+	return bin, nil
 }
 
 var (
@@ -252,20 +286,19 @@ var (
 	pluginBuilt = map[string]string{}
 )
 
-// BuildPlugin builds the key plugin cmd/pact-KIND of this module once per
+// PluginDir builds the key plugin cmd/pact-KIND of this module once per
 // test process (kept in the user's cache folder by the hash of its
-// sources) and returns the path of a folder holding it as pact-KIND,
-// ready to be put first on PATH.
-func BuildPlugin(t testing.TB, kind string) string {
-	t.Helper()
+// sources) and returns the folder holding it as pact-KIND, to put first
+// on PATH.
+func PluginDir(kind string) (string, error) {
 	pluginMu.Lock()
 	defer pluginMu.Unlock()
 	if dir, ok := pluginBuilt[kind]; ok {
-		return dir
+		return dir, nil
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	h := sha256.New()
 	for _, d := range []string{"signer", "signer/keyplugin", "signer/" + kind, "cmd/pact-" + kind} {
@@ -280,32 +313,52 @@ func BuildPlugin(t testing.TB, kind string) string {
 		b, _ := os.ReadFile(filepath.Join(root, f))
 		h.Write(b)
 	}
+	dir := filepath.Join(cacheDir(), "plugin-"+kind+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(dir, "pact-"+kind)
+	if _, err := os.Stat(bin); err != nil {
+		if err := goBuild(root, bin, "./cmd/pact-"+kind); err != nil {
+			return "", fmt.Errorf("building pact-%s: %v", kind, err)
+		}
+	}
+	pluginBuilt[kind] = dir
+	return dir, nil
+}
+
+// BuildPlugin is PluginDir, failing t on an error.
+func BuildPlugin(t testing.TB, kind string) string {
+	t.Helper()
+	dir, err := PluginDir(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// goBuild builds pkg in dir into bin (written whole: built aside, then
+// renamed), static.
+func goBuild(dir, bin, pkg string) error {
+	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, "go", "build", "-o", tmp, pkg)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	if out, err := c.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%v: %s", err, lastLine(out))
+	}
+	return os.Rename(tmp, bin)
+}
+
+func cacheDir() string {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	dir := filepath.Join(cache, "pact-test", "plugin-"+kind+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	bin := filepath.Join(dir, "pact-"+kind)
-	if _, err := os.Stat(bin); err != nil {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		c := exec.CommandContext(ctx, "go", "build", "-o", tmp, "github.com/pact-cli/pact/cmd/pact-"+kind)
-		c.Dir = root
-		c.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := c.CombinedOutput(); err != nil {
-			os.Remove(tmp)
-			t.Fatalf("building pact-%s: %v\n%s", kind, err, out)
-		}
-		if err := os.Rename(tmp, bin); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pluginBuilt[kind] = dir
-	return dir
+	return filepath.Join(cache, "pact-test")
 }
 
 // moduleRoot is the folder of pact's go.mod.
@@ -315,4 +368,9 @@ func moduleRoot() (string, error) {
 		return "", fmt.Errorf("go env GOMOD: %v", err)
 	}
 	return filepath.Dir(string(bytes.TrimSpace(gomod))), nil
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
 }
