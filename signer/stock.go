@@ -38,10 +38,16 @@ const (
 	// sends: only a token minted in the last seconds, while the key still
 	// signed, can still go out.
 	StockMaxAge = 10 * time.Second
-	// StockDepth is how many tokens per (kid, audience) a refill makes.
-	StockDepth = 8
-	// StockLow is the count under which a Take starts a refill.
-	StockLow = 4
+	// StockDepth is how many fresh tokens per (kid, claims) a refill
+	// leaves after a quiet spell; StockBurstDepth how many when refills
+	// follow each other within StockBurst (sends in a burst, a script).
+	StockDepth      = 8
+	StockBurstDepth = 32
+	StockBurst      = 2 * time.Second
+	// StockLow is the count under which a Take starts a refill: above
+	// StockDepth, so that a second send soon after the first makes the
+	// refill a burst one.
+	StockLow = 16
 )
 
 // StockDir is a Stock kept in one folder (0700), one file (0600) per token:
@@ -194,11 +200,23 @@ func (d *StockDir) Clear() error {
 }
 
 // Fill mints tokens for (audience, sub) with s until the stock holds
-// depth fresh ones for them (0 = StockDepth), all at once, and returns
-// how many it added. It is what a refill process runs.
+// depth fresh ones for them, all at once, and returns how many it added.
+// depth 0 means StockDepth, or StockBurstDepth when the previous Fill
+// ended less than StockBurst ago. It is what a refill process runs.
 func (d *StockDir) Fill(s *Signer, audience, sub string, depth int) (int, error) {
 	if depth == 0 {
 		depth = StockDepth
+		marker := filepath.Join(d.Dir, ".last-fill")
+		if fi, err := os.Stat(marker); err == nil && d.now().Sub(fi.ModTime()) < StockBurst {
+			depth = StockBurstDepth
+		}
+		defer func() {
+			os.MkdirAll(d.Dir, 0o700)
+			if f, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+				f.Close()
+			}
+			os.Chtimes(marker, d.now(), d.now())
+		}()
 	}
 	need := depth - d.Count(s.KID(), s.Issuer(), audience, sub)
 	if need <= 0 {

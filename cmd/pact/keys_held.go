@@ -18,7 +18,6 @@ import (
 
 	"github.com/pact-cli/pact/opener"
 	"github.com/pact-cli/pact/profile"
-	"github.com/pact-cli/pact/signer"
 	"github.com/pact-cli/pact/signer/keyuri"
 	"github.com/pact-cli/pact/signer/pkcs11"
 )
@@ -161,7 +160,7 @@ func newMintAheadCmd(a *app) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), mintAheadTimeout)
 			defer cancel()
 			done := make(chan error, 1)
-			go func() { _, err := stock.Fill(s, audience, sub, signer.StockDepth); done <- err }()
+			go func() { _, err := stock.Fill(s, audience, sub, 0); done <- err }()
 			select {
 			case err = <-done:
 			case <-ctx.Done():

@@ -25,9 +25,13 @@
 //  9. `pact chat` line mode: turns 2,501–3,000 vs turns 1–500 of one
 //     conversation, as processes                               target ≤ 1.25×
 //
+//  10. `pact send` with the signing key in AWS KMS 20 ms away (local-kms
+//     behind a delaying proxy) vs a keyring key               target ≤ 1.2×
+//
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
 // -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
+// -keys row 10 only;
 // -breakdown prints where one `pact send` spends its time (startup.go).
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
@@ -96,6 +100,7 @@ var (
 	sends       = flag.Int("sends", 300, "profiled sends for -breakdown")
 	keepProfile = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
 	rcptOnly    = flag.Bool("receipts", false, "run only the receipts list rows (8)")
+	keysOnly    = flag.Bool("keys", false, "run only row 10 (pact send with a KMS key 20 ms away vs a keyring key)")
 )
 
 func main() {
@@ -209,6 +214,9 @@ func run() ([]row, error) {
 	if *brkOnly {
 		return breakdown(tmp, pact, brand.CardURL, *sends)
 	}
+	if *keysOnly {
+		return kmsRows(tmp, pact, brand.CardURL, &jwks)
+	}
 
 	// 1. pact send vs curl with a pre-minted PA JWT.
 	hdr, err := curlHeaders(tmp, prov.Audience())
@@ -288,7 +296,12 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	cr, err := chatTurnRows(pact, brand.CardURL)
-	return append(rows, cr...), err
+	rows = append(rows, cr...)
+	if err != nil {
+		return rows, err
+	}
+	kr, err := kmsRows(tmp, pact, brand.CardURL, &jwks)
+	return append(rows, kr...), err
 }
 
 // releaseBuild is `go build` with the release's flags (.goreleaser.yaml:
