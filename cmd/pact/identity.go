@@ -24,7 +24,7 @@ type identityJSON struct {
 	// the profile's other secrets (os or file).
 	KeyURI      string `json:"keyUri"`
 	KeyLocation string `json:"keyLocation"`
-	KeyARN      string `json:"keyArn,omitempty"`
+	KeyARN      string `json:"keyArn"`
 	held        bool
 }
 

@@ -40,7 +40,7 @@ type keyJSON struct {
 	URI      string `json:"uri"`
 	Storage  string `json:"storage"`
 	Location string `json:"location"`
-	KeyARN   string `json:"keyArn,omitempty"`
+	KeyARN   string `json:"keyArn"`
 }
 
 func keyOut(p *profile.Profile, k profile.KeyInfo, live *publish.Live) keyJSON {

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -271,7 +272,7 @@ func buildLocalKMS() (string, error) {
 		}
 		h.Write(b)
 	}
-	bin := filepath.Join(cacheDir(), "localkms-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(cacheDir(), "localkms-"+hex.EncodeToString(h.Sum(nil))[:16]+exe)
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
@@ -314,7 +315,7 @@ func PluginDir(kind string) (string, error) {
 		h.Write(b)
 	}
 	dir := filepath.Join(cacheDir(), "plugin-"+kind+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	bin := filepath.Join(dir, "pact-"+kind)
+	bin := filepath.Join(dir, "pact-"+kind+exe)
 	if _, err := os.Stat(bin); err != nil {
 		if err := goBuild(root, bin, "./cmd/pact-"+kind); err != nil {
 			return "", fmt.Errorf("building pact-%s: %v", kind, err)
@@ -352,6 +353,10 @@ func goBuild(dir, bin, pkg string) error {
 	}
 	return os.Rename(tmp, bin)
 }
+
+// exe is the file name extension of programs here (".exe" on Windows, where
+// go build -o adds none and os/exec runs only names that have one).
+var exe = map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
 
 func cacheDir() string {
 	cache, err := os.UserCacheDir()

@@ -29,7 +29,7 @@ func start(t *testing.T) fixture {
 	t.Helper()
 	lk := testkeys.StartLocalKMS(t)
 	lk.SetEnv(t)
-	c := &keyplugin.Client{Kind: "awskms", Path: filepath.Join(testkeys.BuildPlugin(t, "awskms"), "pact-awskms")}
+	c := &keyplugin.Client{Kind: "awskms", Path: filepath.Join(testkeys.BuildPlugin(t, "awskms"), keyplugin.Program("awskms"))}
 	t.Cleanup(func() { c.Close() })
 	cfg, err := config.LoadDefaultConfig(context.Background())
 	if err != nil {
