@@ -152,3 +152,27 @@ func TestKMSPluginMissingSaysWhereToGetIt(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A data key (pact serve's, issue 28) wrapped under a KMS key through the
+// plugin comes back only under the same key and encryption context.
+func TestKMSDataKeyWrapThroughThePlugin(t *testing.T) {
+	f := start(t)
+	sym, err := f.sdk.CreateKey(ctx(t), &kms.CreateKeyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := aws.ToString(sym.KeyMetadata.Arn)
+	dataKey := []byte("0123456789abcdef0123456789abcdef")
+	encCtx := map[string]string{"pact": "data-key", "version": "1"}
+	ct, err := f.c.Encrypt(ctx(t), key, dataKey, encCtx)
+	if err != nil || len(ct) == 0 || strings.Contains(string(ct), string(dataKey)) {
+		t.Fatalf("Encrypt = %x, %v", ct, err)
+	}
+	pt, err := f.c.Decrypt(ctx(t), key, ct, encCtx)
+	if err != nil || string(pt) != string(dataKey) {
+		t.Fatalf("Decrypt = %q, %v", pt, err)
+	}
+	if _, err := f.c.Decrypt(ctx(t), key, ct, map[string]string{"pact": "data-key", "version": "2"}); !errors.Is(err, signer.ErrKeyUnavailable) {
+		t.Fatalf("Decrypt under another context = %v, want a refusal", err)
+	}
+}
