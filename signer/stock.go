@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // Stock keeps PA JWTs minted ahead by another process, for a key held
@@ -39,14 +41,12 @@ const (
 	// signed, can still go out.
 	StockMaxAge = 10 * time.Second
 	// StockDepth is how many fresh tokens per (kid, claims) a refill
-	// leaves after a quiet spell; StockBurstDepth how many when refills
-	// follow each other within StockBurst (sends in a burst, a script).
+	// keeps at first; StockBurstDepth the most it keeps while tokens are
+	// taken quickly (sends in a burst, a script).
 	StockDepth      = 8
 	StockBurstDepth = 32
-	StockBurst      = 2 * time.Second
-	// StockLow is the count under which a Take starts a refill: above
-	// StockDepth, so that a second send soon after the first makes the
-	// refill a burst one.
+	// StockLow is the count under which a Take starts a refill (unless
+	// one is running).
 	StockLow = 16
 )
 
@@ -142,17 +142,102 @@ func (d *StockDir) Take(kid, issuer, audience, sub string) (string, bool) {
 			break
 		}
 	}
-	if !ok {
+	if ok {
+		d.touch(lastTake)
+	} else {
 		list = nil
 	}
 	low := d.Low
 	if low == 0 {
 		low = StockLow
 	}
-	if len(list) < low && d.Refill != nil {
+	if len(list) < low && d.Refill != nil && !d.Refilling() {
 		d.Refill(kid, audience)
 	}
 	return tok, ok
+}
+
+// Files of the stock folder besides the tokens (names starting with a dot
+// are never tokens).
+const (
+	lastTake   = ".last-take"   // touched by every Take that hands out a token
+	refillLock = ".refill.lock" // held by the one refill process running
+)
+
+func (d *StockDir) touch(name string) {
+	p := filepath.Join(d.Dir, name)
+	now := d.now()
+	if os.Chtimes(p, now, now) == nil {
+		return
+	}
+	if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		f.Close()
+		os.Chtimes(p, now, now)
+	}
+}
+
+// LastTake is when a token was last handed out (zero when never).
+func (d *StockDir) LastTake() time.Time {
+	fi, err := os.Stat(filepath.Join(d.Dir, lastTake))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// LockRefill takes the stock's refill lock without waiting: ok is false
+// when another refill holds it. unlock releases it.
+func (d *StockDir) LockRefill() (unlock func(), ok bool) {
+	if err := os.MkdirAll(d.Dir, 0o700); err != nil {
+		return nil, false
+	}
+	l := flock.New(filepath.Join(d.Dir, refillLock))
+	if got, err := l.TryLock(); err != nil || !got {
+		return nil, false
+	}
+	return func() { l.Unlock() }, true
+}
+
+// Refilling reports whether a refill process holds the lock now.
+func (d *StockDir) Refilling() bool {
+	unlock, ok := d.LockRefill()
+	if ok {
+		unlock()
+	}
+	return !ok
+}
+
+// KeepFilled is a refill process's loop: it keeps the stock of tokens for
+// (audience, sub) signed by s topped up, every poll, starting at
+// StockDepth tokens and doubling up to StockBurstDepth while they are
+// taken faster than a poll's worth; it returns when no token was taken
+// for idle, after life in all, when still() is false (another key became
+// the active one) or on the first error (the key no longer signs).
+func (d *StockDir) KeepFilled(s *Signer, audience, sub string, poll, idle, life time.Duration, still func() bool) error {
+	start := d.now()
+	depth := StockDepth
+	for round := 0; ; round++ {
+		if !still() {
+			return nil
+		}
+		n := d.Count(s.KID(), s.Issuer(), audience, sub)
+		if round > 0 && n < depth/2 && depth < StockBurstDepth {
+			depth *= 2
+		}
+		if n < depth {
+			if _, err := d.Fill(s, audience, sub, depth); err != nil {
+				return err
+			}
+		}
+		last := d.LastTake()
+		if last.Before(start) {
+			last = start
+		}
+		if now := d.now(); now.Sub(last) > idle || now.Sub(start) > life {
+			return nil
+		}
+		time.Sleep(poll)
+	}
 }
 
 // Count is the number of fresh tokens signed by kid for these claims.
@@ -190,33 +275,30 @@ func (d *StockDir) Put(kid, issuer, audience, sub string, iat time.Time, tokens 
 	return nil
 }
 
-// Clear removes every token in the stock (a key retired or replaced).
+// Clear removes every token in the stock (a key retired, replaced, or
+// found unable to sign). The refill lock stays: a process may hold it.
 func (d *StockDir) Clear() error {
-	err := os.RemoveAll(d.Dir)
+	ents, err := os.ReadDir(d.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return err
+	var errs []error
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), ".new-") {
+			if err := os.Remove(filepath.Join(d.Dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(append(errs, err)...)
 }
 
 // Fill mints tokens for (audience, sub) with s until the stock holds
-// depth fresh ones for them, all at once, and returns how many it added.
-// depth 0 means StockDepth, or StockBurstDepth when the previous Fill
-// ended less than StockBurst ago. It is what a refill process runs.
+// depth fresh ones for them (0 = StockDepth), all at once, and returns
+// how many it added. It is what a refill process runs.
 func (d *StockDir) Fill(s *Signer, audience, sub string, depth int) (int, error) {
 	if depth == 0 {
 		depth = StockDepth
-		marker := filepath.Join(d.Dir, ".last-fill")
-		if fi, err := os.Stat(marker); err == nil && d.now().Sub(fi.ModTime()) < StockBurst {
-			depth = StockBurstDepth
-		}
-		defer func() {
-			os.MkdirAll(d.Dir, 0o700)
-			if f, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-				f.Close()
-			}
-			os.Chtimes(marker, d.now(), d.now())
-		}()
 	}
 	need := depth - d.Count(s.KID(), s.Issuer(), audience, sub)
 	if need <= 0 {

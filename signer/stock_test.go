@@ -1,6 +1,7 @@
 package signer
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -113,5 +114,42 @@ func TestSection3_2_AheadTakesFromTheStockFirst(t *testing.T) {
 	// Empty: Ahead signs on the spot.
 	if _, err := s.Ahead("aud", "sub").Token(); err != nil || o.calls.Load() == before {
 		t.Fatalf("no token signed on the spot: %v", err)
+	}
+}
+
+// A refill process keeps the stock topped up, deeper while tokens are
+// taken quickly; it stops when another key becomes the active one, and
+// on the first signature that fails.
+func TestSection3_2_KeepFilledFollowsDemandAndStops(t *testing.T) {
+	s, _, o := heldSigner(t, ES256)
+	d := &StockDir{Dir: filepath.Join(t.TempDir(), "ahead")}
+	rounds, most := 0, 0
+	err := d.KeepFilled(s, "aud", "sub", 0, time.Hour, time.Hour, func() bool {
+		rounds++
+		if n := d.Count(s.KID(), s.Issuer(), "aud", "sub"); n > most {
+			most = n
+		}
+		for i := 0; i < 12; i++ { // sends in a burst
+			d.Take(s.KID(), s.Issuer(), "aud", "sub")
+		}
+		return rounds < 6
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most != StockBurstDepth {
+		t.Fatalf("the stock held at most %d tokens during a burst, want it to grow to %d", most, StockBurstDepth)
+	}
+
+	// The key signs with another key now: the refill stops with the error.
+	other, _ := Generate(ES256, 0)
+	o.signWith = other
+	d2 := &StockDir{Dir: filepath.Join(t.TempDir(), "ahead")}
+	err = d2.KeepFilled(s, "aud", "sub", 0, time.Hour, time.Hour, func() bool { return true })
+	if !errors.Is(err, ErrKeyMismatch) {
+		t.Fatalf("KeepFilled = %v, want ErrKeyMismatch", err)
+	}
+	if n := d2.Count(s.KID(), s.Issuer(), "aud", "sub"); n != 0 {
+		t.Fatalf("%d tokens stocked by a key that is not the published one", n)
 	}
 }

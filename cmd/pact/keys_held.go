@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/gofrs/flock"
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/opener"
@@ -112,8 +110,15 @@ func (a *app) mintAhead(audience string) {
 	}
 }
 
-// mintAheadTimeout bounds one refill.
-const mintAheadTimeout = 60 * time.Second
+// A refill process (pact key __mint-ahead) keeps the stock topped up,
+// looking every mintAheadPoll, until no token was taken for mintAheadIdle
+// (well inside signer.StockMaxAge, so that it does not re-mint tokens that
+// only expired) or after mintAheadLife.
+const (
+	mintAheadPoll = 50 * time.Millisecond
+	mintAheadIdle = 3 * time.Second
+	mintAheadLife = 60 * time.Second
+)
 
 func newMintAheadCmd(a *app) *cobra.Command {
 	var audience string
@@ -127,6 +132,7 @@ func newMintAheadCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			background()
 			p.MintAhead, p.PIN = nil, nil // never start another one, never prompt
 			act := c.Active()
 			if act == nil || !act.KeyURI().Held() || audience == "" {
@@ -140,32 +146,26 @@ func newMintAheadCmd(a *app) *cobra.Command {
 				return fmt.Errorf("no registered Provider has the audience %q", audience)
 			}
 			stock := p.Stock()
-			if err := os.MkdirAll(stock.Dir, 0o700); err != nil {
-				return err
-			}
 			// One refill at a time per profile; another one running is enough.
-			lock := flock.New(filepath.Join(stock.Dir, ".refill.lock"))
-			if ok, err := lock.TryLock(); err != nil || !ok {
+			unlock, ok := stock.LockRefill()
+			if !ok {
 				return nil
 			}
-			defer lock.Unlock()
+			defer unlock()
 			s, err := p.Signer(c)
 			if err != nil {
+				stock.Clear()
 				return err
 			}
 			sub, err := p.Sub(audience)
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), mintAheadTimeout)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { _, err := stock.Fill(s, audience, sub, 0); done <- err }()
-			select {
-			case err = <-done:
-			case <-ctx.Done():
-				err = errors.New("minting ahead took too long")
+			still := func() bool {
+				cur, err := p.Load()
+				return err == nil && cur.Issuer == c.Issuer && cur.Active() != nil && cur.Active().KID == s.KID()
 			}
+			err = stock.KeepFilled(s, audience, sub, mintAheadPoll, mintAheadIdle, mintAheadLife, still)
 			if err != nil {
 				// The key no longer signs (disabled, deleted, swapped, PIN
 				// changed): no token it signed before is handed out any

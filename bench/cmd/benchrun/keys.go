@@ -81,17 +81,33 @@ func kmsRows(tmp, pact, card string, jwks *atomic.Value) ([]row, error) {
 		Keys []json.RawMessage `json:"keys"`
 	}{append(set1.Keys, set2.Keys...)})
 	jwks.Store(both)
-	if err := sh(nil, pact, "--profile", "kms", "send", card, "hello"); err != nil {
-		return nil, err
+	// The demo Provider fetched the JWKS before it held the KMS key, and
+	// fetches it again on an unknown kid at most once a second.
+	for try := 0; ; try++ {
+		err := sh(nil, pact, "--profile", "kms", "send", card, "hello")
+		if err == nil {
+			break
+		}
+		if try == 5 {
+			return nil, err
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
-	res, err := hyperfine(tmp, *runs,
-		cmd{"pact send, keyring key", pact + " send " + card + " status-of-A-88213"},
-		cmd{"pact send, KMS key 20 ms away", pact + " --profile kms send " + card + " status-of-A-88213"})
+	// Twice, in both orders, so that the load of a shared machine drifting
+	// during a run weighs on both sides alike.
+	keyring := cmd{"pact send, keyring key", pact + " send " + card + " status-of-A-88213"}
+	remote := cmd{"pact send, KMS key 20 ms away", pact + " --profile kms send " + card + " status-of-A-88213"}
+	r1, err := hyperfine(tmp, *runs, keyring, remote)
 	if err != nil {
 		return nil, err
 	}
-	return []row{{name: "10. pact send: KMS key 20 ms away vs keyring key", value: fmt.Sprintf("%.1f ms vs %.1f ms", res[1]*1e3, res[0]*1e3),
-		ratio: res[1] / res[0], target: 1.2}}, nil // issue 27: at most 1.2×
+	r2, err := hyperfine(tmp, *runs, remote, keyring)
+	if err != nil {
+		return nil, err
+	}
+	kr, rr := (r1[0]+r2[1])/2, (r1[1]+r2[0])/2
+	return []row{{name: "10. pact send: KMS key 20 ms away vs keyring key", value: fmt.Sprintf("%.1f ms vs %.1f ms", rr*1e3, kr*1e3),
+		ratio: rr / kr, target: 1.2}}, nil // issue 27: at most 1.2×
 }
 
 // delayProxy forwards every connection made to it to upstream, holding
