@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,9 +81,22 @@ func keyCondition(cond string) (ok, known bool) {
 }
 
 func cmdLocalKMS(ts *testscript.TestScript, neg bool, args []string) {
-	k, err := testkeys.StartLocalKMSIn(ts.MkAbs("kmsdata"))
-	if err != nil {
-		ts.Fatalf("%v", err)
+	// Any free port, but not one the script's setup set aside (closed
+	// again, so the system may hand it out): jwks serve and the demo need them.
+	reserved := map[string]bool{}
+	for _, v := range []string{"JWKS_ADDR", "DEMO_ADDR1", "DEMO_ADDR2", "DEAD"} {
+		reserved[strings.TrimPrefix(ts.Getenv(v), "http://")] = true
+	}
+	var k *testkeys.LocalKMS
+	for try := 0; ; try++ {
+		var err error
+		if k, err = testkeys.StartLocalKMSIn(ts.MkAbs(fmt.Sprintf("kmsdata%d", try))); err != nil {
+			ts.Fatalf("%v", err)
+		}
+		if !reserved[strings.TrimPrefix(k.URL, "http://")] || try == 5 {
+			break
+		}
+		k.Stop()
 	}
 	ts.Defer(k.Stop)
 	for _, kv := range k.Env() {
