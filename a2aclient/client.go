@@ -55,6 +55,9 @@ type Client struct {
 	MaxStreamEvent int64
 	MaxStreamSize  int64
 	StreamStall    time.Duration
+	// MaxStreamDuration bounds how long Stream reads one reply, every
+	// attempt included (0 = DefaultMaxStreamDuration): STREAM_TOO_LONG.
+	MaxStreamDuration time.Duration
 }
 
 // Request is one message:send.
@@ -125,6 +128,56 @@ type Error struct {
 	// Provider's Date header (negative: ahead); 0 when unknown. Beyond
 	// httpx.MaxClockSkew the message blames the clock.
 	ClockOffset time.Duration
+
+	// Metadata is the ErrorInfo's metadata of an A2A error (AIP-193:
+	// string keys and values), nil when it has none.
+	Metadata map[string]string
+	// Fields are the fields named by a google.rpc.BadRequest detail's
+	// fieldViolations (AIP-193), as the Provider wrote them.
+	Fields []string
+
+	// Reached is set when the Provider is known to have received the
+	// message although no reply could be used: an attempt was answered
+	// 200 (a reply pact could not read or that broke a limit, a stream
+	// cut or failed after it began). The Brand's agent may have acted on
+	// it (PACT §4.3).
+	Reached bool
+	// Earlier is set when an attempt before the last may have been
+	// processed by the Provider (it got no answer, a 5xx, a 408 or a 200
+	// that could not be used): whatever the last answer says, the
+	// Provider may already hold the message.
+	Earlier bool
+	// refused is set on an attempt known not to have been processed
+	// although its status does not say so: an A2A error that was the
+	// first event of a stream, or a delegation token that could not be
+	// had (nothing sent).
+	refused bool
+}
+
+// Unprocessed reports whether the message is known not to have been
+// processed by the Provider: no attempt may have been (not Earlier, not
+// Reached), and the last was refused before processing: a 4xx error answer
+// (§6; 408 Request Timeout excepted, the request may have been read), an
+// A2A error as a stream's first event, or nothing was sent. Everything
+// else (no answer, a 5xx, a stream cut) leaves the outcome unknown.
+func (e *Error) Unprocessed() bool {
+	if e.Earlier || e.Reached {
+		return false
+	}
+	return e.refused || (e.HTTPStatus >= 400 && e.HTTPStatus < 500 && e.HTTPStatus != http.StatusRequestTimeout)
+}
+
+// AfterAttempts records on err (an *Error from a later request for the
+// same message, e.g. message:send after message:stream could not stream)
+// that the attempts of prior may have reached the Provider (Earlier), or
+// did (Reached). err is returned.
+func AfterAttempts(err, prior error) error {
+	var e, p *Error
+	if errors.As(err, &e) && errors.As(prior, &p) && !p.Unprocessed() {
+		e.Earlier = true
+		e.Reached = e.Reached || p.Reached
+	}
+	return err
 }
 
 // Error is the failure in plain words for people: what happened and what
@@ -142,7 +195,7 @@ func (e *Error) Error() string {
 			b.WriteString("the Provider did not accept this personal agent's identity: " + hint)
 			break
 		}
-		b.WriteString("the Provider did not accept this personal agent's identity. Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and the clock")
+		b.WriteString("the Provider did not accept this personal agent's identity. Check that it is registered with this issuer and audience (`pact whoami`), that `pact jwks serve` (or your jwks_uri) is reachable, and that this machine's clock is right")
 	case ReasonInvalidToken:
 		b.WriteString("the Provider no longer accepts your permission at this Brand: log in again with `pact login`")
 	case ReasonNotFound:
@@ -160,10 +213,12 @@ func (e *Error) Error() string {
 		b.WriteString("the Provider does not stream replies although its card says so")
 	case ReasonTooLarge:
 		b.WriteString("the Brand's reply was refused as too large: " + e.Message)
+	case ReasonTooLong:
+		b.WriteString("the Brand's reply kept streaming (" + e.Message + "), so pact stopped reading it: the message may have been delivered and acted on; look at the conversation, or ask the Brand, before sending it again")
 	case ReasonStalled:
 		b.WriteString("the Brand's reply stopped arriving (" + e.Message + ") and could not be picked up again; send the message again (the agent will not act twice)")
 	case ReasonInvalidParams:
-		b.WriteString("the Provider refused the message as not valid for this conversation")
+		b.WriteString("the Provider refused the message as not valid; tell the Brand if it persists")
 	case ReasonContentTypeNotSupport:
 		b.WriteString("the Provider accepts only text messages")
 	case ReasonUnsupportedOperation:
@@ -262,7 +317,10 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 		max = 4
 	}
 	url := strings.TrimRight(req.InterfaceURL, "/") + "/message:send"
-	var last *Error
+	var (
+		last *Error
+		seen attempts
+	)
 	for attempt := 1; ; attempt++ {
 		resp, e := c.once(ctx, url, body, req)
 		if e == nil {
@@ -270,9 +328,13 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 			return resp, nil
 		}
 		if e.Reason == reasonMint {
+			if last != nil {
+				return nil, last // an earlier attempt's answer says more
+			}
 			return nil, e.Err // not an answer from anyone: nothing was sent
 		}
 		e.Attempts = attempt
+		seen.add(e)
 		last = e
 		if ctx.Err() != nil {
 			return nil, last
@@ -295,6 +357,20 @@ func (c *Client) Send(ctx context.Context, req Request) (*Response, error) {
 			return nil, last
 		}
 	}
+}
+
+// attempts is what the attempts for one message told so far: whether one
+// may have been processed (Error.Earlier of the next) and whether one was
+// received (Error.Reached).
+type attempts struct{ processed, reached bool }
+
+// add notes e, the error of the latest attempt, with what the attempts
+// before it told.
+func (a *attempts) add(e *Error) {
+	e.Earlier = e.Earlier || a.processed
+	e.Reached = e.Reached || a.reached
+	a.processed = a.processed || !e.Unprocessed()
+	a.reached = e.Reached
 }
 
 // retryWait is the wait before retry attempt+1 after e, for Send and
@@ -356,16 +432,17 @@ func (c *Client) once(ctx context.Context, url string, body []byte, req Request)
 	defer resp.Body.Close()
 	data, rerr := httpx.ReadBody(resp.Body, MaxReplySize)
 	if resp.StatusCode == http.StatusOK {
+		// Answered 200: the Provider has the message, whatever follows.
 		if rerr != nil {
 			var tl *httpx.ErrBodyTooLarge
 			if errors.As(rerr, &tl) {
-				return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: rerr.Error()}
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: rerr.Error(), Reached: true}
 			}
-			return nil, &Error{Reason: ReasonNetwork, Err: rerr}
+			return nil, &Error{Reason: ReasonNetwork, Err: rerr, Reached: true}
 		}
 		r, perr := ParseReply(data)
 		if perr != nil {
-			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: perr.Error()}
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: perr.Error(), Reached: true}
 		}
 		return r, nil
 	}
@@ -477,14 +554,10 @@ func errorFromResponse(resp *http.Response, data []byte) *Error {
 		return e
 	}
 	var env Envelope
-	if json.Unmarshal(data, &env) == nil && (env.Error.Status != "" || env.Error.Message != "" || len(env.Error.Details) > 0) {
-		e.Status, e.Message = env.Error.Status, env.Error.Message
-		e.Reason = env.ReasonOf()
-		if e.Reason == "" {
-			e.Reason = ReasonUnknown
-			if e.Message == "" {
-				e.Message = fmt.Sprintf("HTTP %d with an A2A error that has no ErrorInfo reason", resp.StatusCode)
-			}
+	if json.Unmarshal(data, &env) == nil && env.isError() {
+		env.fill(e)
+		if e.Reason == ReasonUnknown && e.Message == "" {
+			e.Message = fmt.Sprintf("HTTP %d with an A2A error that has no ErrorInfo reason", resp.StatusCode)
 		}
 		return e
 	}

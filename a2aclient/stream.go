@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,21 @@ const (
 	// ReasonTooLarge: an event or the whole stream broke a size limit
 	// (Client.MaxStreamEvent, MaxStreamSize); Message names the limit.
 	ReasonTooLarge = "STREAM_TOO_LARGE"
+	// ReasonTooLong: the reply kept streaming (events kept coming, so it
+	// never stalled) past Client.MaxStreamDuration; pact stopped reading.
+	// The message may have been delivered and acted on: its outcome is
+	// unknown, and it stays on record under its messageId (PACT §4.3).
+	ReasonTooLong = "STREAM_TOO_LONG"
 )
+
+// DefaultMaxStreamDuration is the longest a streamed reply is read, every
+// attempt and resume included (10 minutes): a stream whose events keep
+// coming never stalls, and would otherwise be read forever.
+const DefaultMaxStreamDuration = 10 * time.Minute
+
+// errStreamTooLong is the cause of the context that ends a stream read
+// past MaxStreamDuration.
+var errStreamTooLong = errors.New("the reply stream went on too long")
 
 // StreamEvent is one event of a streamed reply, given to Stream's
 // callback as it arrives.
@@ -44,7 +59,10 @@ type StreamEvent struct {
 	// Text is the reply's text so far: the artifacts' text parts (chunks
 	// of one artifact joined as they came, artifacts by blank lines), or
 	// the status message's text when there are no artifacts. It may shrink
-	// or change after a resume (Resumed).
+	// or change after a resume (Resumed). It grows in place (a later Text
+	// shares the bytes of an earlier one, so comparing them is cheap); a
+	// stream that keeps adding to earlier artifacts may see it lag behind
+	// until the reply is complete (assembly.text).
 	Text string
 	// Resumed is set on the first event after the stream was broken and
 	// picked up again (by tasks/{id}:subscribe or by sending again).
@@ -79,7 +97,9 @@ type StreamFunc func(StreamEvent)
 // NOT_A_STREAM (a 200 that is not text/event-stream); the caller then uses
 // Send. Limits (MaxStreamEvent, MaxStreamSize) fail with STREAM_TOO_LARGE
 // and a message naming the limit; they are not retried. A stream silent
-// for StreamStall that cannot be resumed fails with STREAM_STALLED.
+// for StreamStall that cannot be resumed fails with STREAM_STALLED; one
+// still going after MaxStreamDuration (every attempt included) with
+// STREAM_TOO_LONG, naming the messageId.
 func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Response, error) {
 	if req.Message == nil || req.Message.ID == "" {
 		return nil, errors.New("a2aclient: message and messageId are required")
@@ -95,7 +115,22 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 	base := strings.TrimRight(req.InterfaceURL, "/")
 	asm := &assembly{}
 	resumed := false
-	var last *Error
+	var (
+		last *Error
+		seen attempts
+	)
+	// One deadline for the whole reply, every attempt and resume included.
+	limit := c.MaxStreamDuration
+	if limit <= 0 {
+		limit = DefaultMaxStreamDuration
+	}
+	callerCtx := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errStreamTooLong)
+	defer cancel()
+	tooLong := func(attempt int) *Error {
+		return &Error{HTTPStatus: 200, Reason: ReasonTooLong, Attempts: attempt, Err: errStreamTooLong,
+			Message: fmt.Sprintf("it was still streaming after %s, pact's limit; messageId %s", durationWords(limit), req.Message.ID)}
+	}
 	for attempt := 1; ; attempt++ {
 		target, payload := base+"/message:stream", body
 		subscribing := asm.taskID() != ""
@@ -108,17 +143,26 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 			return resp, nil
 		}
 		if e.Reason == reasonMint {
+			if last != nil {
+				return nil, last // an earlier attempt's answer says more
+			}
 			return nil, e.Err
 		}
 		e.Attempts = attempt
+		seen.add(e)
 		last = e
+		if callerCtx.Err() == nil && errors.Is(context.Cause(ctx), errStreamTooLong) {
+			return nil, tooLong(attempt)
+		}
 		if ctx.Err() != nil {
 			return nil, last
 		}
-		if subscribing && e.HTTPStatus != 0 && e.HTTPStatus < 500 && e.Reason != ReasonRateLimited {
+		if subscribing && ((e.HTTPStatus >= 400 && e.HTTPStatus < 500) || e.refused) && e.Reason != ReasonRateLimited {
 			// The Provider will not resume this task (A2A answers a
 			// finished task's subscribe with UNSUPPORTED_OPERATION): send
-			// the message again, same messageId, for the stored reply.
+			// the message again, same messageId, for the stored reply. A
+			// stream it answered but pact refused (too large, not this
+			// message's task) is final.
 			asm.forgetTask()
 			if attempt >= max {
 				return nil, last
@@ -145,6 +189,9 @@ func (c *Client) Stream(ctx context.Context, req Request, on StreamFunc) (*Respo
 		}
 		if wait > 0 {
 			if err := c.sleep(ctx, wait); err != nil {
+				if callerCtx.Err() == nil && errors.Is(context.Cause(ctx), errStreamTooLong) {
+					return nil, tooLong(attempt)
+				}
 				return nil, last
 			}
 		}
@@ -206,8 +253,10 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 		}
 		return nil, e
 	}
+	// Answered 200: the Provider has the message, whatever follows
+	// (Error.Reached).
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-		return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream,
+		return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Reached: true,
 			Message: fmt.Sprintf("message:stream answered %q, not text/event-stream", resp.Header.Get("Content-Type"))}
 	}
 	maxEvent, maxTotal, stall := c.streamLimits()
@@ -220,35 +269,37 @@ func (c *Client) streamOnce(ctx context.Context, target string, body []byte, req
 			var le *SSELimitError
 			switch {
 			case errors.As(err, &le):
-				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error()}
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonTooLarge, Message: le.Error(), Reached: true}
 			case errors.Is(err, ErrStalled):
-				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("no event arrived for %s", stall), Err: ErrStalled}
+				return nil, &Error{Reason: ReasonStalled, Message: fmt.Sprintf("no event arrived for %s", stall), Err: ErrStalled, Reached: true}
 			case errors.Is(err, ErrNotSSE):
-				return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Message: "message:stream answered text/event-stream with a body that is not Server-Sent Events"}
+				return nil, &Error{HTTPStatus: 200, Reason: ReasonNotStream, Reached: true, Message: "message:stream answered text/event-stream with a body that is not Server-Sent Events"}
 			case errors.Is(err, io.EOF):
-				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete")}
+				return nil, &Error{Reason: ReasonNetwork, Err: errors.New("the reply stream ended before the reply was complete"), Reached: true}
 			case ctx.Err() != nil:
-				return nil, &Error{Reason: ReasonNetwork, Err: ctx.Err()}
+				return nil, &Error{Reason: ReasonNetwork, Err: ctx.Err(), Reached: true}
 			}
-			return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err)}
+			return nil, &Error{Reason: ReasonNetwork, Err: httpx.Describe(err), Reached: true}
 		}
 		data := validUTF8(ev.Data)
 		if ev.Type == "error" || isErrorEvent(data) {
 			var env Envelope
-			if json.Unmarshal(data, &env) == nil && (env.Error.Status != "" || env.Error.Message != "" || len(env.Error.Details) > 0) {
-				e := &Error{HTTPStatus: 200, Status: env.Error.Status, Message: env.Error.Message, Reason: env.ReasonOf()}
-				if e.Reason == "" {
-					e.Reason = ReasonUnknown
-				}
+			if json.Unmarshal(data, &env) == nil && env.isError() {
+				e := &Error{HTTPStatus: 200}
+				env.fill(e)
+				// The stream's first event an error: a refusal, as an error
+				// answer would be; after other events, the Provider had
+				// begun the turn.
+				e.refused, e.Reached = first, !first
 				return nil, e
 			}
 		}
 		var sresp a2a.StreamResponse
 		if err := json.Unmarshal(data, &sresp); err != nil {
-			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: "an event of the reply stream is not a valid A2A event: " + err.Error()}
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Reached: true, Message: "an event of the reply stream is not a valid A2A event: " + err.Error()}
 		}
 		if err := asm.add(sresp.Event); err != nil {
-			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Message: err.Error()}
+			return nil, &Error{HTTPStatus: 200, Reason: ReasonBadReply, Reached: true, Message: err.Error()}
 		}
 		if on != nil {
 			on(StreamEvent{Raw: json.RawMessage(data), Event: sresp.Event, Text: asm.text(), Resumed: first && resumed, TaskID: asm.taskID()})
@@ -271,13 +322,58 @@ func isErrorEvent(data []byte) bool {
 	return ok && len(m) == 1
 }
 
-// assembly is the reply as the stream has told it so far.
+// assembly is the reply as the stream has told it so far. Its cost is
+// linear in the stream: an appended chunk is added to its artifact's parts
+// and to the text so far in place (amortised O(chunk)), never by copying
+// what came before (issue 31 item 14: 40,000 tiny chunks took 172 s of CPU
+// when each one copied the parts and joined the whole text again).
 type assembly struct {
 	msg    *a2a.Message
 	task   *a2a.Task
 	done   bool
 	events int
+	// named and contextID are the task and the conversation the reply
+	// belongs to, once an event has named them; they are kept when the
+	// task is forgotten (forgetTask): a resumed stream, or the message sent
+	// again, must tell of the same task in the same conversation.
+	named     a2a.TaskID
+	contextID string
+
+	// arts is the text of each artifact of task, in task.Artifacts' order;
+	// full is their join (ArtifactText), valid while fullOK. Appending to
+	// the last artifact, or adding one, extends full in place; anything
+	// else (a chunk for an earlier artifact, a replaced artifact or task)
+	// makes it be joined again by text(), which copies at most
+	// maxRejoin bytes over the whole stream (then text() keeps the last
+	// text it gave until the reply is complete).
+	arts     []*strings.Builder
+	full     strings.Builder
+	fullOK   bool
+	rejoined int64
+	lastText string
 }
+
+// belongs refuses an event of another task or conversation than the one
+// this reply already named (a resumed stream answered with another task's
+// events, or a Provider mixing streams up), and remembers the first ones
+// named. task is "" for an event that names none.
+func (a *assembly) belongs(task a2a.TaskID, contextID string) error {
+	if a.contextID != "" && contextID != a.contextID {
+		return fmt.Errorf("the stream's event is in conversation %q, not %q: it is not the reply to this message", contextID, a.contextID)
+	}
+	if task != "" && a.named != "" && task != a.named {
+		return fmt.Errorf("the stream's event is for task %q, not %q: it is not the reply to this message", task, a.named)
+	}
+	a.contextID = contextID
+	if task != "" {
+		a.named = task
+	}
+	return nil
+}
+
+// maxRejoin bounds the bytes text() copies to join the artifacts again
+// over one stream: four times the largest stream (DefaultMaxStreamSize).
+const maxRejoin = 4 * DefaultMaxStreamSize
 
 func (a *assembly) taskID() string {
 	if a.task == nil {
@@ -287,7 +383,28 @@ func (a *assembly) taskID() string {
 }
 
 // forgetTask drops the task, so the next attempt sends the message again.
-func (a *assembly) forgetTask() { a.task = nil }
+func (a *assembly) forgetTask() { a.setTask(nil) }
+
+// setTask replaces the task (and the artifacts' text) with t.
+func (a *assembly) setTask(t *a2a.Task) {
+	a.task, a.arts, a.fullOK = t, nil, false
+	a.full.Reset()
+	if t == nil {
+		return
+	}
+	// The task is the assembly's own from here: appends edit it in place.
+	t.Artifacts = slices.Clone(t.Artifacts)
+	for i, art := range t.Artifacts {
+		b := &strings.Builder{}
+		if art != nil {
+			cp := *art
+			cp.Parts = slices.Clone(art.Parts)
+			t.Artifacts[i] = &cp
+			b.WriteString(partsText(art.Parts, ""))
+		}
+		a.arts = append(a.arts, b)
+	}
+}
 
 // add applies one event. A task event replaces what was known of the task
 // (a subscribe starts with the task's current state, A2A 1.0 §3.1.6).
@@ -301,13 +418,19 @@ func (a *assembly) add(ev a2a.Event) error {
 		if e.ContextID == "" {
 			return errors.New("the stream's message has no contextId")
 		}
+		if err := a.belongs(e.TaskID, e.ContextID); err != nil {
+			return err
+		}
 		a.msg, a.done = e, true
 	case *a2a.Task:
 		if e.ContextID == "" || e.ID == "" {
 			return errors.New("the stream's task has no id or contextId")
 		}
+		if err := a.belongs(e.ID, e.ContextID); err != nil {
+			return err
+		}
 		t := *e
-		a.task = &t
+		a.setTask(&t)
 		a.done = finalState(t.Status.State)
 	case *a2a.TaskStatusUpdateEvent:
 		if err := a.ensureTask(e.TaskID, e.ContextID); err != nil {
@@ -339,8 +462,11 @@ func (a *assembly) ensureTask(id a2a.TaskID, contextID string) error {
 	if id == "" || contextID == "" {
 		return errors.New("the stream's update has no taskId or contextId")
 	}
+	if err := a.belongs(id, contextID); err != nil {
+		return err
+	}
 	if a.task == nil {
-		a.task = &a2a.Task{ID: id, ContextID: contextID}
+		a.setTask(&a2a.Task{ID: id, ContextID: contextID})
 		return nil
 	}
 	if a.task.ID != id {
@@ -350,20 +476,52 @@ func (a *assembly) ensureTask(id a2a.TaskID, contextID string) error {
 }
 
 func (a *assembly) addArtifact(e *a2a.TaskArtifactUpdateEvent) {
+	chunk := partsText(e.Artifact.Parts, "")
+	last := len(a.task.Artifacts) - 1
 	for i, old := range a.task.Artifacts {
-		if old.ID != e.Artifact.ID {
+		if old == nil || old.ID != e.Artifact.ID {
 			continue
 		}
 		if e.Append {
-			merged := *old
-			merged.Parts = append(append(a2a.ContentParts{}, old.Parts...), e.Artifact.Parts...)
-			a.task.Artifacts[i] = &merged
+			// In place: this artifact is the assembly's own (setTask, below).
+			old.Parts = append(old.Parts, e.Artifact.Parts...)
+			if i == last && a.fullOK {
+				a.extendFull(a.arts[i].Len() == 0, chunk)
+			} else {
+				a.fullOK = false
+			}
+			a.arts[i].WriteString(chunk)
 		} else {
-			a.task.Artifacts[i] = e.Artifact
+			cp := *e.Artifact
+			cp.Parts = slices.Clone(e.Artifact.Parts)
+			a.task.Artifacts[i] = &cp
+			a.arts[i] = &strings.Builder{}
+			a.arts[i].WriteString(chunk)
+			a.fullOK = false
 		}
 		return
 	}
-	a.task.Artifacts = append(a.task.Artifacts, e.Artifact)
+	cp := *e.Artifact
+	cp.Parts = slices.Clone(e.Artifact.Parts)
+	a.task.Artifacts = append(a.task.Artifacts, &cp)
+	b := &strings.Builder{}
+	b.WriteString(chunk)
+	a.arts = append(a.arts, b)
+	if a.fullOK {
+		a.extendFull(true, chunk)
+	}
+}
+
+// extendFull adds chunk to the joined text: after a blank line when it
+// starts an artifact's text and text came before.
+func (a *assembly) extendFull(starts bool, chunk string) {
+	if chunk == "" {
+		return
+	}
+	if starts && a.full.Len() > 0 {
+		a.full.WriteString("\n\n")
+	}
+	a.full.WriteString(chunk)
 }
 
 // finalState: the stream of a task in this state has ended (terminal, or
@@ -372,7 +530,9 @@ func finalState(s a2a.TaskState) bool {
 	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
 }
 
-// text is the reply's text so far (see StreamEvent.Text).
+// text is the reply's text so far (see StreamEvent.Text). While the
+// stream goes on it costs O(1) (the joined text is kept, joined again only
+// within maxRejoin).
 func (a *assembly) text() string {
 	if a.msg != nil {
 		return partsText(a.msg.Parts, "\n\n")
@@ -383,7 +543,23 @@ func (a *assembly) text() string {
 	if a.done && a.task.Status.Message != nil {
 		return partsText(a.task.Status.Message.Parts, "\n\n")
 	}
-	return ArtifactText(a.task)
+	if !a.fullOK {
+		var n int64
+		for _, b := range a.arts {
+			n += int64(b.Len()) + 2
+		}
+		if a.rejoined+n > maxRejoin && !a.done {
+			return a.lastText // joined often enough: the complete reply comes at the end
+		}
+		a.rejoined += n
+		a.full.Reset()
+		for _, b := range a.arts {
+			a.extendFull(true, b.String())
+		}
+		a.fullOK = true
+	}
+	a.lastText = a.full.String()
+	return a.lastText
 }
 
 // ArtifactText is the text of a task's artifacts: the text parts of one
@@ -447,4 +623,19 @@ func (a *assembly) final() *Response {
 // UNSUPPORTED_OPERATION, NOT_FOUND (no such route) or NOT_A_STREAM.
 func CannotStream(err error) bool {
 	return IsReason(err, ReasonUnsupportedOperation) || IsReason(err, ReasonNotFound) || IsReason(err, ReasonNotStream)
+}
+
+// durationWords is d for people: "10 minutes", "90 seconds", or Go's form
+// ("400ms") for what is neither.
+func durationWords(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		if d == time.Minute {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	}
+	return d.String()
 }

@@ -14,7 +14,10 @@
 //  2. Send: the message goes out with a fresh PA JWT (§3.2) and, when the User
 //     delegated, the delegation token (§5.4), in the stored conversation
 //     (§4.2); retries reuse the messageId (§4.3). A conversation the Provider
-//     closed is the ContextClosed event (Front.Restart).
+//     closed is the ContextClosed event (Front.Restart), unless the message
+//     may already have been delivered: then the turn ends with
+//     conversation.OutcomeUnknownError, and the message is never sent again
+//     as a new one; the same text sent later goes under its messageId.
 //  3. Step-up (§5.5): a reply in TASK_STATE_AUTH_REQUIRED becomes a StepUp,
 //     split into the scopes the card declares (which pact may ask the User
 //     for) and ids it does not (never asked for, never put into a command).

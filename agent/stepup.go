@@ -7,6 +7,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
 )
 
@@ -100,10 +101,11 @@ func (su *StepUp) Words(remedy func(ids []string) string, none string) string {
 }
 
 // LoginCommand is the CLI's remedy for Words: the `pact login` command for
-// ids on brand (a card URL), each word shell-quoted (iostreams.CommandHint).
+// ids on brand (a card URL, named by its origin when it is the well-known
+// card: discovery.BrandArg), each word shell-quoted (iostreams.CommandHint).
 func LoginCommand(brand string) func(ids []string) string {
 	return func(ids []string) string {
-		words := []string{"pact", "login", brand}
+		words := []string{"pact", "login", discovery.BrandArg(brand)}
 		for _, sc := range ids {
 			words = append(words, "--scope", sc)
 		}

@@ -17,9 +17,12 @@ type Front struct {
 	// returns is called when the answer is in (a spinner, on the CLI).
 	Waiting func(s *conversation.Session) (done func())
 	// Restart answers ContextClosed: the Provider ended the conversation
-	// (PACT §4.2, UNSUPPORTED_OPERATION). true sends the message again in
-	// a new conversation (new messageId); false, or nil, ends the turn with
-	// the *conversation.ClosedError.
+	// (PACT §4.2, UNSUPPORTED_OPERATION) before the message reached the
+	// Brand. true sends the message again in a new conversation (new
+	// messageId); false, or nil, ends the turn with the
+	// *conversation.ClosedError. It is never asked when the message may
+	// already have been delivered (the turn then ends with
+	// *conversation.OutcomeUnknownError: the User decides, §4.3).
 	Restart func(closed *conversation.ClosedError) bool
 	// DeadGrant is told that the message went identity-only because the
 	// Brand's delegation grant is dead (conversation.DelegationStatus).
@@ -35,6 +38,11 @@ type Front struct {
 	// Resending is told just before the message goes again after a
 	// step-up was granted.
 	Resending func()
+	// Again is told, by Send, that the text is that of an earlier message
+	// still on record as sent and unanswered (its outcome unknown): it goes
+	// under that message's messageId, which fetches its answer without the
+	// Brand's agent acting twice (§4.3).
+	Again func(earlier *conversation.Turn)
 	// Stream, when set, receives the events of each reply that streams:
 	// a Brand whose card declares capabilities.streaming is then sent
 	// message:stream (conversation.Session.SendStream), and Stream shows
@@ -43,16 +51,26 @@ type Front struct {
 	Stream a2aclient.StreamFunc
 }
 
-// Send is one turn: text goes to the Brand of s as a new message (fresh
-// messageId), and the events on the way are answered by f. See SendID.
+// Send is one turn: text goes to the Brand of s, and the events on the way
+// are answered by f. It goes as a new message (fresh messageId), unless the
+// same text is on record as sent and unanswered in this conversation (a
+// reply lost, a stream cut, the User gone while waiting): then it goes under
+// that message's messageId (conversation.Session.MessageIDFor, told to
+// f.Again), so that the Provider answers it once (§4.3). See SendID.
 func Send(ctx context.Context, s *conversation.Session, text string, f Front) (*conversation.Result, error) {
-	return SendID(ctx, s, text, conversation.NewMessageID(), f)
+	id, earlier := s.MessageIDFor(text)
+	if earlier != nil && f.Again != nil {
+		f.Again(earlier)
+	}
+	return SendID(ctx, s, text, id, f)
 }
 
 // SendID is Send with the messageId of the first attempt given: a message
 // whose reply was lost goes again under its messageId, so that the Brand
 // acts once (§4.3). Messages sent again after a closed conversation or a
-// step-up get new messageIds.
+// step-up get new messageIds. A conversation found closed when the message
+// may already have been processed is never restarted (f.Restart is not
+// asked): the turn ends with *conversation.OutcomeUnknownError.
 //
 // The result is the last reply: its receipt verified and archived (§5.6,
 // Result.Receipt). Errors: *StepUpPending (with the step-up's reply, also

@@ -20,6 +20,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/tui"
 )
@@ -53,11 +54,10 @@ type Backend struct {
 	op sync.Mutex // held while the Session's contextId may change (Send, NewConversation)
 
 	mu     sync.Mutex
-	unsent *outgoing         // the last message whose reply never arrived (§4.3 retry)
-	retry  map[string]string // text → messageId of the messages left unanswered by an earlier chat
-	last   string            // the text of the last message answered (what Resend sends again)
-	noted  bool              // the "sent without your delegation" notice was shown
-	asked  *agent.StepUp     // the step-up of the last reply, until a reply answers it
+	unsent *outgoing     // the last message whose reply never arrived (§4.3 retry)
+	last   string        // the text of the last message answered (what Resend sends again)
+	noted  bool          // the "sent without your delegation" notice was shown
+	asked  *agent.StepUp // the step-up of the last reply, until a reply answers it
 }
 
 // outgoing is a message as sent: its text and messageId.
@@ -67,7 +67,7 @@ var _ tui.Backend = (*Backend)(nil)
 
 // New returns the chat backend for s.
 func New(s *conversation.Session, o Options) *Backend {
-	return &Backend{s: s, opts: o, retry: map[string]string{}}
+	return &Backend{s: s, opts: o}
 }
 
 // Header returns the Brand (card name, host of the card URL), the Provider (card
@@ -128,11 +128,9 @@ func (b *Backend) History() []tui.Turn {
 		}
 		if t.State == conversation.TurnUnanswered {
 			// Sent before the chat was left, never answered: Send of the same text
-			// asks again under the same messageId (§4.3).
+			// asks again under the same messageId (§4.3,
+			// conversation.Session.MessageIDFor).
 			tt.State = tui.Unanswered
-			b.mu.Lock()
-			b.retry[t.Text] = t.MessageID
-			b.mu.Unlock()
 		}
 		if t.ReceiptID != "" {
 			m := &tui.ReceiptMark{ID: t.ReceiptID, Verified: t.ReceiptVerified != nil && *t.ReceiptVerified}
@@ -185,6 +183,30 @@ func (e *UnansweredError) Error() string {
 }
 func (e *UnansweredError) Unwrap() []error { return []error{tui.ErrSentUnanswered, e.Err} }
 
+// OutcomeUnknownError is what Send returns when the message may have been delivered but
+// no answer to it could be used (*conversation.OutcomeUnknownError, §4.3). It matches
+// tui.ErrSentUnanswered: it stays on record, unanswered, and Enter on it asks again under
+// its messageId; when the conversation was closed meanwhile (Closed) it matches
+// tui.ErrContextClosed too, and is not sent again at all: its answer can no longer be
+// fetched, and sending it in a new conversation could make the Brand's agent act twice.
+type OutcomeUnknownError struct {
+	Err *conversation.OutcomeUnknownError
+}
+
+func (e *OutcomeUnknownError) Error() string {
+	if e.Err.Closed {
+		return e.Err.What()
+	}
+	return e.Err.What() + " " + e.Err.Remedy("press Enter on it, at the head of the queue")
+}
+
+func (e *OutcomeUnknownError) Unwrap() []error {
+	if e.Err.Closed {
+		return []error{tui.ErrSentUnanswered, tui.ErrContextClosed, e.Err}
+	}
+	return []error{tui.ErrSentUnanswered, e.Err}
+}
+
 // PlainError carries an error in plain words (Plain) for the chat; Unwrap gives the
 // original for errors.Is and errors.As.
 type PlainError struct{ Err error }
@@ -207,10 +229,13 @@ func (b *Backend) Resend(ctx context.Context) (tui.Reply, error) {
 	return b.ResendStreaming(ctx, nil)
 }
 
-// deliver sends text under id; with on set, by message:stream when the
-// Brand streams (agent.Front.Stream).
+// deliver sends text under id ("": the one conversation.Session.MessageIDFor picks);
+// with on set, by message:stream when the Brand streams (agent.Front.Stream).
 func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.StreamFunc) (tui.Reply, error) {
 	b.op.Lock()
+	if id == "" {
+		id, _ = b.s.MessageIDFor(text)
+	}
 	// The turn is agent's; the chat answers its events on the screen: a
 	// closed conversation is asked about (ClosedError), a step-up is the
 	// login panel, opened by the chat itself (Reply.StepUp); a reply that
@@ -220,6 +245,16 @@ func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.Str
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	var unknown *conversation.OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		// It may have been delivered: asked about again only under its messageId,
+		// and not at all once its conversation is closed.
+		b.unsent = &outgoing{text: text, id: id}
+		if unknown.Closed {
+			b.unsent = nil
+		}
+		return tui.Reply{}, &OutcomeUnknownError{Err: unknown}
+	}
 	var closed *conversation.ClosedError
 	if errors.As(err, &closed) {
 		b.unsent = nil // a new conversation gets a new message
@@ -280,7 +315,12 @@ func (b *Backend) deliver(ctx context.Context, text, id string, on a2aclient.Str
 	if err != nil {
 		// The reply arrived but something after it failed (saving it, a context
 		// mismatch): show both.
-		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: Plain(err), At: time.Now()})
+		msg := Plain(err)
+		if rc := res.Receipt; rc != nil && rc.JWS != "" {
+			// Perhaps the only copy of the Brand's proof: the User keeps it.
+			msg += "\nThe receipt " + receipts.ShortID(rc.ID) + ", the Brand's signed proof of what it did (keep it):\n" + iostreams.SanitizeLine(rc.JWS)
+		}
+		r.Turns = append(r.Turns, tui.Turn{Role: tui.RoleError, Text: msg, At: time.Now()})
 	}
 	return r, nil
 }
@@ -292,6 +332,38 @@ func scopes(in []agent.Scope) []tui.Scope {
 		out[i] = tui.Scope{ID: sc.ID, Description: sc.Description}
 	}
 	return out
+}
+
+var _ tui.Abandoner = (*Backend)(nil)
+
+// Abandon records that the User replaced (edited) or removed t, a message sent and left
+// unanswered: it may have been delivered, so it is not marked failed, but it is no longer
+// offered when the chat opens, nor asked about again when the same text is sent
+// (conversation.Session.Abandon). A turn of History carries its messageId; one sent in
+// this chat is found by its text (the last unanswered message, or one on record).
+func (b *Backend) Abandon(t tui.Turn, replaced bool) error {
+	why := conversation.AbandonRemoved
+	if replaced {
+		why = conversation.AbandonReplaced
+	}
+	id := t.ID
+	b.mu.Lock()
+	if id == "" && b.unsent != nil && b.unsent.text == t.Text {
+		id = b.unsent.id
+	}
+	if b.unsent != nil && b.unsent.id == id {
+		b.unsent = nil
+	}
+	b.mu.Unlock()
+	b.op.Lock()
+	defer b.op.Unlock()
+	if id == "" {
+		var earlier *conversation.Turn
+		if id, earlier = b.s.MessageIDFor(t.Text); earlier == nil {
+			return nil // not on record as unanswered: nothing to give up
+		}
+	}
+	return b.s.Abandon(id, why)
 }
 
 // NewConversation forgets the current contextId (`--new`): the next Send starts a new

@@ -20,6 +20,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
@@ -90,6 +91,7 @@ type rig struct {
 	srv    *demoprovider.Server
 	rec    *recorder
 	opened chan string // links the "browser" was asked to open
+	db     *store.DB   // the profile's database
 }
 
 // newRig is a profile registered with a demo Provider on 127.0.0.1 (its JWKS
@@ -145,7 +147,7 @@ func newRig(t *testing.T, cfg demoprovider.Config) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{srv: srv, rec: rec, opened: make(chan string, 4)}
+	r := &rig{srv: srv, rec: rec, opened: make(chan string, 4), db: opts.Backend.(*store.DB)}
 	r.reopen = func() *Backend {
 		s, err := conversation.Open(context.Background(), opts, srv.Brands()[0].SiteURL)
 		if err != nil {
@@ -387,6 +389,10 @@ func TestSection5_1_ScopesAndCardFromTheCard(t *testing.T) {
 		if !strings.Contains(card, want) {
 			t.Errorf("card summary lacks %q:\n%s", want, card)
 		}
+	}
+	// Issue 31 (10): the card's description is the Brand's text, in the gutter.
+	if d := strings.TrimSpace(r.b.s.Card.Card.Description); d == "" || !strings.Contains(card, "\n"+iostreams.Gutter(d, iostreams.GutterMark)+"\n") {
+		t.Errorf("the description %q is not in the gutter:\n%s", d, card)
 	}
 }
 

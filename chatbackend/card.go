@@ -15,7 +15,9 @@ func (b *Backend) Card() string {
 	var lines []string
 	lines = append(lines, iostreams.SanitizeLine(c.Name()))
 	if c.Card != nil && strings.TrimSpace(c.Card.Description) != "" {
-		lines = append(lines, strings.TrimSpace(c.Card.Description))
+		// In the gutter, as pact card prints it: a line of the description must not pass
+		// for one of pact's rows ("signature: signed by … ✓").
+		lines = append(lines, iostreams.Gutter(strings.TrimSpace(c.Card.Description), iostreams.GutterMark))
 	}
 	lines = append(lines, "card: "+c.URL)
 	if c.FinalURL != "" && c.FinalURL != c.URL {

@@ -22,14 +22,14 @@ var _ tui.Streamer = (*Backend)(nil)
 // drawing).
 func (b *Backend) SendStreaming(ctx context.Context, text string, partial func(string)) (tui.Reply, error) {
 	b.mu.Lock()
-	id := conversation.NewMessageID()
-	if b.unsent != nil && b.unsent.text == text {
-		id = b.unsent.id
-	} else if rid, ok := b.retry[text]; ok {
-		id = rid
-	}
-	delete(b.retry, text)
+	unsent := b.unsent
 	b.mu.Unlock()
+	id := "" // deliver picks it: the same text as a message on record as sent and
+	// unanswered (this chat's, or one left by an earlier chat) goes under its
+	// messageId (§4.3)
+	if unsent != nil && unsent.text == text {
+		id = unsent.id
+	}
 	return b.deliver(ctx, text, id, onText(partial))
 }
 

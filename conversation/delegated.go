@@ -113,8 +113,11 @@ func (s *Session) Logout() error {
 	if s.mgr == nil {
 		return delegation.ErrNoGrant
 	}
-	if _, err := s.mgr.Grant(s.Card.InterfaceURL); err != nil {
+	// Read as stored: a grant refused for its endpoints is forgotten too.
+	if _, ok, err := s.mgr.Store.Get(s.Card.InterfaceURL); err != nil {
 		return err
+	} else if !ok {
+		return fmt.Errorf("delegation: %s: %w", s.Card.InterfaceURL, delegation.ErrNoGrant)
 	}
 	return s.mgr.Forget(s.Card.InterfaceURL)
 }
@@ -151,6 +154,7 @@ func (s *Session) keepReceipt(ctx context.Context, metadata map[string]any, g *d
 		if _, others, err := s.opts.Receipts.PutTurn(res, TurnKey(s.Card.InterfaceURL, messageID)); err != nil {
 			st.Problems = append(st.Problems, "archiving failed: "+err.Error())
 			st.JWS = rc.JWS // not kept: give it to the User
+			st.ArchiveError = err.Error()
 		} else if others > 0 {
 			st.Verified, st.Replayed = false, true
 			st.Problems = append(st.Problems, receipts.ReplayNote(others))
@@ -182,7 +186,7 @@ func ForgetBrand(opts Options, cardURL, iface string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := &delegation.Manager{Store: opts.Grants, Secrets: opts.Profile.Secrets, SecretPrefix: opts.Profile.Name + "/"}
+	m := &delegation.Manager{Store: opts.Grants, Secrets: opts.tokens(), SecretPrefix: opts.Profile.Name + "/"}
 	n := 0
 	for _, g := range grants {
 		if g.Brand == cardURL || g.InterfaceURL == iface {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
+	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -35,8 +36,22 @@ type BrandKeys struct {
 	Name    string // the card's name ("" when not known)
 }
 
+// MaxLookups is how many Brands one resolver (BrandKeysResolver,
+// CardOfBrandResolver: one `pact receipts import`) looks up on the
+// network. A bundle is a file anyone can write: each distinct brand claim
+// of its lines, signed with a key of the writer's own, would otherwise send
+// pact to two or three addresses the file chose (issue 31 item 14).
+const MaxLookups = 16
+
+// ErrTooManyBrands is returned by a BrandKeysResolver for a Brand past the
+// first MaxLookups: its keys were not looked up. It wraps
+// receipts.ErrKeysUnavailable (not checked, which is no forgery either).
+var ErrTooManyBrands = fmt.Errorf("%w: the bundle names more than %d Brands, and pact looks up the keys of %d at most in one import",
+	receipts.ErrKeysUnavailable, MaxLookups, MaxLookups)
+
 // BrandKeysResolver is BrandJWKSURIResolver with the Brand the keys belong
-// to (BrandKeys), asked once per Brand.
+// to (BrandKeys), asked once per Brand, for MaxLookups Brands at most
+// (ErrTooManyBrands past them).
 func BrandKeysResolver(ctx context.Context, opts Options) func(brand string) (BrandKeys, error) {
 	type answer struct {
 		k   BrandKeys
@@ -46,6 +61,9 @@ func BrandKeysResolver(ctx context.Context, opts Options) func(brand string) (Br
 	return func(brand string) (BrandKeys, error) {
 		if ans, ok := seen[brand]; ok {
 			return ans.k, ans.err
+		}
+		if len(seen) >= MaxLookups {
+			return BrandKeys{}, ErrTooManyBrands
 		}
 		k, err := FindBrandKeys(ctx, opts, brand)
 		seen[brand] = answer{k, err}
@@ -66,9 +84,15 @@ func BrandJWKSURI(ctx context.Context, opts Options, brand string) (string, erro
 // Agent Card found at the interface URL.
 func FindBrandKeys(ctx context.Context, opts Options, brand string) (BrandKeys, error) {
 	if opts.Grants != nil {
-		if gs, err := opts.Grants.List(); err == nil {
+		var cfg *profile.Config
+		if opts.Profile != nil {
+			cfg, _ = opts.Profile.Load()
+		}
+		if gs, err := opts.Grants.List(); err == nil && cfg != nil {
 			for _, g := range gs {
-				if receipts.SameBrand(g.InterfaceURL, brand) && g.JWKSURI != "" {
+				// A grant's jwks_uri as login checked it (a restored or
+				// edited one may name another origin's keys).
+				if receipts.SameBrand(g.InterfaceURL, brand) && g.JWKSURI != "" && grantEndpoints(cfg, g) == nil {
 					ref, _ := KnownBrands(opts).Lookup(g.InterfaceURL)
 					return BrandKeys{JWKSURI: g.JWKSURI, CardURL: g.Brand, Name: ref.Name}, nil
 				}
@@ -120,7 +144,8 @@ func FindBrandKeys(ctx context.Context, opts Options, brand string) (BrandKeys, 
 // cardURL is the card of the Brand whose interface URL is brand (it names
 // that interface, PACT §2.1), with the card's name: how a bundle's cardUrl
 // label is checked against the Brand whose key signed the line. A card that
-// cannot be fetched is not that Brand's as far as pact can tell.
+// cannot be fetched is not that Brand's as far as pact can tell; past
+// MaxLookups card URLs, none is fetched (the label is not used).
 func CardOfBrandResolver(ctx context.Context, opts Options) func(cardURL, brand string) (name string, ok bool) {
 	type answer struct {
 		iface, name string
@@ -129,6 +154,9 @@ func CardOfBrandResolver(ctx context.Context, opts Options) func(cardURL, brand 
 	seen := map[string]answer{}
 	return func(cardURL, brand string) (string, bool) {
 		ans, done := seen[cardURL]
+		if !done && len(seen) >= MaxLookups {
+			return "", false
+		}
 		if !done {
 			if cu, err := discovery.CardURL(cardURL); err == nil {
 				if card, err := discovery.Fetch(ctx, opts.HTTP, cu); err == nil {

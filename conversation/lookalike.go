@@ -37,14 +37,22 @@ func LookAlikes(ctx context.Context, opts Options, cardURL, name string) []Brand
 }
 
 // NameWarnings are the plain-words warnings about a card's name, as every
-// surface shows them: a word mixing scripts (iostreams.MixedScripts), a
-// look-alike of a pinned Brand elsewhere (LookAlikes). They never repeat
-// the name itself (a reader sees it, framed, beside them): only hosts pact
-// checked. Nil when the name raises nothing.
+// surface shows them: a word mixing scripts (iostreams.MixedScripts),
+// invisible characters (iostreams.HidesCharacters), pact's own verdict
+// words or marks (iostreams.MimicsVerdicts), a look-alike of a pinned Brand
+// elsewhere (LookAlikes). They never repeat the name itself (a reader sees
+// it, framed, beside them): only hosts pact checked. Nil when the name
+// raises nothing.
 func NameWarnings(ctx context.Context, opts Options, cardURL, name string) []string {
 	var w []string
 	if len(iostreams.MixedScripts(name)) > 0 {
 		w = append(w, "the name mixes scripts within a word (letters that look like Latin ones but are not): it may imitate another Brand's name")
+	}
+	if iostreams.HidesCharacters(name) {
+		w = append(w, "the name holds invisible characters (shown as \\u… escapes): it may imitate another Brand's name")
+	}
+	if iostreams.MimicsVerdicts(name) {
+		w = append(w, "the name holds marks or words pact uses for its own findings (✓, \"signed by\", \"verified\"): they are the card's claim; what pact checked is said by pact, beside the card at "+hostOf(cardURL))
 	}
 	for _, r := range LookAlikes(ctx, opts, cardURL, name) {
 		w = append(w, "the name looks like that of the Brand at "+hostOf(r.CardURL)+", which the User has accepted; this card is at "+hostOf(cardURL)+": it may be an impersonation")

@@ -28,7 +28,7 @@ func TestSection5_6_DelegatedSendRefusedWhenTheReceiptCannotBeKept(t *testing.T)
 	e.login(s, jar, "orders:read")
 	e.send(s, "show my orders")
 	e.send(e.open(e.brands[1].SiteURL), "hello") // identity only
-	e.opts.DB.Close()                            // the WAL stays, as when pact exits
+	e.opts.Backend.Close()                       // the WAL stays, as when pact exits
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
 		t.Skipf("cannot remount read-only: %v", err)
 	}

@@ -33,7 +33,7 @@ func (s *Session) recordSend(t Turn) {
 //   - delivered: err is nil (the answer arrived);
 //   - failed: only when the message is known not to have been processed: no earlier
 //     attempt under this messageId is on record (first is true) and err is a refusal
-//     before delivery (refusedUnprocessed);
+//     before delivery (refusedUnprocessed; see outcomeUnknown);
 //   - otherwise still sending, that is sent and unanswered with an unknown outcome: ctx
 //     cancelled (the User left while waiting), a network failure of any kind (a timeout
 //     after the request left; even "connection refused", because only the last of the
@@ -47,21 +47,22 @@ func (s *Session) endSend(ctx context.Context, messageID string, first bool, err
 	switch {
 	case err == nil:
 		s.opts.Store.db.SetSendState(context.Background(), messageID, store.SendDelivered, "")
-	case first && ctx.Err() == nil && refusedUnprocessed(err):
+	case !outcomeUnknown(first, ctx.Err() != nil, err):
 		s.opts.Store.db.SetSendState(context.Background(), messageID, store.SendFailed, err.Error())
 	}
 }
 
 // refusedUnprocessed reports whether err proves that the message was not processed: the
 // request never went out (no *a2aclient.Error: minting the PA JWT or reading the grant
-// failed), or the Provider's first and only answer was a 4xx error answer, final per
-// §6 (408 Request Timeout excepted: the request may have been read).
+// failed), or every attempt was refused before processing, the last with a 4xx error
+// answer, final per §6 (a2aclient.Error.Unprocessed: 408 Request Timeout excepted, the
+// request may have been read).
 func refusedUnprocessed(err error) bool {
 	var e *a2aclient.Error
 	if !errors.As(err, &e) {
 		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 	}
-	return e.Attempts <= 1 && e.HTTPStatus >= 400 && e.HTTPStatus < 500 && e.HTTPStatus != 408
+	return e.Unprocessed()
 }
 
 // onRecord reports whether a send of messageID is on record as sending: an earlier
@@ -122,4 +123,41 @@ func (s *Session) SaveDraft(d Draft) error {
 		return nil
 	}
 	return s.opts.Store.db.SaveDraft(context.Background(), s.Card.URL, d)
+}
+
+// MessageIDFor is the messageId to send text under in the current conversation: that of
+// the latest message of the same text still on record as sent and unanswered (its
+// outcome unknown: asking again under its messageId fetches its answer and the Brand's
+// agent does not act twice, PACT §4.3), else a new one. earlier is that message, nil
+// when the id is new. A message the User abandoned (Abandon) is not asked about again.
+func (s *Session) MessageIDFor(text string) (id string, earlier *Turn) {
+	un, err := s.Unanswered()
+	if err != nil {
+		return NewMessageID(), nil
+	}
+	for i := len(un) - 1; i >= 0; i-- {
+		if un[i].Text == text {
+			return un[i].MessageID, &un[i]
+		}
+	}
+	return NewMessageID(), nil
+}
+
+// Reasons a message left unanswered was abandoned (Abandon).
+const (
+	AbandonReplaced = "replaced by the User with another text; it may still have been delivered"
+	AbandonRemoved  = "removed by the User; it may still have been delivered"
+)
+
+// Abandon records that the User gave up the message messageID, on record as sent and
+// unanswered, for why (AbandonReplaced, AbandonRemoved): it may still have been
+// delivered, so it is not marked failed, but it is no longer offered to be asked about
+// again (Unanswered, MessageIDFor). A message in another state is left as it is.
+func (s *Session) Abandon(messageID, why string) error {
+	if s.opts.Store == nil {
+		return nil
+	}
+	delete(s.unanswered, messageID)
+	_, err := s.opts.Store.db.AbandonSend(context.Background(), messageID, why)
+	return err
 }

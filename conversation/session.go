@@ -31,6 +31,7 @@ import (
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/signer"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/backend"
 )
 
 // ReceiptStatus is what happened to a reply's receipt (§5.6). ID is the
@@ -46,14 +47,26 @@ type ReceiptStatus struct {
 	// saved (archiving or saving the conversation failed), so that the
 	// proof of what the Brand did is not lost.
 	JWS string `json:"jws,omitempty"`
+	// ArchiveError says why the receipt is not in the archive (set with
+	// JWS; Send then returns a *SaveError): whether or not it verified,
+	// pact keeps no copy of it.
+	ArchiveError string `json:"archiveError,omitempty"`
 }
 
 // SaveError is returned with the Result by Send when the reply arrived
-// (the Brand has acted) but saving it failed: the caller must still show
-// the reply, and the receipt (Result.Receipt.JWS), not only the error.
-type SaveError struct{ Err error }
+// (the Brand has acted) but saving it failed: the conversation, or the
+// receipt in the archive (Receipt set; Result.Receipt.ArchiveError says
+// why). The caller must still show the reply, and the receipt
+// (Result.Receipt.JWS), not only the error, and end as on a failure.
+type SaveError struct {
+	Err     error
+	Receipt bool // the receipt could not be archived (the turns were saved)
+}
 
 func (e *SaveError) Error() string {
+	if e.Receipt {
+		return "the reply arrived but pact could not archive its receipt (keep the receipt shown, it is the Brand's signed proof): " + e.Err.Error()
+	}
 	return "the reply arrived but saving the conversation failed: " + e.Err.Error()
 }
 
@@ -81,13 +94,19 @@ type Options struct {
 	HTTP    *http.Client      // an httpx client, for the card and OAuth
 	Client  *a2aclient.Client // for message:send
 	Profile *profile.Profile
-	// DB is the profile's database (conversations, receipts, grants'
-	// metadata, card cache, pins); Store, Grants, Receipts and Cards keep
-	// their state in it.
-	DB    *store.DB
-	Store *Store
+	// Backend is the database that holds the profile's state (its SQLite
+	// file, or PostgreSQL: store/backend), and DB the User's state in it
+	// (conversations, receipts, grants' metadata, card cache, pins); Store,
+	// Grants, Receipts and Cards keep their state in DB.
+	Backend store.Backend
+	DB      store.Store
+	Store   *Store
 	// Grants holds delegation grants (§5); nil = identity only.
 	Grants delegation.Store
+	// Tokens is where the grants' access and refresh tokens live; nil is
+	// the profile's secret store (the keyring). NewOptions seals them in
+	// the database for a profile on PostgreSQL (TokenStore).
+	Tokens delegation.Secrets
 	// Keys fetches Brands' authorization-server keys (tokens, receipts).
 	Keys *jwks.Cache
 	// Receipts archives verified and rejected receipts; nil = not kept.
@@ -104,18 +123,22 @@ type Options struct {
 }
 
 // NewOptions wires the parts of a Session for profile p, with its state in
-// the profile's database (store.ProfileDB: {data}/profiles/NAME/pact.db,
-// opened on first use, when the files of a release before it are imported).
+// the profile's database (backend.ForProfile: the profile's SQLite file
+// {data}/profiles/NAME/pact.db unless p.Database names a PostgreSQL
+// database; opened on first use).
 func NewOptions(p *profile.Profile, hc *http.Client) Options {
-	db := store.ProfileDB(p.Dirs, p.Name)
+	b, user := backend.ForProfile(p.Dirs, p.Name, p.Database)
+	db := b.ForUser(user)
 	keys := jwks.NewCache(hc)
 	return Options{
 		HTTP:     hc,
 		Client:   &a2aclient.Client{HTTP: hc},
 		Profile:  p,
+		Backend:  b,
 		DB:       db,
 		Store:    NewStore(db),
 		Grants:   delegation.DBStore{DB: db},
+		Tokens:   TokenStore(p, db),
 		Keys:     keys,
 		Receipts: receipts.NewArchive(db, keys),
 		Cards:    &discovery.Cache{DB: db},
@@ -145,17 +168,19 @@ func (e *ClosedError) Detail() string {
 }
 func (e *ClosedError) Unwrap() error { return e.Err }
 
-// StaleContextError is an INVALID_PARAMS answer to a message that continued
-// a stored context: most often the Provider no longer knows it (§4.2: an
-// unknown context gets INVALID_PARAMS), or, for a message sent again under
-// the same messageId, the Provider has no stored reply for it yet (§4.3).
-// The answer is final: it is never waited out and retried. The remedy is a
-// new conversation (`--new`, `/new` in the chat). It unwraps to the
-// *a2aclient.Error.
+// StaleContextError is an INVALID_PARAMS answer about the contextId of a
+// message that continued a stored context (a2aclient.AboutContext): the
+// Provider no longer knows the conversation (§4.2: an unknown context gets
+// INVALID_PARAMS). Another INVALID_PARAMS (a body over the Provider's limit)
+// is not this error. The answer is final: it is never waited out and
+// retried. The remedy is a new conversation (`--new`, `/new` in the chat).
+// It unwraps to the *a2aclient.Error.
 type StaleContextError struct {
 	ContextID string
-	// Resent is set when the message was a repeat of one sent before
-	// under the same messageId.
+	// Resent is set when the message may have been processed before
+	// (it was a repeat of one sent before under the same messageId, or an
+	// earlier attempt got no answer): the conversation is then not marked
+	// unknown, and the User is told to check before sending it again.
 	Resent bool
 	Err    error
 }
@@ -170,7 +195,7 @@ func (e *StaleContextError) Error() string {
 // or ":" so that the caller's way to start a new conversation follows.
 func (e *StaleContextError) What() string {
 	if e.Resent {
-		return "the Provider has no answer to this message: it may still be working on it, or it no longer knows this conversation. Wait a moment and send it again, or"
+		return "the Provider no longer knows this conversation (it may have restarted, or the conversation expired), and your message may have reached it before: check with the Brand whether it acted before you send it again. To go on:"
 	}
 	return "the Provider no longer knows this conversation (it may have restarted, or the conversation expired):"
 }
@@ -308,8 +333,9 @@ func OpenCard(ctx context.Context, opts Options, cfg *profile.Config, card *disc
 	s.bound = cfg.Bind(*reg, s.pa)
 	if opts.Grants != nil {
 		s.mgr = &delegation.Manager{
-			Store: opts.Grants, Secrets: opts.Profile.Secrets, Keys: opts.Keys,
+			Store: opts.Grants, Secrets: opts.tokens(), Keys: opts.Keys,
 			Flow: s.flow(), ClientID: cfg.Issuer, SecretPrefix: opts.Profile.Name + "/", Now: opts.Now,
+			CheckEndpoint: s.bound.Check, // a stored grant's jwks_uri as login checked it
 		}
 	}
 	cur, err := opts.Store.Current(card.URL)
@@ -517,26 +543,7 @@ func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2a
 		delete(s.unanswered, messageID)
 	}
 	if err != nil {
-		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonUnsupportedOperation) {
-			closed := s.contextID
-			s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
-			s.contextID = ""
-			return nil, &ClosedError{ContextID: closed, Err: err}
-		}
-		if s.cardCached && a2aclient.IsReason(err, a2aclient.ReasonNotFound) {
-			// The interface URL of a kept card is gone: the card may have
-			// changed. The next run fetches it again.
-			s.opts.Cards.Forget(s.Card.URL)
-		}
-		if s.contextID != "" && a2aclient.IsReason(err, a2aclient.ReasonInvalidParams) {
-			if !resend {
-				// A first send refused: the Provider does not know the
-				// conversation (a resend may still be in flight there).
-				s.opts.Store.MarkUnknown(s.Card.InterfaceURL, s.contextID)
-			}
-			return nil, &StaleContextError{ContextID: s.contextID, Resent: resend, Err: err}
-		}
-		return nil, err
+		return nil, s.failed(ctx, messageID, first, err)
 	}
 	res := &Result{
 		Brand: s.Card.URL, BrandName: s.Card.Name(), InterfaceURL: s.Card.InterfaceURL, MessageID: messageID,
@@ -572,7 +579,54 @@ func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2a
 		}
 		return res, &SaveError{Err: err}
 	}
+	if rc := res.Receipt; rc != nil && rc.ArchiveError != "" {
+		return res, &SaveError{Err: errors.New(rc.ArchiveError), Receipt: true}
+	}
 	return res, nil
+}
+
+// failed is the error that ends a send of messageID that failed with err
+// (first: no earlier attempt under messageID is on record). When the
+// message may have been processed (outcomeUnknown) and the last answer would
+// read as its fate (a closed conversation, INVALID_PARAMS, a reply pact
+// could not use), it is an *OutcomeUnknownError: never a *ClosedError, which
+// a front-end may answer by sending the text again as a new message (PACT
+// §4.3: the Brand's agent must not act twice).
+func (s *Session) failed(ctx context.Context, messageID string, first bool, err error) error {
+	unknown := outcomeUnknown(first, ctx.Err() != nil, err)
+	var ae *a2aclient.Error
+	if !errors.As(err, &ae) || ctx.Err() != nil {
+		return err
+	}
+	tell := &OutcomeUnknownError{MessageID: messageID, ContextID: s.contextID, Received: ae.Reached, Err: err}
+	switch {
+	case s.contextID != "" && ae.Reason == a2aclient.ReasonUnsupportedOperation:
+		closed := s.contextID
+		s.opts.Store.MarkClosed(s.Card.InterfaceURL, closed)
+		s.contextID = ""
+		if unknown {
+			tell.Closed = true
+			return tell
+		}
+		return &ClosedError{ContextID: closed, Err: err}
+	case ae.Reason == a2aclient.ReasonNotFound && s.cardCached:
+		// The interface URL of a kept card is gone: the card may have
+		// changed. The next run fetches it again.
+		s.opts.Cards.Forget(s.Card.URL)
+	case s.contextID != "" && a2aclient.AboutContext(err):
+		// INVALID_PARAMS on the contextId (§4.2): the Provider does not know
+		// the conversation. Only a first send refused proves it (a message
+		// sent again may have been processed before the Provider forgot).
+		if !unknown {
+			s.opts.Store.MarkUnknown(s.Card.InterfaceURL, s.contextID)
+		}
+		return &StaleContextError{ContextID: s.contextID, Resent: unknown, Err: err}
+	case unknown && (ae.Reason == a2aclient.ReasonInvalidParams || ae.Reached):
+		// No answer for a message the Provider may hold (§4.3), or a reply
+		// that came but could not be used.
+		return tell
+	}
+	return err
 }
 
 // deliver sends req once through the A2A client (its own retries

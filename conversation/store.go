@@ -59,14 +59,14 @@ type Record struct {
 	Turns []Turn `json:"turns"`
 }
 
-// Store keeps a profile's conversations in its database (store.DB): one
-// row per conversation, one per turn, so appending a turn costs the same
-// however long the conversation is. Every write is one transaction; several
-// pact processes can share a profile.
-type Store struct{ db *store.DB }
+// Store keeps a User's conversations in their store (store.Conversations,
+// store.Sends): one row per conversation, one per turn, so appending a
+// turn costs the same however long the conversation is. Every write is one
+// transaction; several pact processes can share a profile.
+type Store struct{ db store.Store }
 
-// NewStore returns the conversation store in db (the profile's database).
-func NewStore(db *store.DB) *Store { return &Store{db: db} }
+// NewStore returns the conversation store in db (the User's store).
+func NewStore(db store.Store) *Store { return &Store{db: db} }
 
 func toSummary(c store.Conversation) Summary {
 	return Summary{Brand: c.Brand, BrandName: c.BrandName, InterfaceURL: c.InterfaceURL, ContextID: c.ContextID,
@@ -186,7 +186,7 @@ func (s *Store) Search(text string, limit int) ([]Hit, error) {
 // SearchIn is Search, with how many turns could not be searched (added
 // since the last search, on a PACT_HOME that can only be read).
 func (s *Store) SearchIn(text string, limit int) ([]Hit, int, error) {
-	res, err := s.db.SearchTurnsIn(context.Background(), text, limit)
+	res, err := s.db.SearchTurns(context.Background(), text, limit)
 	if err != nil {
 		return nil, 0, err
 	}

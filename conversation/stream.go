@@ -30,9 +30,13 @@ func (s *Session) call(ctx context.Context, req a2aclient.Request, on a2aclient.
 	if !a2aclient.CannotStream(err) {
 		return resp, err
 	}
+	streamErr := err
 	resp, err = s.opts.Client.Send(ctx, req)
 	if err == nil {
 		s.opts.Cards.RememberNoStream(s.Card)
 	}
-	return resp, err
+	// The stream's attempts may have reached the Provider (one was cut
+	// before UNSUPPORTED_OPERATION answered the next): message:send's
+	// answer is then no proof that the message was not processed.
+	return resp, a2aclient.AfterAttempts(err, streamErr)
 }

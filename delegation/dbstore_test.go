@@ -21,7 +21,7 @@ func openTestDB(t testing.TB, path string) *store.DB {
 // update, and a damaged document is reported without hiding the others.
 func TestDBStore_RoundTripAndDamage(t *testing.T) {
 	db := openTestDB(t, t.TempDir()+"/pact.db")
-	s := DBStore{DB: db}
+	s := DBStore{DB: db.ForUser(store.LocalUser)}
 	a := Grant{Brand: "https://b.example/card", InterfaceURL: "https://p.example/a2a/B", Scopes: []string{"orders:read"}, GrantID: "g1"}
 	b := Grant{Brand: "https://a.example/card", InterfaceURL: "https://p.example/a2a/A", GrantID: "g2"}
 	for _, g := range []Grant{a, b} {

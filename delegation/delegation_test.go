@@ -17,6 +17,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/store"
 )
 
 const (
@@ -232,7 +233,7 @@ func newFixture(t *testing.T) *fixture {
 	f.md = &deviceflow.Metadata{Issuer: asIssuer, JWKSURI: f.js.uri(), TokenEndpoint: f.ts.srv.URL + "/token"}
 	n := 0
 	f.m = &Manager{
-		Store:    DBStore{DB: openTestDB(t, filepath.Join(f.dir, "pact.db"))},
+		Store:    DBStore{DB: openTestDB(t, filepath.Join(f.dir, "pact.db")).ForUser(store.LocalUser)},
 		Secrets:  f.sec,
 		Keys:     f.js.cache(),
 		ClientID: paIssuer,

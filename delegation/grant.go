@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/deviceflow"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
@@ -58,6 +59,47 @@ type Grant struct {
 	IssuedAt time.Time `json:"issuedAt,omitzero"`
 }
 
+// CheckEndpoints applies check, the endpoint-origin rule of the Provider
+// the grant's interface URL belongs to (profile.BoundMinter.Check), to the
+// URLs the grant keeps from its login: its jwks_uri, which verifies the
+// Brand's tokens and receipts (PACT §5.4, §5.6), its token endpoint and the
+// authorization server metadata. Login applied the same rule before it
+// stored them; a grant put back by a restore, or edited in the database,
+// gets it again here. Errors: *EndpointError.
+func (g *Grant) CheckEndpoints(check func(what, url string) error) error {
+	for _, ep := range []struct{ what, url string }{
+		{"jwks_uri", g.JWKSURI},
+		{"token endpoint", g.TokenURL},
+		{"authorization server metadata", g.MetadataURL},
+	} {
+		if ep.url == "" {
+			continue
+		}
+		if err := check(ep.what, ep.url); err != nil {
+			return &EndpointError{InterfaceURL: g.InterfaceURL, What: ep.what, URL: ep.url, Err: err}
+		}
+	}
+	return nil
+}
+
+// EndpointError refuses a stored grant one of whose endpoints is not under
+// the registration of its Provider, which login would have refused
+// (Grant.CheckEndpoints). It unwraps to the rule's error
+// (profile.ErrUntrustedEndpoint).
+type EndpointError struct {
+	InterfaceURL string // the grant's
+	What         string // "jwks_uri", "token endpoint", …
+	URL          string // the endpoint the grant names
+	Err          error
+}
+
+func (e *EndpointError) Error() string {
+	return fmt.Sprintf("the stored grant for %s names a %s (%s) that is not under its Provider's registration, which login refuses; "+
+		"pact will not use this grant: log in to the Brand again (`pact logout`, then `pact login`); nothing was sent", e.InterfaceURL, e.What, e.URL)
+}
+
+func (e *EndpointError) Unwrap() error { return e.Err }
+
 // HasScopes reports whether every id in want was granted.
 func (g *Grant) HasScopes(want ...string) bool {
 	for _, w := range want {
@@ -97,10 +139,10 @@ func isNotFound(err error) bool {
 	return errors.Is(err, secrets.ErrNotFound) || errors.Is(err, fs.ErrNotExist)
 }
 
-// DBStore is a Store in the profile's database (store.DB). Each grant is
+// DBStore is a Store in the User's store (store.Grants). Each grant is
 // kept as its JSON document, so fields added to Grant need no migration.
 type DBStore struct {
-	DB *store.DB
+	DB store.Grants
 }
 
 // Get returns the grant for interfaceURL.
@@ -201,7 +243,7 @@ func (e *LoginRequiredError) What() string {
 func (e *LoginRequiredError) Login() string {
 	brand := e.Arg
 	if brand == "" {
-		brand = e.Brand
+		brand = discovery.BrandArg(e.Brand)
 	}
 	if brand == "" {
 		brand = e.InterfaceURL
@@ -278,6 +320,11 @@ type Manager struct {
 	Now func() time.Time
 	// RefreshBefore is how long before exp a token is refreshed (zero: 2 min).
 	RefreshBefore time.Duration
+	// CheckEndpoint is the endpoint-origin rule of the Provider the grants
+	// are used with (profile.BoundMinter.Check): Grant refuses a stored
+	// grant whose endpoints fail it (Grant.CheckEndpoints). nil: not
+	// checked.
+	CheckEndpoint func(what, url string) error
 }
 
 func (m *Manager) now() time.Time {
@@ -382,7 +429,10 @@ func (m *Manager) saveTokens(interfaceURL string, tok *deviceflow.Token) error {
 	return nil
 }
 
-// Grant returns the stored grant for interfaceURL, or ErrNoGrant.
+// Grant returns the stored grant for interfaceURL, or ErrNoGrant. With
+// CheckEndpoint set, a grant whose endpoints fail it is refused with
+// CheckEndpoint's error (Grant.CheckEndpoints): its jwks_uri would decide
+// which receipts verify.
 func (m *Manager) Grant(interfaceURL string) (*Grant, error) {
 	g, ok, err := m.Store.Get(interfaceURL)
 	if err != nil {
@@ -390,6 +440,11 @@ func (m *Manager) Grant(interfaceURL string) (*Grant, error) {
 	}
 	if !ok {
 		return nil, fmt.Errorf("delegation: %s: %w", interfaceURL, ErrNoGrant)
+	}
+	if m.CheckEndpoint != nil {
+		if err := g.CheckEndpoints(m.CheckEndpoint); err != nil {
+			return nil, err
+		}
 	}
 	return &g, nil
 }

@@ -213,3 +213,26 @@ func TestSection2_1_SiteCardConditionalRequests(t *testing.T) {
 		t.Errorf("HEAD: status %d, %d bytes, ETag %q", h.status, len(h.body), h.header.Get("ETag"))
 	}
 }
+
+// Issue 31 item 22: a 405 names every method the route serves (RFC 9110
+// §10.2.1): HEAD beside GET, since every GET route serves HEAD (the card
+// copy among them).
+func TestIssue31_22_MethodNotAllowedListsHEADBesideGET(t *testing.T) {
+	e := start(t, nil)
+	card := e.example().InterfaceURL + "/.well-known/agent-card.json"
+	if r := do(t, http.MethodHead, card, nil); r.status != 200 {
+		t.Fatalf("HEAD %s: %d, want 200", card, r.status)
+	}
+	for path, allow := range map[string]string{
+		"/.well-known/agent-card.json": "GET, HEAD",
+		"/tasks":                       "GET, HEAD",
+		"/tasks/t-1:subscribe":         "GET, HEAD, POST",
+		"/message:send":                "POST",
+		"/oauth/.well-known/oauth-authorization-server": "GET, HEAD",
+	} {
+		r := do(t, http.MethodPut, e.example().InterfaceURL+path, nil)
+		if r.status != 405 || r.header.Get("Allow") != allow {
+			t.Errorf("PUT %s: %d, Allow %q; want 405, Allow %q", path, r.status, r.header.Get("Allow"), allow)
+		}
+	}
+}

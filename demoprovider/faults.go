@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"slices"
 	"sort"
@@ -149,8 +150,11 @@ func (f *faultyWriter) WriteHeader(code int) {
 	if h.Get("Content-Type") == a2aContentType && f.s.fault("json-content-type") {
 		h.Set("Content-Type", "application/json")
 	}
-	if code >= 400 && f.s.fault("reason-not-first") {
-		f.hold, f.code = true, code // rewritten when the body is complete (see Write)
+	if code >= 400 && f.s.fault("reason-not-first") && isJSONType(h.Get("Content-Type")) {
+		// Only a JSON body can be an A2A error envelope: held and
+		// rewritten when complete (see Write). An answer without one (a
+		// bare 401, 404 or 405) goes as it is: one fault breaks one thing.
+		f.hold, f.code = true, code
 		return
 	}
 	f.ResponseWriter.WriteHeader(code)
@@ -161,20 +165,52 @@ func (f *faultyWriter) Write(p []byte) (int, error) {
 		return f.ResponseWriter.Write(p)
 	}
 	f.buf.Write(p)
-	var env map[string]map[string]any
-	if json.Unmarshal(f.buf.Bytes(), &env) != nil {
-		return len(p), nil // not complete (or not JSON) yet
+	if !json.Valid(f.buf.Bytes()) {
+		return len(p), nil // not complete yet (finish sends it as it is)
 	}
-	if e := env["error"]; e != nil {
-		if d, ok := e["details"].([]any); ok {
-			e["details"] = append([]any{map[string]any{"@type": "type.googleapis.com/google.rpc.DebugInfo", "detail": "demo fault reason-not-first"}}, d...)
-		}
-	}
-	out, _ := json.Marshal(env)
+	_, err := f.ResponseWriter.Write(f.release())
+	return len(p), err
+}
+
+// release ends the hold: it writes the held status and returns the body to
+// write, an A2A error envelope (an "error" object with "details") with a
+// DebugInfo entry put before its ErrorInfo, any other body (an OAuth
+// error, RFC 6749 §5.2) unchanged.
+func (f *faultyWriter) release() []byte {
+	body := f.buf.Bytes()
 	f.hold = false
 	f.ResponseWriter.WriteHeader(f.code)
-	_, err := f.ResponseWriter.Write(out)
-	return len(p), err
+	var env map[string]json.RawMessage
+	var e map[string]any
+	if json.Unmarshal(body, &env) != nil || json.Unmarshal(env["error"], &e) != nil {
+		return body
+	}
+	d, ok := e["details"].([]any)
+	if !ok {
+		return body
+	}
+	e["details"] = append([]any{map[string]any{"@type": "type.googleapis.com/google.rpc.DebugInfo", "detail": "demo fault reason-not-first"}}, d...)
+	env["error"], _ = json.Marshal(e)
+	out, err := json.Marshal(env)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// finish sends what is still held when the handler returns (a body that
+// never became complete JSON, or none at all), as it was.
+func (f *faultyWriter) finish() {
+	if f.hold {
+		f.ResponseWriter.Write(f.release())
+	}
+}
+
+// isJSONType reports whether a Content-Type is JSON (application/json,
+// application/a2a+json, any +json).
+func isJSONType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // faultAccept is the PA JWT acceptance faults before the signature is
@@ -233,4 +269,12 @@ func (as *authServer) tokenAudience(b *brandDef) string {
 		return as.s.url
 	}
 	return as.s.interfaceURL(b)
+}
+
+// Flush passes a flush on (a streamed reply under a fault still streams),
+// unless the answer is held.
+func (f *faultyWriter) Flush() {
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok && !f.hold {
+		fl.Flush()
+	}
 }

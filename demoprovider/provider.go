@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -401,11 +402,25 @@ func matchRoute(rest string) (rt route, methods []string, taskID string) {
 	return routeNone, nil, ""
 }
 
+// allowHeader is the Allow of a 405 (RFC 9110 §10.2.1): the route's
+// methods, and HEAD wherever GET is, since every GET route serves HEAD.
+func allowHeader(methods []string) string {
+	out := slices.Clone(methods)
+	if slices.Contains(out, http.MethodGet) && !slices.Contains(out, http.MethodHead) {
+		i := slices.Index(out, http.MethodGet)
+		out = slices.Insert(out, i+1, http.MethodHead)
+	}
+	return strings.Join(out, ", ")
+}
+
 // serveProvider routes every Provider request. Routing happens before
 // authentication (§2.2): an unknown Brand or route is 404, a known route
 // with the wrong method 405, both with no A2A body.
 func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 	w = s.faultWriter(w)
+	if fw, ok := w.(*faultyWriter); ok {
+		defer fw.finish()
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/a2a/")
 	if !ok {
 		w.WriteHeader(http.StatusNotFound)
@@ -435,7 +450,7 @@ func (s *Server) serveProvider(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !allowed {
-		w.Header().Set("Allow", strings.Join(methods, ", "))
+		w.Header().Set("Allow", allowHeader(methods))
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}

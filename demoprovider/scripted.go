@@ -286,3 +286,21 @@ func (f *form) submit(ctx context.Context, c *http.Client, base *url.URL, vals u
 	target.RawQuery = vals.Encode()
 	return fetchPage(ctx, c, http.MethodGet, target.String(), nil)
 }
+
+// DemoUsers are the usernames of the demo Brands' accounts (the same on
+// every Brand), for `pact demo approve` and the login page.
+func DemoUsers() []string { return []string{"jane", "omar"} }
+
+// DemoPassword is the password of the demo account username ("jane",
+// "omar"); false for any other name. The demo's passwords are public:
+// they are printed by `pact demo serve` and on its login page.
+func DemoPassword(username string) (string, bool) {
+	for _, b := range newBrands()[:1] {
+		for _, u := range b.users {
+			if u.username == username {
+				return u.password, true
+			}
+		}
+	}
+	return "", false
+}

@@ -61,6 +61,13 @@ func finalStreamState(s a2a.TaskState) bool {
 	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
 }
 
+// state is the task's state now.
+func (t *streamTask) state() a2a.TaskState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status.State
+}
+
 // snapshot is the task as it stands (A2A: a subscribe starts with the
 // Task), and the index of the next event to follow.
 func (t *streamTask) snapshot() ([]byte, int) {
@@ -252,8 +259,11 @@ func conversationText(m *a2a.Message) string {
 // serveSubscribe is POST (or GET) {interface}/tasks/{id}:subscribe for a
 // streaming Brand: the task as it stands, then its remaining events. Only
 // the (personal agent, sub) that started it may follow it; anyone else,
-// like an unknown id, gets TASK_NOT_FOUND. A delegation token, if sent,
-// must be valid (§5.5).
+// like an unknown id, gets TASK_NOT_FOUND. A task in a terminal state
+// (completed) has nothing left to follow: UNSUPPORTED_OPERATION, as A2A 1.0
+// answers SubscribeToTask then (its stored reply comes back by sending the
+// same messageId again, §4.3). A delegation token, if sent, must be valid
+// (§5.5).
 func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request, b *brandDef, id paIdentity, taskID string) {
 	if h := r.Header.Get(delegationHeader); h != "" {
 		if _, err := s.as.verifyDelegation(h, b, id); err != nil {
@@ -266,6 +276,10 @@ func (s *Server) serveSubscribe(w http.ResponseWriter, r *http.Request, b *brand
 	s.mu.Unlock()
 	if st == nil || st.owner != id || st.brandID != b.id {
 		writeA2AError(w, ReasonTaskNotFound, "Task "+taskID+" not found")
+		return
+	}
+	if state := st.state(); state.Terminal() {
+		writeA2AError(w, ReasonUnsupportedOperation, "Task "+taskID+" is in a terminal state ("+string(state)+"): there is nothing to subscribe to")
 		return
 	}
 	sw := &sseWriter{w: w}

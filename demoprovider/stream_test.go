@@ -96,15 +96,28 @@ func TestStreamWordByWordAndIdempotent(t *testing.T) {
 		t.Fatalf("agent runs after the resend = %d, want 1 (same messageId)", n)
 	}
 
-	// Subscribe: the task as it stands (complete now), for its owner only.
-	_, next = openStream(t, e, "/tasks/"+string(task.ID)+":subscribe", "u1", "")
-	ev, _ := next()
-	snap, ok := ev.(*a2a.Task)
-	if !ok || snap.Status.State != a2a.TaskStateCompleted || snap.Artifacts[0].Parts[0].Text() != final.Parts[0].Text() {
-		t.Fatalf("subscribe snapshot = %#v", ev)
-	}
-	r := do(t, http.MethodPost, e.example().InterfaceURL+"/tasks/"+string(task.ID)+":subscribe", nil, "Authorization", "Bearer "+e.jwt("u2"))
+	// Subscribe to the task, complete now: nothing is left to follow, and
+	// A2A 1.0 answers SubscribeToTask on a terminal task with
+	// UNSUPPORTED_OPERATION, not the task (issue 31 item 22); for anyone
+	// but its owner the task does not exist.
+	r := do(t, http.MethodPost, e.example().InterfaceURL+"/tasks/"+string(task.ID)+":subscribe", nil, "Authorization", "Bearer "+e.jwt("u1"), "A2A-Version", "1.0")
+	wantA2AError(t, r, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
+	r = do(t, http.MethodPost, e.example().InterfaceURL+"/tasks/"+string(task.ID)+":subscribe", nil, "Authorization", "Bearer "+e.jwt("u2"), "A2A-Version", "1.0")
 	wantA2AError(t, r, 404, "NOT_FOUND", "TASK_NOT_FOUND")
+	// GET tasks/{id} says TASK_NOT_FOUND (PACT §2.2), for the owner too.
+	r = do(t, http.MethodGet, e.example().InterfaceURL+"/tasks/"+string(task.ID), nil, "Authorization", "Bearer "+e.jwt("u1"), "A2A-Version", "1.0")
+	wantA2AError(t, r, 404, "NOT_FOUND", "TASK_NOT_FOUND")
+	// Its stored reply comes back by the same messageId (§4.3).
+	_, next = openStream(t, e, "/message:stream", "u1", body)
+	var again *a2a.Message
+	for ev, ok := next(); ok; ev, ok = next() {
+		if su, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && su.Status.State == a2a.TaskStateCompleted {
+			again = su.Status.Message
+		}
+	}
+	if again == nil || again.Parts[0].Text() != final.Parts[0].Text() || e.srv.AgentRuns() != 1 {
+		t.Fatalf("the same messageId after completion: %+v, %d runs", again, e.srv.AgentRuns())
+	}
 
 	// Other Shop does not stream.
 	r = do(t, http.MethodPost, e.other().InterfaceURL+"/message:stream", strings.NewReader(body), "Authorization", "Bearer "+e.jwt("u1"))

@@ -30,6 +30,17 @@ const DefaultInterval = 5 * time.Second
 // (RFC 8628 §3.5: 5 seconds).
 const SlowDownStep = 5 * time.Second
 
+// MaxInterval is the longest polling interval pact keeps (60 s), whatever
+// the server's "interval" or its slow_downs ask: a login is waited for by
+// a person, and an interval of 100,000 s would leave one poll a day.
+const MaxInterval = 60 * time.Second
+
+// MaxExpiresIn is the longest a login is waited for (30 minutes), whatever
+// the server's "expires_in" says (RFC 8628's example is 1800 s; one of
+// 999,999,999 s would keep pact polling for 31 years). Past it the login
+// ends as expired (ErrExpiredToken).
+const MaxExpiresIn = 30 * time.Minute
+
 // maxTransient bounds consecutive transient poll failures (network errors,
 // HTTP 5xx or 429) before Poll gives up.
 const maxTransient = 3
@@ -99,11 +110,12 @@ type Authorization struct {
 	// (PACT §5.3); never proxy, frame or observe it.
 	VerificationURI         string `json:"verification_uri"`
 	VerificationURIComplete string `json:"verification_uri_complete"`
-	// ExpiresIn is the device code lifetime in seconds; ExpiresAt is the
-	// Clock time it ends.
+	// ExpiresIn is the device code lifetime in seconds (the server's, at
+	// most MaxExpiresIn); ExpiresAt is the Clock time it ends.
 	ExpiresIn int       `json:"expires_in"`
 	ExpiresAt time.Time `json:"expires_at"`
-	// Interval is the minimum poll interval (default 5 s).
+	// Interval is the minimum poll interval (default 5 s, at most
+	// MaxInterval).
 	Interval time.Duration `json:"interval"`
 	// Scopes is what was requested, in request order.
 	Scopes []string `json:"scopes"`
@@ -389,11 +401,11 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 		UserCode:                raw.UserCode,
 		VerificationURI:         raw.VerificationURI,
 		VerificationURIComplete: raw.VerificationURIComplete,
-		ExpiresIn:               int(expiresIn),
-		ExpiresAt:               start.Add(time.Duration(expiresIn) * time.Second),
-		Interval:                interval,
+		ExpiresIn:               int(min(expiresIn, int64(MaxExpiresIn/time.Second))),
+		Interval:                min(interval, MaxInterval),
 		Scopes:                  uniq,
 	}
+	a.ExpiresAt = start.Add(time.Duration(a.ExpiresIn) * time.Second)
 	if a.VerificationURIComplete == "" {
 		a.VerificationURIComplete = a.VerificationURI
 	}
@@ -407,7 +419,8 @@ func PollWait(interval time.Duration) time.Duration {
 }
 
 // Poll polls tokenURL (RFC 8628 §3.4) until the User approves, refuses, or
-// the device code expires. It waits PollWait(interval) before each request,
+// the device code expires (MaxExpiresIn at most). It waits
+// PollWait(interval) before each request (interval at most MaxInterval),
 // adds SlowDownStep on every slow_down, keeps waiting on
 // authorization_pending, and tolerates a few consecutive transient failures
 // (network, 5xx, 429). Cancelling ctx returns ctx.Err() at once.
@@ -423,21 +436,23 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 		return nil, errors.New("deviceflow: Poll needs the Authorization returned by Authorize")
 	}
 	clk := c.clock()
-	interval := auth.Interval
+	interval := min(auth.Interval, MaxInterval)
 	if interval <= 0 {
 		interval = DefaultInterval
+	}
+	expiresAt := auth.ExpiresAt
+	if limit := clk.Now().Add(MaxExpiresIn); expiresAt.IsZero() || expiresAt.After(limit) {
+		expiresAt = limit // an Authorization not made by Authorize is bounded too
 	}
 	transient := 0
 	for {
 		wait := PollWait(interval)
-		if !auth.ExpiresAt.IsZero() {
-			left := auth.ExpiresAt.Sub(clk.Now())
-			if left <= 0 {
-				return nil, ErrExpiredToken
-			}
-			if wait > left {
-				wait = left
-			}
+		left := expiresAt.Sub(clk.Now())
+		if left <= 0 {
+			return nil, ErrExpiredToken
+		}
+		if wait > left {
+			wait = left
 		}
 		select {
 		case <-ctx.Done():
@@ -447,7 +462,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if !auth.ExpiresAt.IsZero() && !clk.Now().Before(auth.ExpiresAt) {
+		if !clk.Now().Before(expiresAt) {
 			return nil, ErrExpiredToken
 		}
 		form := url.Values{
@@ -486,7 +501,7 @@ func (c *Client) Poll(ctx context.Context, tokenURL string, auth *Authorization)
 			case "authorization_pending":
 				continue
 			case "slow_down":
-				interval += SlowDownStep
+				interval = min(interval+SlowDownStep, MaxInterval)
 				continue
 			}
 		}

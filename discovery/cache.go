@@ -14,8 +14,8 @@ import (
 // MaxCacheAge caps how long a card is reused, whatever the server says.
 const MaxCacheAge = time.Hour
 
-// Cache keeps fetched Agent Cards between runs in the profile's database
-// (store.DB). A card is reused without asking while it is fresh (its
+// Cache keeps fetched Agent Cards between runs in the User's store
+// (store.Cards). A card is reused without asking while it is fresh (its
 // response's Cache-Control max-age, RFC 9111 §5.2.2.1, at most
 // MaxCacheAge), with the signature check done when it was fetched (A2A
 // §8.4). A stale card that came with an ETag or Last-Modified is
@@ -25,7 +25,7 @@ const MaxCacheAge = time.Hour
 // Brand's redirect to its Provider is followed again only when the card is
 // fetched again. Cards are public documents.
 type Cache struct {
-	DB  *store.DB
+	DB  store.Cards
 	Now func() time.Time // nil = time.Now
 }
 

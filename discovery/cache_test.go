@@ -42,7 +42,7 @@ func TestCache_ReusesAFreshCardAndRefetchesAStaleOne(t *testing.T) {
 	}))
 	defer srv.Close()
 	now := time.Unix(1_800_000_000, 0)
-	c := &Cache{DB: testDB(t), Now: func() time.Time { return now }}
+	c := &Cache{DB: testDB(t).ForUser(store.LocalUser), Now: func() time.Time { return now }}
 	ctx := context.Background()
 	u := srv.URL + WellKnownPath
 	for i, wantCached := range []bool{false, true, true} {
@@ -100,7 +100,7 @@ func TestRFC9110_13_1_StaleCardRevalidatedAndKeptOn304(t *testing.T) {
 	}))
 	defer srv.Close()
 	now := time.Unix(1_800_000_000, 0)
-	c := &Cache{DB: testDB(t), Now: func() time.Time { return now }}
+	c := &Cache{DB: testDB(t).ForUser(store.LocalUser), Now: func() time.Time { return now }}
 	ctx := context.Background()
 	u := srv.URL + WellKnownPath
 	if _, cached, err := c.Fetch(ctx, client(), u); err != nil || cached {

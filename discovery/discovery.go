@@ -13,10 +13,12 @@
 package discovery
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -98,6 +100,23 @@ func CardURL(arg string) (string, error) {
 	return u.String(), nil
 }
 
+// BrandArg is the shortest brand argument that names cardURL, for the
+// commands hints print: the origin when cardURL is that origin's
+// well-known card (https://brand.example.com/.well-known/agent-card.json →
+// https://brand.example.com, which CardURL maps back to it), else cardURL
+// itself. A User who typed an origin reads it back as typed.
+func BrandArg(cardURL string) string {
+	u, err := url.Parse(cardURL)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Path != WellKnownPath {
+		return cardURL
+	}
+	origin := u.Scheme + "://" + u.Host
+	if back, err := CardURL(origin); err != nil || back != cardURL {
+		return cardURL
+	}
+	return origin
+}
+
 // canonicalCardURL makes u the one spelling of its card URL, which is also
 // the key of the Brand's pin: another spelling of a pinned card must meet
 // its pin, not make a new one. Forms that only spell the same URL are
@@ -156,11 +175,41 @@ type InvalidCardError struct {
 	// Signature is set when the card was refused for its signatures
 	// (A2A §8.4): what was found, with the problems.
 	Signature *Signature
+	// HTTPStatus and ContentType are the response's, when the card was
+	// fetched (0 and "" for a kept copy checked again).
+	HTTPStatus  int
+	ContentType string
+	// HTML: the body is a web page (an HTML document), not JSON: the
+	// address is a site's page rather than its Agent Card.
+	HTML bool
 }
 
 func (e *InvalidCardError) Error() string {
+	if e.HTML {
+		return fmt.Sprintf("%s answered with an HTML page (a web page), not an Agent Card: check the brand's domain or card URL", e.FinalURL)
+	}
 	return fmt.Sprintf("%v at %s: %s", ErrInvalidCard, e.FinalURL, e.Reason)
 }
+
+// Detail is the response as the wire had it (for --json and --debug):
+// "GET URL: HTTP 200, Content-Type text/html", and the reason when Error
+// does not say it (an HTML page).
+func (e *InvalidCardError) Detail() string {
+	if e.HTTPStatus == 0 {
+		return ""
+	}
+	d := fmt.Sprintf("GET %s: HTTP %d", e.FinalURL, e.HTTPStatus)
+	if e.ContentType != "" {
+		d += ", Content-Type " + e.ContentType
+	}
+	if e.HTML {
+		d += ": " + e.Reason
+	}
+	return d
+}
+
+// ResponseStatus is the HTTP status the card was served with (0: none).
+func (e *InvalidCardError) ResponseStatus() int { return e.HTTPStatus }
 
 // Is makes errors.Is(err, ErrInvalidCard) true.
 func (e *InvalidCardError) Is(target error) bool { return target == ErrInvalidCard }
@@ -259,12 +308,18 @@ func fetchIf(ctx context.Context, client *http.Client, cardURL, etag, lastModifi
 		return nil, nil, false, &StatusError{URL: resp.Request.URL.String(), StatusCode: resp.StatusCode}
 	}
 	final := resp.Request.URL.String()
+	ctype := resp.Header.Get("Content-Type")
 	data, err := httpx.ReadBody(resp.Body, MaxCardSize)
 	if err != nil {
-		return nil, nil, false, &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
+		return nil, nil, false, &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error(), HTTPStatus: resp.StatusCode, ContentType: ctype}
 	}
 	card, err = checkCard(ctx, client, cardURL, final, data)
 	if err != nil {
+		var ice *InvalidCardError
+		if errors.As(err, &ice) {
+			ice.HTTPStatus, ice.ContentType = resp.StatusCode, ctype
+			ice.HTML = ice.HTML || (ice.Raw == nil && isHTMLType(ctype))
+		}
 		return nil, nil, false, err
 	}
 	return card, resp.Header, false, nil
@@ -275,7 +330,7 @@ func fetchIf(ctx context.Context, client *http.Client, cardURL, etag, lastModifi
 func checkCard(ctx context.Context, client *http.Client, cardURL, final string, data []byte) (*Card, error) {
 	card, err := Parse(data)
 	if err != nil {
-		e := &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error()}
+		e := &InvalidCardError{URL: cardURL, FinalURL: final, Reason: err.Error(), HTML: looksLikeHTML(data)}
 		if len(data) > 0 && data[0] == '{' && json.Valid(data) {
 			e.Raw = json.RawMessage(data)
 		}
@@ -455,6 +510,29 @@ func hostOf(rawURL string) string {
 	return rawURL
 }
 
+// looksLikeHTML reports whether a body that should be JSON is an HTML
+// document: it starts, after blanks and a byte-order mark, with "<!doctype
+// html", "<html", "<head", "<body" or an HTML comment.
+func looksLikeHTML(data []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(t) > 64 {
+		t = t[:64]
+	}
+	t = bytes.ToLower(t)
+	for _, p := range []string{"<!doctype html", "<html", "<head", "<body", "<!--"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isHTMLType reports whether a Content-Type is text/html or XHTML.
+func isHTMLType(ctype string) bool {
+	mt, _, err := mime.ParseMediaType(ctype)
+	return err == nil && (mt == "text/html" || mt == "application/xhtml+xml")
+}
+
 // StatusError is a card URL that answered with an error status. A 404 or
 // 410 matches ErrNotFound (exit 5).
 type StatusError struct {
@@ -475,6 +553,9 @@ func (e *StatusError) Error() string {
 
 // Detail is the status, e.g. "GET https://… : HTTP 503".
 func (e *StatusError) Detail() string { return fmt.Sprintf("GET %s: HTTP %d", e.URL, e.StatusCode) }
+
+// ResponseStatus is the HTTP status the card URL answered.
+func (e *StatusError) ResponseStatus() int { return e.StatusCode }
 
 func (e *StatusError) notFound() bool {
 	return e.StatusCode == http.StatusNotFound || e.StatusCode == http.StatusGone

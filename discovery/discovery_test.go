@@ -314,3 +314,21 @@ func TestSection2_1_InterfaceURLWithDotSegmentsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 item 17: hints name a Brand by its origin when its card is at
+// the well-known path (what the User typed), and by the card URL otherwise.
+func TestIssue31_17_BrandArgIsTheOriginOfAWellKnownCard(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://brand.example.com/.well-known/agent-card.json":   "https://brand.example.com",
+		"http://127.0.0.1:8791/.well-known/agent-card.json":       "http://127.0.0.1:8791",
+		"https://brand.example.com/support/agent-card.json":       "https://brand.example.com/support/agent-card.json",
+		"https://brand.example.com/a/.well-known/agent-card.json": "https://brand.example.com/a/.well-known/agent-card.json",
+	} {
+		if got := BrandArg(in); got != want {
+			t.Errorf("BrandArg(%s) = %s, want %s", in, got, want)
+		}
+		if back, err := CardURL(BrandArg(in)); err != nil || back != in {
+			t.Errorf("CardURL(BrandArg(%s)) = %s, %v: not the same card", in, back, err)
+		}
+	}
+}

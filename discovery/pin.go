@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/store"
 )
@@ -20,13 +22,6 @@ import (
 type Pins interface {
 	Pin(ctx context.Context, brand string) (store.Pin, bool, error)
 	SetPin(ctx context.Context, p store.Pin) error
-}
-
-// NewPins returns the pins of profile name, kept in its database
-// (store.ProfileDB; the pins.json an earlier build kept for every profile
-// is imported into it once).
-func NewPins(dirs store.Dirs, name string) Pins {
-	return store.ProfileDB(dirs, name)
 }
 
 // ErrCardChanged is matched by *CardChangedError (exit 1, CARD_CHANGED).
@@ -331,4 +326,28 @@ func Accept(ctx context.Context, pins Pins, e *CardChangedError, now time.Time) 
 	p := e.New
 	p.PinnedAt = now.UTC()
 	return pins.SetPin(ctx, p)
+}
+
+// CheckPinRecord checks a pin kept elsewhere (a restored backup) as
+// pinning makes them (PinOf): the Brand's card URL and the interface URL
+// acceptable URLs (https, or http on loopback; httpx.CheckURL), and each
+// signing key an RFC 7638 SHA-256 thumbprint (43 base64url characters). A
+// pin that fails it would stop the Brand's every command, or let a key
+// nobody saw sign its card.
+func CheckPinRecord(p store.Pin) error {
+	for _, u := range []struct{ what, url string }{{"its card URL", p.Brand}, {"its interface URL", p.InterfaceURL}} {
+		pu, err := url.Parse(u.url)
+		if err != nil || pu.Host == "" {
+			return fmt.Errorf("%s %q is not a URL", u.what, iostreams.SanitizeLine(u.url))
+		}
+		if err := httpx.CheckURL(pu); err != nil {
+			return fmt.Errorf("%s: %v", u.what, err)
+		}
+	}
+	for _, tp := range strings.Fields(p.KeyThumbprint) {
+		if b, err := base64.RawURLEncoding.DecodeString(tp); err != nil || len(b) != sha256.Size {
+			return fmt.Errorf("its signing key %q is not a key thumbprint", iostreams.SanitizeLine(tp))
+		}
+	}
+	return nil
 }

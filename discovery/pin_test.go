@@ -39,7 +39,7 @@ func pins(t *testing.T) Pins {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return db.ForUser(store.LocalUser)
 }
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

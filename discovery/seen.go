@@ -8,7 +8,7 @@ import (
 )
 
 // ChangeMemory is implemented by Pins that remember a changed card once any
-// command has seen it (store.DB keeps it in the profile's database), so
+// command has seen it (store.Pins keeps it in the User's store), so
 // that send, chat, card, doctor, MCP and the tour agree: nothing is sent to
 // the Brand until the User accepts a card (SetPin ends it), even by a
 // command holding an earlier card that is still fresh in the cache.

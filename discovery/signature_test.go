@@ -22,6 +22,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/store"
 )
 
 // site is a Brand origin on 127.0.0.1 serving a card and a JWKS.
@@ -309,7 +310,7 @@ func TestA2A_8_4_CacheKeepsTheSignatureCheck(t *testing.T) {
 	s.maxAge = true
 	k := ecKey(t)
 	s.set(sign(t, baseCard(t), k, "k1", s.jku()), pub(t, k, "k1", "ES256"))
-	c := &Cache{DB: testDB(t)}
+	c := &Cache{DB: testDB(t).ForUser(store.LocalUser)}
 	first, cached, err := c.Fetch(context.Background(), sigClient(), s.cardURL())
 	if err != nil || cached || !first.Signature.Verified {
 		t.Fatalf("first fetch: %v cached=%v card=%+v", err, cached, first)

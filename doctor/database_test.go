@@ -17,7 +17,7 @@ func TestDoctor_DatabaseCheckFailsOnAnUnusableHistory(t *testing.T) {
 	ctx := context.Background()
 	db := store.ProfileDB(f.p.Dirs, f.p.Name)
 	t.Cleanup(func() { db.Close() })
-	if err := db.SetPin(ctx, store.Pin{Brand: "https://brand.example/card"}); err != nil {
+	if err := db.ForUser(store.LocalUser).SetPin(ctx, store.Pin{Brand: "https://brand.example/card"}); err != nil {
 		t.Fatal(err)
 	}
 	run := func() *Report {

@@ -109,6 +109,10 @@ type Options struct {
 	// (store.(*DB).Check: the history refusal, PRAGMA quick_check, the
 	// schema version); an error fails the "database" check.
 	Database func(context.Context) (store.Health, error)
+	// Postgres is set when that database is PostgreSQL (store/postgres):
+	// its check is a connection and the schema version, and its fixes are
+	// the server's, not `pact restore`.
+	Postgres bool
 	// ImportProblems, when set, gives the files the one-time import of the
 	// previous release's files could not read, and where they are kept.
 	ImportProblems func() (problems []string, keptIn string)
@@ -224,6 +228,10 @@ func (r *runner) database(ctx context.Context) {
 		return
 	}
 	h, err := r.o.Database(ctx)
+	if r.o.Postgres {
+		r.postgres(h, err)
+		return
+	}
 	if err != nil {
 		r.dbFailed = true
 		fix := "restore the profile's history with `" + r.cmd("restore BACKUP") + "` (a file `pact backup` wrote)"
@@ -241,6 +249,24 @@ func (r *runner) database(ctx context.Context) {
 	if h.ReadOnly != nil {
 		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Warn, Summary: sum + ", but it can only be read here: nothing can be saved",
 			Fix: "make PACT_HOME writable", Detail: h.ReadOnly.Error()})
+		return
+	}
+	r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: OK, Summary: sum})
+}
+
+// postgres is the database check of a profile on PostgreSQL.
+func (r *runner) postgres(h store.Health, err error) {
+	if err != nil {
+		r.dbFailed = true
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(),
+			Fix:    "check that the PostgreSQL server runs, that the URL (--database, PACT_DATABASE_URL or the config file's \"database\") names it, and that its role may connect and create tables",
+			Detail: err.Error()})
+		return
+	}
+	sum := fmt.Sprintf("the profile's history is in PostgreSQL, reachable (schema version %d)", h.SchemaVersion)
+	if h.ReadOnly != nil {
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Warn, Summary: sum + ", but it only reads: nothing can be saved",
+			Fix: "point pact at the primary server", Detail: h.ReadOnly.Error()})
 		return
 	}
 	r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: OK, Summary: sum})
@@ -299,14 +325,20 @@ func (r *runner) keyringFail(err error) Check {
 
 // KeyringUnavailable says in plain words that the OS keyring does not
 // answer (secrets.ErrUnavailable), and the fix that fits p's state: before
-// `pact init`, an init that keeps the secrets in a file; after it, the
-// keyring that holds them must answer (moving them out needs it too).
-// Doctor and every command's error line say the same.
-func KeyringUnavailable(p *profile.Profile) (summary, fix string) {
+// `pact init`, an init that keeps the secrets in a file (initFlags are the
+// flags of the `pact init` the User typed, e.g. "--issuer", URL, repeated
+// in it; none: --issuer https://YOUR-HOST); after it, the keyring that
+// holds them must answer (moving them out needs it too). Doctor and every
+// command's error line say the same.
+func KeyringUnavailable(p *profile.Profile, initFlags ...string) (summary, fix string) {
 	summary = "the OS keyring is not available: no keyring service answers on this machine, or it is locked"
 	if !p.Exists() {
-		return summary, "start or unlock the OS keyring, or make this profile keep its secrets in a file: " +
-			profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
+		init := profile.Command(p.Name, "init --keyring file --issuer https://YOUR-HOST")
+		if len(initFlags) > 0 {
+			// Quoted: what the User typed goes back into a shell.
+			init = profile.CommandWords(p.Name, append([]string{"init", "--keyring", "file"}, initFlags...)...)
+		}
+		return summary, "start or unlock the OS keyring, or make this profile keep its secrets in a file: " + init
 	}
 	return summary, "start or unlock the OS keyring that holds this profile's secrets; to keep them in a file from then on, run " +
 		profile.Command(p.Name, "keyring move --to file") + " once it answers (PACT_KEYRING=file alone cannot reach secrets already in the OS keyring)"
@@ -387,8 +419,15 @@ func (r *runner) identity(ctx context.Context) {
 	}
 	active := c.Active()
 	if err := live.Has(*active); err != nil {
+		fix := upload
+		if others := r.o.Profile.SharingIssuer(c.Issuer); len(others) > 0 {
+			// One issuer, one JWKS at the Provider (§3.1): the keys
+			// published there may be the other profile's.
+			fix = fmt.Sprintf("the profile %s has the same issuer %s, and a Provider finds one JWKS per issuer: give each profile its own issuer (`%s`, then register it with its Providers), or %s",
+				quoteNames(others), c.Issuer, r.cmd("init --issuer URL"), upload)
+		}
 		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Fail,
-			Summary: fmt.Sprintf("%v: Providers refuse every PA JWT signed by the active key %s", err, active.KID), Fix: upload})
+			Summary: fmt.Sprintf("%v: Providers refuse every PA JWT signed by the active key %s", err, active.KID), Fix: fix})
 	} else if !publish.IsJSON(live.JWKSContentType) {
 		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Warn,
 			Summary: fmt.Sprintf("serves the active key, but as %q, not application/json", live.JWKSContentType),
@@ -602,10 +641,15 @@ func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Regi
 	case resp.StatusCode == http.StatusOK:
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: OK, Summary: fmt.Sprintf("%s accepts your PA JWT (key %s, audience %s)", name, s.KID(), reg.Audience)})
 	case resp.StatusCode == http.StatusUnauthorized:
+		fix := fmt.Sprintf("make sure the jwks check above passes, that this Provider knows your issuer %s, and that %q is the audience it assigned (`%s`)",
+			r.cfg.Issuer, reg.Audience, r.cmd("provider add "+reg.URL+" --audience AUDIENCE"))
+		if ago := r.now().Sub(derefTime(reg.AudienceChangedAt)); reg.PreviousAudience != "" && reg.AudienceChangedAt != nil && ago >= 0 && ago < RecentAudienceChange {
+			// The likeliest cause, as a send's refusal names it.
+			fix = fmt.Sprintf("the audience registered for it was changed from %q to %q %s ago: if the Provider did not assign %q, put back the one it did (`%s`); else %s",
+				reg.PreviousAudience, reg.Audience, roundAgo(ago), reg.Audience, r.cmdWords("provider", "add", reg.URL, "--audience", reg.PreviousAudience), fix)
+		}
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Fail,
-			Summary: fmt.Sprintf("%s refused your PA JWT (HTTP 401)", name),
-			Fix: fmt.Sprintf("make sure the jwks check above passes, that this Provider knows your issuer %s, and that %q is the audience it assigned (`%s`)",
-				r.cfg.Issuer, reg.Audience, r.cmd("provider add "+reg.URL+" --audience AUDIENCE"))})
+			Summary: fmt.Sprintf("%s refused your PA JWT (HTTP 401)", name), Fix: fix})
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Warn,
 			Summary: fmt.Sprintf("%s does not answer GET tasks (HTTP %d), so the PA JWT could not be checked", name, resp.StatusCode),
@@ -614,6 +658,13 @@ func (r *runner) tasks(ctx context.Context, name, iface string, reg profile.Regi
 		r.add(Check{ID: CheckPAJWT, Subject: iface, Status: Warn,
 			Summary: fmt.Sprintf("%s answered GET tasks with HTTP %d", name, resp.StatusCode), Fix: "try again later"})
 	}
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // provider checks a registered Provider no Brand covered: reachable (any
@@ -634,8 +685,16 @@ func (r *runner) provider(ctx context.Context, reg profile.Registration) {
 		return
 	}
 	resp.Body.Close()
-	r.add(Check{ID: CheckProvider, Subject: reg.URL, Status: OK,
-		Summary: "reachable (send a message to one of its Brands to check the PA JWT too)"})
+	c := Check{ID: CheckProvider, Subject: reg.URL, Status: OK,
+		Summary: "reachable (send a message to one of its Brands to check the PA JWT too)"}
+	if ago := r.now().Sub(derefTime(reg.AudienceChangedAt)); reg.PreviousAudience != "" && reg.AudienceChangedAt != nil && ago >= 0 && ago < RecentAudienceChange {
+		// No Brand of it to send a PA JWT to: the recent change is what
+		// doctor can say (a wrong audience is refused on every send).
+		c.Status = Warn
+		c.Summary = fmt.Sprintf("reachable; its audience was changed from %q to %q %s ago, and no message has checked it since", reg.PreviousAudience, reg.Audience, roundAgo(ago))
+		c.Fix = fmt.Sprintf("if sends to its Brands are refused, put back the audience the Provider assigned: `%s`", r.cmdWords("provider", "add", reg.URL, "--audience", reg.PreviousAudience))
+	}
+	r.add(c)
 	r.clock(reg.URL, resp, sent)
 }
 
@@ -680,11 +739,11 @@ func (r *runner) grants() {
 	}
 	now := r.now()
 	for _, g := range gs {
-		login := "login " + g.Brand
+		words := []string{"login", discovery.BrandArg(g.Brand)}
 		for _, sc := range g.Scopes {
-			login += " --scope " + sc
+			words = append(words, "--scope", sc)
 		}
-		login = r.cmd(login)
+		login := r.cmdWords(words...) // quoted: the scopes came from the Brand's server
 		card := g.Brand
 		if card == "" {
 			card = g.InterfaceURL

@@ -251,7 +251,7 @@ func TestDoctor_BrandsAreNamedWithTheirHostAndTimesFormatted(t *testing.T) {
 func TestSection2_1_DoctorFailsACardThatNoLongerMatchesItsPin(t *testing.T) {
 	f := newFixture(t)
 	_, b := startProvider(t, f)
-	pins := discovery.NewPins(f.p.Dirs, f.p.Name)
+	pins := store.ProfileDB(f.p.Dirs, f.p.Name).ForUser(store.LocalUser)
 	ctx := context.Background()
 	run := func() *Report {
 		return Run(ctx, Options{Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}), Pins: pins,

@@ -39,3 +39,33 @@ func TestSection2_1_CardFailingTheChecksIsShownWithItsProblem(t *testing.T) {
 		t.Errorf("stderr does not say what is wrong: %s", r.stderr)
 	}
 }
+
+// TestIssue31_16_HTMLPageWhereACardShouldBe: a site that answers its card
+// URL with a web page (HTTP 200, text/html) is told as such, not as a JSON
+// parse error, and --json keeps the status it was served with.
+func TestIssue31_16_HTMLPageWhereACardShouldBe(t *testing.T) {
+	f := newFakeProvider(t, nil)
+	f.Card = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("\n<!DOCTYPE html>\n<html><head><title>Shop</title></head><body>Welcome</body></html>\n"))
+	}
+	e := hostileEnv(t, f)
+	r := e.run("card", f.URL())
+	if r.code != 1 || !strings.Contains(r.stderr, "answered with an HTML page (a web page), not an Agent Card") || strings.Contains(r.stderr, "invalid character") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = e.run("card", f.URL(), "--json")
+	var out struct {
+		Error struct {
+			Reason     string `json:"reason"`
+			HTTPStatus int    `json:"httpStatus"`
+			Message    string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, r.stdout)
+	}
+	if r.code != 1 || out.Error.Reason != "INVALID_CARD" || out.Error.HTTPStatus != 200 || !strings.Contains(out.Error.Message, "HTML page") {
+		t.Fatalf("exit %d, error %+v", r.code, out.Error)
+	}
+}

@@ -170,7 +170,7 @@ func refusedCard(t *testing.T, e *env, site *brandSite, a *fakeProvider, msg str
 	if d := readCard(t, r); d.Pact.Signature.Verified || len(d.Pact.Signature.Problems) == 0 || !strings.Contains(strings.Join(d.Pact.Signature.Problems, " "), msg) {
 		t.Fatalf("pact.signature = %+v, want a problem saying %q", d.Pact.Signature, msg)
 	}
-	wantError(t, e.run("send", site.URL(), "hello", "--json"), 1, "INVALID_CARD", 0, "signature check failed", msg)
+	wantError(t, e.run("send", site.URL(), "hello", "--json"), 1, "INVALID_CARD", 200, "signature check failed", msg)
 	if r := e.run("send", site.URL(), "hello"); r.code != 1 || !strings.Contains(r.stderr, msg) {
 		t.Fatalf("send (human): exit %d, stderr %q; want 1 saying %q", r.code, r.stderr, msg)
 	}

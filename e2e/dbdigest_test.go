@@ -21,25 +21,25 @@ func dbDigest(t *testing.T, path string) (sum [32]byte, ok bool) {
 	}
 	defer db.Close()
 	var all []any
-	convs, err := db.Conversations(ctx)
+	convs, err := db.ForUser(store.LocalUser).Conversations(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range convs {
-		turns, err := db.Turns(ctx, c.InterfaceURL, c.ContextID)
+		turns, err := db.ForUser(store.LocalUser).Turns(ctx, c.InterfaceURL, c.ContextID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, c, turns)
 	}
-	grants, err := db.Grants(ctx)
+	grants, err := db.ForUser(store.LocalUser).Grants(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range grants {
 		all = append(all, string(g))
 	}
-	err = db.EachReceipt(ctx, store.ReceiptFilter{Full: true}, func(r store.Receipt) error {
+	err = db.ForUser(store.LocalUser).EachReceipt(ctx, store.ReceiptFilter{Full: true}, func(r store.Receipt) error {
 		all = append(all, r)
 		return nil
 	})

@@ -43,7 +43,7 @@ func (d *demoEnv) loadAll(t *testing.T) map[string][]conversation.Turn {
 	t.Helper()
 	db := d.openDB(t)
 	defer db.Close()
-	st := conversation.NewStore(db)
+	st := conversation.NewStore(db.ForUser(store.LocalUser))
 	sums, err := st.List()
 	if err != nil {
 		t.Fatalf("conversation index does not load: %v", err)
@@ -71,6 +71,13 @@ func (d *demoEnv) loadAll(t *testing.T) map[string][]conversation.Turn {
 func TestDurability_TwentyConcurrentSends(t *testing.T) {
 	t.Parallel()
 	d := newDemoEnv(t, demoprovider.Config{}, nil)
+	concurrentSends(t, d, d.loadAll)
+}
+
+// concurrentSends runs 20 `pact send` at once into one conversation and
+// checks, with the history load reads, that every message and reply is
+// stored exactly once, in that conversation.
+func concurrentSends(t *testing.T, d *demoEnv, load func(*testing.T) map[string][]conversation.Turn) {
 	base := parseSend(t, d.run("send", d.brand.SiteURL, "hello", "--json"))
 	const n = 20
 	results := make([]result, n)
@@ -87,7 +94,7 @@ func TestDurability_TwentyConcurrentSends(t *testing.T) {
 	for i, r := range results {
 		outs[i] = parseSend(t, r)
 	}
-	all := d.loadAll(t)
+	all := load(t)
 	for i, o := range outs {
 		turns, ok := all[o.ContextID]
 		if !ok {

@@ -34,7 +34,8 @@ func streamBody(w http.ResponseWriter, prefix string, total int64, written *atom
 const hundredMB = 100 << 20
 
 // A 100 MB reply to message:send is cut at a2aclient.MaxReplySize (4 MiB):
-// INVALID_REPLY with HTTP 200, and pact stops reading long before 100 MB.
+// a reply pact cannot read, HTTP 200 (the Provider received the message:
+// OUTCOME_UNKNOWN, issue 31), and pact stops reading long before 100 MB.
 func TestHostile_ReplyBodyOf100MBIsCapped(t *testing.T) {
 	t.Parallel()
 	var written atomic.Int64
@@ -45,7 +46,7 @@ func TestHostile_ReplyBodyOf100MBIsCapped(t *testing.T) {
 	e := hostileEnv(t, f)
 	before := e.snapshot()
 	r := e.run("send", f.URL(), "hello", "--json")
-	wantError(t, r, 1, "INVALID_REPLY", 200, "larger than 4 MiB")
+	wantError(t, r, 1, "OUTCOME_UNKNOWN", 200, "larger than 4 MiB", "may have been delivered")
 	e.assertUnchanged(before)
 	if n := written.Load(); n >= hundredMB/2 {
 		t.Errorf("the server wrote %d MB before pact hung up: the body was not capped", n>>20)
@@ -63,8 +64,8 @@ func TestHostile_CardBodyOf100MBIsCapped(t *testing.T) {
 	}
 	e := hostileEnv(t, f)
 	before := e.snapshot()
-	wantError(t, e.run("send", f.URL(), "hello", "--json"), 1, "INVALID_CARD", 0, "larger than 512 KiB")
-	wantError(t, e.run("card", f.URL(), "--json"), 1, "INVALID_CARD", 0, "larger than 512 KiB")
+	wantError(t, e.run("send", f.URL(), "hello", "--json"), 1, "INVALID_CARD", 200, "larger than 512 KiB")
+	wantError(t, e.run("card", f.URL(), "--json"), 1, "INVALID_CARD", 200, "larger than 512 KiB")
 	e.assertUnchanged(before)
 	if n := written.Load(); n >= hundredMB/2 {
 		t.Errorf("the server wrote %d MB before pact hung up", n>>20)
@@ -103,7 +104,7 @@ func TestHostile_OneBytePerSecondTimesOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	r := e.runCtx(ctx, "send", f.URL(), "hello", "--json")
-	wantError(t, r, 1, "INVALID_CARD", 0, "timed out")
+	wantError(t, r, 1, "INVALID_CARD", 200, "timed out")
 	e.assertUnchanged(before)
 }
 
@@ -188,7 +189,7 @@ func TestHostile_JSONNested10000Deep(t *testing.T) {
 	})
 	e := hostileEnv(t, f)
 	before := e.snapshot()
-	wantError(t, e.run("send", f.URL(), "hello", "--json"), 1, "INVALID_REPLY", 200, "not JSON")
+	wantError(t, e.run("send", f.URL(), "hello", "--json"), 1, "OUTCOME_UNKNOWN", 200, "not JSON")
 	e.assertUnchanged(before)
 
 	g := newFakeProvider(t, nil)
@@ -198,7 +199,7 @@ func TestHostile_JSONNested10000Deep(t *testing.T) {
 	}
 	e2 := hostileEnv(t, g)
 	before = e2.snapshot()
-	wantError(t, e2.run("send", g.URL(), "hello", "--json"), 1, "INVALID_CARD", 0, "depth")
+	wantError(t, e2.run("send", g.URL(), "hello", "--json"), 1, "INVALID_CARD", 200, "depth")
 	e2.assertUnchanged(before)
 }
 
@@ -250,7 +251,7 @@ func TestHostile_ReplyWithMessageAndTask(t *testing.T) {
 	})
 	e := hostileEnv(t, f)
 	before := e.snapshot()
-	wantError(t, e.run("send", f.URL(), "hello", "--json"), 1, "INVALID_REPLY", 200, "both a message and a task")
+	wantError(t, e.run("send", f.URL(), "hello", "--json"), 1, "OUTCOME_UNKNOWN", 200, "both a message and a task")
 	e.assertUnchanged(before)
 }
 

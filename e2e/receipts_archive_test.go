@@ -35,7 +35,7 @@ func seedArchive(t *testing.T, e *env, n int) (rejectedID string) {
 		t.Fatal(err)
 	}
 	pub := jwk.Public()
-	a := receipts.NewArchive(db, nil)
+	a := receipts.NewArchive(db.ForUser(store.LocalUser), nil)
 	exp := receipts.Expect{PA: "https://pa.example", Brand: "https://p.example/a2a/B", GrantID: "g1", User: "jane",
 		Scopes: []string{"orders:read"}, JWKSURI: "https://p.example/jwks.json", Card: "https://brand.example/.well-known/agent-card.json"}
 	for i := 0; i <= n; i++ {

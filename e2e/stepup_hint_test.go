@@ -41,7 +41,9 @@ func TestStepUpHint_UnknownScopesFlaggedAndHintShellQuoted(t *testing.T) {
 
 	missing = []string{"orders:read", evil}
 	r = e.run("send", f.URL(), "hello")
-	want := "run `pact login " + f.URL() + "/.well-known/agent-card.json --scope orders:read` and send again"
+	// The Brand as the User typed it (its origin), not its card URL
+	// (issue 31 item 17).
+	want := "run `pact login " + f.URL() + " --scope orders:read` and send again"
 	if r.code != 4 || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d; want the hint %s in:\n%s", r.code, want, r.stderr)
 	}

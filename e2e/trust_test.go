@@ -190,7 +190,7 @@ func TestIssue9_NoUserinfoInURLs(t *testing.T) {
 	}
 	e := hostileEnv(t, f)
 	r := e.run("send", f.URL(), "hello", "--json")
-	je := wantError(t, r, 1, "INVALID_CARD", 0, "user name or password")
+	je := wantError(t, r, 1, "INVALID_CARD", 200, "user name or password")
 	if strings.Contains(je.Message, "hunter2") || strings.Contains(r.stderr, "hunter2") {
 		t.Errorf("the password was printed: %q", je.Message)
 	}

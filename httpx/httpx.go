@@ -191,6 +191,16 @@ func Describe(err error) error {
 	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
 		return &NetError{Err: fmt.Errorf("%w: %w", ErrNoSuchHost, err), Msg: "no such host: " + dnsErr.Name + " does not exist (check the spelling)"}
 	}
+	if errors.As(err, &dnsErr) {
+		// The name did not resolve for another reason (no DNS server
+		// answers, it timed out or failed): no connection was tried, so
+		// "is the server running?" would point the wrong way.
+		why := "no DNS server answered, or it failed"
+		if dnsErr.IsTimeout {
+			why = "no DNS server answered in time"
+		}
+		return &NetError{Err: err, Msg: fmt.Sprintf("the name %s did not resolve (%s): check this machine's network and DNS settings", dnsErr.Name, why)}
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return &NetError{Err: err, Msg: "timed out: the server is too slow or stalled"}

@@ -222,3 +222,21 @@ func TestDescribe_NoSuchHost(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Issue 31 item 17: a name that did not resolve for another reason than
+// NXDOMAIN (no DNS server answers, it fails or times out) is said to be a
+// name that did not resolve, never "is the server running?" (no
+// connection was tried) nor a slow server.
+func TestIssue31_17_DNSFailureSaysTheNameDidNotResolve(t *testing.T) {
+	for _, dnsErr := range []*net.DNSError{
+		{Err: "server misbehaving", Name: "shop.example", Server: "10.0.0.1:53", IsTemporary: true},
+		{Err: "read udp 10.0.0.2:5353->10.0.0.1:53: read: connection refused", Name: "shop.example", Server: "10.0.0.1:53"},
+		{Err: "i/o timeout", Name: "shop.example", Server: "10.0.0.1:53", IsTimeout: true},
+	} {
+		err := Describe(&url.Error{Op: "Get", URL: "https://shop.example/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: dnsErr}})
+		msg := err.Error()
+		if !strings.Contains(msg, "the name shop.example did not resolve") || strings.Contains(msg, "server running") || strings.Contains(msg, "too slow") {
+			t.Errorf("%v: got %q", dnsErr, msg)
+		}
+	}
+}

@@ -33,6 +33,10 @@ var secretFields = map[string]bool{
 	"d": true, "p": true, "q": true, "dp": true, "dq": true, "qi": true, "k": true,
 }
 
+// jwkPrivate are the private JWK members of secretFields: secret in JSON,
+// not as URL parameters.
+var jwkPrivate = map[string]bool{"d": true, "p": true, "q": true, "dp": true, "dq": true, "qi": true, "k": true}
+
 // Compiled on first use (--debug), not at package init: every pact process
 // pays for package init (issue 21).
 var (
@@ -43,13 +47,31 @@ var (
 	// "name": "value" pairs in JSON text, for secret member names; a value
 	// cut off by truncation (no closing quote) matches too.
 	jsonPairPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([A-Za-z_]+)"\s*:\s*"[^"]*("|$)`) })
+	// name=value of a URL's query or fragment anywhere in text (a Location
+	// header, a link in a body, an error naming a URL), for secret names:
+	// after ?, #, & or & escaped as &amp; in HTML; the value runs to the
+	// next separator, quote, space or angle bracket.
+	queryPairPattern = sync.OnceValue(func() *regexp.Regexp {
+		names := make([]string, 0, len(secretFields))
+		for n := range secretFields {
+			if !jwkPrivate[n] { // "q=", "p=", "k=" in URLs are searches and pages
+				names = append(names, regexp.QuoteMeta(n))
+			}
+		}
+		sort.Strings(names)
+		return regexp.MustCompile(`([?#&;](?:amp;)?)(` + strings.Join(names, "|") + `)=[^&#;\s"'<>\\]*`)
+	})
 )
 
-// Redact removes secrets from s: compact JWTs, and the values of JSON members
-// and form fields named in secretFields. It is used for every trace line and
+// Redact removes secrets from s: compact JWTs, and the values of JSON members,
+// form fields and URL query or fragment parameters (wherever a URL shows)
+// named in secretFields. It is used for every trace line and
 // is safe on any text.
 func Redact(s string) string {
 	s = jwtPattern().ReplaceAllString(s, "[redacted JWT]")
+	if strings.Contains(s, "=") {
+		s = queryPairPattern().ReplaceAllString(s, "${1}${2}=[redacted]")
+	}
 	s = jsonPairPattern().ReplaceAllStringFunc(s, func(m string) string {
 		name := jsonPairPattern().FindStringSubmatch(m)[1]
 		if secretFields[name] {

@@ -1,6 +1,9 @@
 package iostreams
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Review of issue 18: the other default-ignorable characters that show
 // nothing are shown too. The variation selectors supplement
@@ -26,5 +29,57 @@ func TestSanitize_ShowsVariationSelectorSmugglingAndOtherIgnorables(t *testing.T
 	}
 	if Skeleton("Example\U000e0101 Bank") != Skeleton("Example Bank") {
 		t.Errorf("a variation selector hidden in a name changes its skeleton")
+	}
+}
+
+// Issue 31 (10): every default-ignorable code point is shown, with the interlinear
+// annotation characters: the variation selectors U+FE00–U+FE0F (two per byte, a 57-byte
+// instruction passed that way), the soft hyphen, the Mongolian free variation selectors,
+// the shorthand format controls, U+FFF0–U+FFFB, the whole block U+E0000–U+E0FFF. An emoji
+// presentation selector after its emoji ("❤️", "1️⃣") is kept; after a letter, after
+// another selector or alone it is shown.
+func TestIssue31_10_EveryDefaultIgnorableIsShown(t *testing.T) {
+	// "ok" hidden as half-bytes in U+FE00–U+FE0F after one emoji.
+	var smuggled strings.Builder
+	smuggled.WriteString("Order shipped 📦")
+	for _, b := range []byte("ok") {
+		smuggled.WriteRune(0xfe00 + rune(b>>4))
+		smuggled.WriteRune(0xfe00 + rune(b&0xf))
+	}
+	cases := []struct{ in, want string }{
+		{smuggled.String(), `Order shipped 📦\ufe06\ufe0f\ufe06\ufe0b`},
+		{"Exam\u00adple", `Exam\u00adple`},
+		{"a\u180bb\u180cc\u180dd\u180fe", `a\u180bb\u180cc\u180dd\u180fe`},
+		{"a\U0001bca0b\U0001bca3c", `a\U0001bca0b\U0001bca3c`},
+		{"a\ufff0b\ufff8c\ufff9d\ufffbe", `a\ufff0b\ufff8c\ufff9d\ufffbe`},
+		{"a\U000e0000b\U000e0080c\U000e01f0d\U000e0fffe", `a\U000e0000b\U000e0080c\U000e01f0d\U000e0fffe`},
+		{"a\ufe0fb", `a\ufe0fb`},           // after a letter: no emoji
+		{"\u2764\ufe0f\ufe0f", `❤️\ufe0f`}, // a second selector
+		{"\ufe0fx", `\ufe0fx`},             // at the start
+		{"I \u2764\ufe0f it, 1\ufe0f\u20e3 \u00a9\ufe0e \u263a\ufe0f", "I \u2764\ufe0f it, 1\ufe0f\u20e3 \u00a9\ufe0e \u263a\ufe0f"},
+	}
+	for _, c := range cases {
+		for name, f := range map[string]func(string) string{"Sanitize": Sanitize, "SanitizeLine": SanitizeLine} {
+			got := f(c.in)
+			if got != c.want {
+				t.Errorf("%s(%q) = %q, want %q", name, c.in, got, c.want)
+			}
+			if f(got) != got {
+				t.Errorf("%s is not idempotent on %q", name, c.in)
+			}
+		}
+	}
+	for _, r := range []rune{0xad, 0x180b, 0x180f, 0xfe00, 0xfe0f, 0xfff0, 0xfffb, 0x1bca0, 0xe0000, 0xe0fff} {
+		if !IsInvisible(r) {
+			t.Errorf("IsInvisible(%U) = false", r)
+		}
+	}
+	for _, r := range []rune{'a', 0xac, 0xae, 0x2764, 0xfffc, 0xfffd, 0xe1000, 0x1bca4} {
+		if IsInvisible(r) {
+			t.Errorf("IsInvisible(%U) = true", r)
+		}
+	}
+	if Skeleton("Exam\u00adple Bank") != Skeleton("Example Bank") {
+		t.Error("a soft hyphen hidden in a name changes its skeleton")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -44,11 +45,13 @@ func System() *IO {
 }
 
 // colorFor decides colour per stream: on for a terminal unless NO_COLOR is
-// set (to anything) or TERM is "dumb".
+// set (to anything), TERM is "dumb", or TERM is unset outside Windows (whose
+// consoles set none): a terminal that names no type may print escape codes
+// as text (issue 31: line-mode chat wrote them with TERM unset).
 func colorFor(outTTY, errTTY bool, lookup func(string) (string, bool)) (out, err bool) {
 	_, noColor := lookup("NO_COLOR")
 	term, _ := lookup("TERM")
-	ok := !noColor && term != "dumb"
+	ok := !noColor && term != "dumb" && (term != "" || runtime.GOOS == "windows")
 	return ok && outTTY, ok && errTTY
 }
 

@@ -1,6 +1,7 @@
 package iostreams
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -18,12 +19,20 @@ func TestColorFor(t *testing.T) {
 	}{
 		{"both terminals", true, true, map[string]string{"TERM": "xterm"}, true, true},
 		{"stdout piped", false, true, map[string]string{"TERM": "xterm"}, false, true},
-		{"stderr redirected", true, false, nil, true, false},
+		{"stderr redirected", true, false, map[string]string{"TERM": "xterm"}, true, false},
 		{"NO_COLOR set", true, true, map[string]string{"NO_COLOR": "1"}, false, false},
 		{"NO_COLOR empty still counts", true, true, map[string]string{"NO_COLOR": ""}, false, false},
 		{"dumb terminal", true, true, map[string]string{"TERM": "dumb"}, false, false},
 		{"no terminals", false, false, nil, false, false},
 	}
+	// Issue 31 (10): a terminal whose TERM is unset gets no escape codes (Windows consoles
+	// set no TERM and keep colour).
+	cases = append(cases, struct {
+		name             string
+		outTTY, errTTY   bool
+		env              map[string]string
+		wantOut, wantErr bool
+	}{"TERM unset", true, true, nil, runtime.GOOS == "windows", runtime.GOOS == "windows"})
 	for _, c := range cases {
 		out, err := colorFor(c.outTTY, c.errTTY, env(c.env))
 		if out != c.wantOut || err != c.wantErr {

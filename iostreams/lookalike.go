@@ -77,3 +77,43 @@ func Skeleton(s string) string {
 	}, s)
 	return strings.ToLower(confusables.Skeleton(strings.Join(strings.Fields(s), " ")))
 }
+
+// HidesCharacters reports whether s holds characters that show nothing or
+// reorder what follows (IsInvisible, bidi controls), which Sanitize shows
+// as escapes: in a name ("Exam\u00adple Bank") they are how a name
+// imitates another one without a reader seeing it. An emoji presentation
+// selector after its emoji is not counted.
+func HidesCharacters(s string) bool {
+	var prev rune
+	for _, r := range s {
+		if isBidi(r) || hidden(prev, r) {
+			return true
+		}
+		prev = r
+	}
+	return false
+}
+
+// verdictMarks are the marks pact draws for its own verdicts (signature,
+// receipts, warnings).
+const verdictMarks = "✓✔✗✘☑✅❌⚠"
+
+// verdictWords are the words of pact's own verdicts on a card or receipt.
+var verdictWords = []string{"signed by", "verified"}
+
+// MimicsVerdicts reports whether s (a Brand's name) holds a mark or words
+// that pact uses for its own verdicts ("✓", "signed by", "verified"): a
+// card named "Example Bank — signed by bank.example ✓" reads, beside pact's
+// rows, as pact's finding. Case is ignored.
+func MimicsVerdicts(s string) bool {
+	if strings.ContainsAny(s, verdictMarks) {
+		return true
+	}
+	l := strings.ToLower(s)
+	for _, w := range verdictWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -24,11 +24,13 @@ import (
 //     differently from what it is — embeddings and overrides U+202A–U+202E,
 //     isolates U+2066–U+2069, the marks U+200E, U+200F and U+061C — are
 //     shown as "\u202e" and the like.
-//   - Invisible characters (IsInvisible: tag characters U+E0000–U+E007F,
-//     zero-width and filler characters U+200B–U+200F, U+2060–U+2064,
-//     U+FEFF, U+115F, U+1160, U+3164, U+FFA0), which can hide words from a
-//     reader while a program or a model still reads them, are shown the
-//     same way: "\u200b", "\ufeff", and "\U000e0041" for a tag character.
+//   - Invisible characters (IsInvisible: every default-ignorable code point
+//     — tag characters, zero-width and filler characters, the soft hyphen,
+//     variation selectors — and the interlinear annotation characters),
+//     which can hide words from a reader while a program or a model still
+//     reads them, are shown the same way: "\u200b", "\u00ad", "\ufe00",
+//     and "\U000e0041" for a tag character. An emoji presentation selector
+//     that completes its emoji ("❤️", Presentation) is kept.
 //   - Each byte of invalid UTF-8 becomes U+FFFD.
 //   - Everything else, including all printable Unicode, is unchanged, and a
 //     string with nothing to neutralise is returned as is.
@@ -55,52 +57,36 @@ func SanitizeAll(ss []string) []string {
 
 // clean reports whether s has nothing Sanitize would change.
 func clean(s string) bool {
+	var prev rune
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
 				return false
 			}
+			prev = rune(c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isBidi(r) || IsInvisible(r) {
+		if (r == utf8.RuneError && n == 1) || r <= 0x9f || isBidi(r) || hidden(prev, r) {
 			return false
 		}
+		prev = r
 		i += n
 	}
 	return true
 }
 
+// hidden reports whether r, after prev, is an invisible character that
+// Sanitize shows: IsInvisible, unless an emoji presentation selector
+// completes its emoji (Presentation).
+func hidden(prev, r rune) bool { return IsInvisible(r) && !Presentation(prev, r) }
+
 // isBidi reports whether r is a bidirectional embedding, override, isolate
 // or mark (Unicode UAX #9).
 func isBidi(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
-}
-
-// IsInvisible reports whether r is a character that shows nothing (or
-// only blank space) yet is read by programs: a tag character
-// (U+E0000–U+E007F, which can spell out a whole hidden instruction), a
-// zero-width or joiner character (U+200B–U+200F, U+2060–U+2064, U+FEFF)
-// or a Hangul filler (U+115F, U+1160, U+3164, U+FFA0); and the other
-// default-ignorable characters that show nothing: the variation selectors
-// supplement (U+E0100–U+E01EF, which after an emoji spells one hidden
-// byte per character), U+2065–U+206F, U+180E, U+034F, U+17B4, U+17B5 and
-// U+1D173–U+1D17A. The emoji presentation selectors U+FE00–U+FE0F are
-// not among them ("❤️" stays as it is). Sanitize and SanitizeLine show
-// each of them visibly.
-func IsInvisible(r rune) bool {
-	switch {
-	case r >= 0xe0000 && r <= 0xe007f, r >= 0x200b && r <= 0x200f, r >= 0x2060 && r <= 0x206f,
-		r >= 0xe0100 && r <= 0xe01ef, r >= 0x1d173 && r <= 0x1d17a:
-		return true
-	}
-	switch r {
-	case 0xfeff, 0x115f, 0x1160, 0x3164, 0xffa0, 0x180e, 0x034f, 0x17b4, 0x17b5:
-		return true
-	}
-	return false
 }
 
 // SanitizeLine is Sanitize for a single-line field — a Brand's or
@@ -126,8 +112,11 @@ func SanitizeLine(s string) string {
 func escape(s string, line bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
+	var prev rune
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
+		hide := hidden(prev, r)
+		prev = r
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b.WriteRune(utf8.RuneError)
@@ -143,9 +132,9 @@ func escape(s string, line bool) string {
 			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, isBidi(r), line && (r == 0x2028 || r == 0x2029), IsInvisible(r) && r <= 0xffff:
+		case r >= 0x80 && r <= 0x9f, isBidi(r), line && (r == 0x2028 || r == 0x2029), hide && r <= 0xffff:
 			fmt.Fprintf(&b, `\u%04x`, r)
-		case IsInvisible(r):
+		case hide:
 			fmt.Fprintf(&b, `\U%08x`, r)
 		default:
 			b.WriteString(s[i : i+n])

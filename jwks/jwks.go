@@ -93,6 +93,16 @@ func DiscoveryURL(issuer string) string {
 	return strings.TrimRight(issuer, "/") + "/.well-known/openid-configuration"
 }
 
+// CacheMaxAge is the Cache-Control lifetime of the served JWKS and
+// discovery metadata: a Provider may keep using a key set this long, so a
+// retired key can still verify tokens for up to CacheMaxAge after it is
+// removed (`pact key retire` says so).
+const CacheMaxAge = 300 * time.Second
+
+// CacheControl is the Cache-Control value of the served documents
+// (max-age = CacheMaxAge in seconds).
+const CacheControl = "public, max-age=300"
+
 // Handler serves the personal agent's public keys:
 //
 //	GET /.well-known/jwks.json               the set returned by keys
@@ -133,7 +143,7 @@ func Handler(issuer, jwksURI string, keys func() (jose.JSONWebKeySet, error)) ht
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cache-Control", CacheControl)
 		json.NewEncoder(w).Encode(body)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -142,5 +143,11 @@ func TestFetch_RefusesHugeAndNonLoopbackHTTP(t *testing.T) {
 	}
 	if _, err := Fetch(context.Background(), c, "http://pa.example.com/jwks.json"); !errors.Is(err, httpx.ErrInsecureURL) {
 		t.Fatalf("want ErrInsecureURL, got %v", err)
+	}
+}
+
+func TestCacheControlIsCacheMaxAge(t *testing.T) {
+	if want := fmt.Sprintf("public, max-age=%d", int(CacheMaxAge/time.Second)); CacheControl != want {
+		t.Fatalf("CacheControl %q, want %q", CacheControl, want)
 	}
 }

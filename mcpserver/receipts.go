@@ -42,8 +42,11 @@ type ReceiptItem struct {
 	Problems   []string `json:"problems" jsonschema:"why a receipt kept apart failed; empty when verified"`
 	CardURL    string   `json:"cardUrl" jsonschema:"the Brand's Agent Card URL"`
 	BrandName  string   `json:"brandName" jsonschema:"the card's name"`
-	Replayed   bool     `json:"replayed" jsonschema:"the Brand returned this same receipt on more than one turn: it proves the first only"`
-	Notes      []string `json:"notes" jsonschema:"why a verified receipt means less than it seems (replayed, Brand labels set aside); empty otherwise"`
+	// InterfaceURL is the brand claim under the name the other results
+	// give the interface URL (as `pact receipts list --json`).
+	InterfaceURL string   `json:"interfaceUrl" jsonschema:"the A2A interface URL (the same as brand)"`
+	Replayed     bool     `json:"replayed" jsonschema:"the Brand returned this same receipt on more than one turn: it proves the first only"`
+	Notes        []string `json:"notes" jsonschema:"why a verified receipt means less than it seems (replayed, Brand labels set aside); empty otherwise"`
 	// URI is the receipt's MCP resource.
 	URI string `json:"uri"`
 }
@@ -111,7 +114,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		ref := brands.Receipt(it.Brand, it.CardURL, it.BrandName) // the same rule as `pact receipts list`
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
 			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, Problems: cleanAll(it.Problems),
-			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), Replayed: it.Replayed, Notes: cleanAll(it.Notes), URI: receiptURI(it.ID)}
+			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), InterfaceURL: clean(it.Brand), Replayed: it.Replayed, Notes: cleanAll(it.Notes), URI: receiptURI(it.ID)}
 		var tools []string
 		for _, a := range it.Actions {
 			v := rawJSON(a)

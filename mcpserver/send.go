@@ -92,7 +92,13 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	// The turn is agent's; the tool answers its events in its result: a
 	// closed conversation is started anew and noted, a step-up is returned
 	// with the login pact started for it (below).
-	messageID := conversation.NewMessageID()
+	// The same text as a message on record as sent and unanswered (its outcome
+	// unknown) is asked about again under its messageId (§4.3).
+	messageID, again := sess.MessageIDFor(in.Text)
+	if again != nil {
+		r.say(fmt.Sprintf("Note: this text was sent to %s before (messageId %s, %s) and got no answer; pact asked again under the same messageId, so the Brand's agent does not act twice.",
+			src, again.MessageID, again.At.UTC().Format(time.RFC3339)))
+	}
 	sentAt := seconds(time.Now())
 	res, err := agent.SendID(ctx, sess, in.Text, messageID, agent.Front{Restart: func(closed *conversation.ClosedError) bool {
 		r.say(fmt.Sprintf("(%s closed conversation %s; this message started a new one.)", src, closed.ContextID))
@@ -108,6 +114,22 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	}
 	var pending *agent.StepUpPending
 	if errors.As(err, &pending) {
+		err = nil
+	}
+	var unknown *conversation.OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		// It may have been delivered and acted on: the User decides (§4.3).
+		words := unknown.What() + " Tell the User before anything is sent again."
+		if !unknown.Closed {
+			words = unknown.What() + " " + unknown.Remedy("call send_message again with the same text") + " Tell the User."
+		}
+		return nil, SendOutput{}, toolError(errors.New(words))
+	}
+	// The reply arrived but could not be saved, or its receipt not
+	// archived: the Brand acted, so the reply is the result (never an
+	// error the model might answer by sending again), saying so.
+	var unsaved *conversation.SaveError
+	if errors.As(err, &unsaved) && res != nil {
 		err = nil
 	}
 	var stale *conversation.StaleContextError
@@ -129,7 +151,15 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	}
 	r.say(fmt.Sprintf("pact sent the message to %s (contextId %s, messageId %s). The reply:", src, out.ContextID, out.MessageID))
 	r.quote(src+", its reply", out.Text)
-	if rc := out.Receipt; rc != nil {
+	if rc := out.Receipt; rc != nil && rc.ArchiveError != "" {
+		verdict := "verified"
+		if !rc.Verified {
+			verdict = "FAILED verification"
+		}
+		r.say(fmt.Sprintf("pact: signed receipt %s %s, but pact could NOT archive it, so pact keeps no copy of it. Give the User this receipt (jws, the Brand's signed proof of what it did) to keep:", rc.ID, verdict))
+		r.quote("the receipt as the Brand signed it", clean(rc.JWS))
+		r.say("pact could not archive it because: " + clean(rc.ArchiveError))
+	} else if rc != nil {
 		if rc.Verified {
 			r.say(fmt.Sprintf("pact: signed receipt %s verified and archived: pact://receipts/%s", rc.ID, rc.ID))
 		} else {
@@ -138,6 +168,13 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 		}
 	} else {
 		r.say("pact: no signed receipt came with this reply; whatever the reply says, pact has no proof that the Brand acted.")
+	}
+	if unsaved != nil && !unsaved.Receipt {
+		r.say("pact: the reply arrived, but pact could not save the conversation: " + clean(unsaved.Err.Error()))
+		if rc := out.Receipt; rc != nil && rc.JWS != "" {
+			r.say(fmt.Sprintf("Give the User the receipt %s (the Brand's signed proof of what it did) to keep:", rc.ID))
+			r.quote("the receipt as the Brand signed it", clean(rc.JWS))
+		}
 	}
 	if pending != nil {
 		su := pending.StepUp

@@ -27,12 +27,13 @@ import (
 // env is a profile registered with a running demo Provider, served to an
 // in-process MCP client over the SDK's in-memory transport.
 type env struct {
-	t      *testing.T
-	srv    *demoprovider.Server
-	brands []demoprovider.Brand
-	cs     *mcp.ClientSession
-	opened chan string // links the server asked to open in a browser
-	pins   discovery.Pins
+	t       *testing.T
+	srv     *demoprovider.Server
+	brands  []demoprovider.Brand
+	cs      *mcp.ClientSession
+	opened  chan string // links the server asked to open in a browser
+	pins    discovery.Pins
+	backend store.Backend
 }
 
 func (e *env) pinOf(t *testing.T, brand string) (store.Pin, bool) {
@@ -83,7 +84,7 @@ func newEnvWith(t *testing.T, noBrowser bool, wrap func(http.RoundTripper) http.
 		hc.Transport = wrap(hc.Transport)
 	}
 	opts := conversation.NewOptions(p, hc)
-	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4), pins: opts.Pins}
+	e := &env{t: t, srv: srv, brands: srv.Brands(), opened: make(chan string, 4), pins: opts.Pins, backend: opts.Backend}
 	s := New(Config{Options: opts, NoBrowser: noBrowser, Version: "test",
 		Open: func(link string) error { e.opened <- link; return nil }})
 	st, ct := mcp.NewInMemoryTransports()

@@ -80,6 +80,9 @@ func (p *Profile) SecretKeys(c *Config) []string {
 			out = append(out, p.keySecret(k.KID))
 		}
 	}
+	if c.Server != nil {
+		out = append(out, p.deviceKeySecret())
+	}
 	return out
 }
 

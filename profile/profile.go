@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -54,6 +56,11 @@ type KeyInfo struct {
 type Registration struct {
 	URL      string `json:"url"`
 	Audience string `json:"audience"`
+	// PreviousAudience and AudienceChangedAt record the last time
+	// SetProvider replaced Audience (absent when it never did), so that a
+	// refusal soon after can name the change as its likely cause.
+	PreviousAudience  string     `json:"previousAudience,omitempty"`
+	AudienceChangedAt *time.Time `json:"audienceChangedAt,omitempty"`
 }
 
 // Config is the public, non-secret state of a profile.
@@ -66,6 +73,9 @@ type Config struct {
 	JWKSURI   string         `json:"jwks_uri"`
 	Keys      []KeyInfo      `json:"keys"`
 	Providers []Registration `json:"providers"`
+	// Server is set on a server profile: this device is enrolled with a
+	// `pact serve` (server.go) and has no identity of its own.
+	Server *ServerLink `json:"server,omitempty"`
 }
 
 // ErrInvalidInput wraps errors about a URL or value the User gave
@@ -80,7 +90,11 @@ type Profile struct {
 	Name    string
 	Dirs    store.Dirs
 	Secrets secrets.Store
-	Now     func() time.Time // nil = time.Now
+	// Database is the PostgreSQL database (a postgres:// URL) that holds
+	// the profile's state; "" is the profile's own SQLite file
+	// (store/backend).
+	Database string
+	Now      func() time.Time // nil = time.Now
 	// PIN asks the User for a PKCS#11 token's user PIN when neither
 	// PACT_PKCS11_PIN nor the keyring holds it (nil: nobody to ask; the
 	// error then says how to give it). token names the token.
@@ -192,6 +206,9 @@ func (p *Profile) InitKey(issuer, jwksURI, alg, keyURI string, force bool) (*Ini
 	exists, err := store.ReadJSON(p.path(), &c)
 	if err != nil {
 		return nil, err
+	}
+	if exists && c.Server != nil {
+		return nil, c.Server.ownIdentityError(p.Name)
 	}
 	if _, err := p.Secrets.Get(p.subSecret()); errors.Is(err, secrets.ErrNotFound) {
 		s, err := signer.NewSubSecret()
@@ -407,28 +424,50 @@ func (p *Profile) Sub(audience string) (string, error) {
 	return signer.PairwiseSub(secret, audience), nil
 }
 
-// AddProvider records (or updates) a registration. url must be an absolute
-// https URL (http on loopback); audience is stored verbatim.
+// AddProvider records (or updates) a registration: SetProvider without
+// the audience it replaced.
 func (p *Profile) AddProvider(rawURL, audience string) (Registration, error) {
+	reg, _, err := p.SetProvider(rawURL, audience)
+	return reg, err
+}
+
+// SetProvider records (or updates) a registration. url must be an absolute
+// https URL (http on loopback); audience is stored verbatim. replaced is
+// the audience this call replaced ("" for a new registration or the same
+// audience again); the registration then records it (PreviousAudience,
+// AudienceChangedAt).
+func (p *Profile) SetProvider(rawURL, audience string) (reg Registration, replaced string, err error) {
 	u, err := normaliseProviderURL(rawURL)
 	if err != nil {
-		return Registration{}, err
+		return Registration{}, "", err
 	}
 	if strings.TrimSpace(audience) == "" {
-		return Registration{}, errs.New("--audience is required: it is the value the Provider assigned to this personal agent", ErrInvalidInput)
+		return Registration{}, "", errs.New("--audience is required: it is the value the Provider assigned to this personal agent", ErrInvalidInput)
 	}
-	reg := Registration{URL: u, Audience: audience}
+	reg = Registration{URL: u, Audience: audience}
 	err = p.update(func(c *Config) error {
 		for i := range c.Providers {
-			if c.Providers[i].URL == u {
-				c.Providers[i] = reg
+			old := &c.Providers[i]
+			if old.URL != u {
+				continue
+			}
+			if old.Audience == audience {
+				reg = *old
 				return nil
 			}
+			now := p.now().Truncate(time.Second)
+			replaced = old.Audience
+			reg.PreviousAudience, reg.AudienceChangedAt = old.Audience, &now
+			*old = reg
+			return nil
 		}
 		c.Providers = append(c.Providers, reg)
 		return nil
 	})
-	return reg, err
+	if err != nil {
+		return Registration{}, "", err
+	}
+	return reg, replaced, nil
 }
 
 // RemoveProvider deletes the registration with this URL.
@@ -513,5 +552,26 @@ func segments(p string) []string {
 			out = append(out, s)
 		}
 	}
+	return out
+}
+
+// SharingIssuer names the other profiles under p.Dirs whose issuer is
+// issuer, sorted. Two profiles with one issuer sign with different keys
+// while a Provider fetches one JWKS for that issuer (§3.1): the profile
+// whose keys are not published there is refused.
+func (p *Profile) SharingIssuer(issuer string) []string {
+	entries, _ := os.ReadDir(filepath.Join(p.Dirs.Config, "profiles"))
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == p.Name || store.CheckProfileName(e.Name()) != nil {
+			continue
+		}
+		other := Profile{Name: e.Name(), Dirs: p.Dirs}
+		var c Config
+		if ok, err := store.ReadJSON(other.path(), &c); err == nil && ok && c.Issuer == issuer {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
@@ -157,5 +158,50 @@ func TestProviders_AddListRemove(t *testing.T) {
 	}
 	if err := p.RemoveProvider("http://127.0.0.1:9"); err == nil {
 		t.Fatal("removing twice succeeded")
+	}
+}
+
+// Issue 31 item 15: replacing a registration's audience is said and
+// recorded (what it was, when it changed), never silent; the same audience
+// again changes nothing.
+func TestIssue31_15_ReplacedAudienceIsRecorded(t *testing.T) {
+	p := newProfile(t)
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	p.Now = func() time.Time { return now }
+	if _, err := p.Init("https://pa.example.com", "", "", false); err != nil {
+		t.Fatal(err)
+	}
+	reg, replaced, err := p.SetProvider("http://127.0.0.1:9", "pact-demo")
+	if err != nil || replaced != "" || reg.PreviousAudience != "" || reg.AudienceChangedAt != nil {
+		t.Fatalf("new registration: %+v %q %v", reg, replaced, err)
+	}
+	if _, replaced, _ = p.SetProvider("http://127.0.0.1:9/", "pact-demo"); replaced != "" {
+		t.Fatalf("the same audience again reported as replacing %q", replaced)
+	}
+	reg, replaced, err = p.SetProvider("http://127.0.0.1:9", "wrong")
+	if err != nil || replaced != "pact-demo" || reg.PreviousAudience != "pact-demo" || reg.AudienceChangedAt == nil || !reg.AudienceChangedAt.Equal(now) {
+		t.Fatalf("replaced audience: %+v %q %v", reg, replaced, err)
+	}
+	c, _ := p.Load()
+	if got := c.Providers[0]; got.Audience != "wrong" || got.PreviousAudience != "pact-demo" || got.AudienceChangedAt == nil {
+		t.Fatalf("stored: %+v", got)
+	}
+}
+
+// Issue 31 item 15: two profiles with one issuer (one JWKS for both at the
+// Provider) are found.
+func TestIssue31_15_SharingIssuer(t *testing.T) {
+	p := newProfile(t)
+	if _, err := p.Init("http://127.0.0.1:8787", "", "", false); err != nil {
+		t.Fatal(err)
+	}
+	for name, issuer := range map[string]string{"work": "http://127.0.0.1:8787", "home": "https://pa.example.com"} {
+		o := &Profile{Name: name, Dirs: p.Dirs, Secrets: p.Secrets}
+		if _, err := o.Init(issuer, "", "", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.SharingIssuer("http://127.0.0.1:8787"); len(got) != 1 || got[0] != "work" {
+		t.Fatalf("SharingIssuer = %v, want [work]", got)
 	}
 }

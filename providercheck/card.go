@@ -107,10 +107,20 @@ func requirementSchemes(entry map[string]json.RawMessage) []string {
 	return names
 }
 
+// noCard says truly why there is no card to read: none could be fetched,
+// or what came is not a JSON object (an HTML page, say).
+func noCard(err error) string {
+	var bad *discovery.InvalidCardError
+	if errors.As(err, &bad) {
+		return "what the card URL serves is not a JSON card (see card.location)"
+	}
+	return "the card could not be fetched (see card.location)"
+}
+
 func checkCardInterface(ctx context.Context, r *runner) outcome {
 	raw, _, err := r.rawCard(ctx)
 	if err != nil {
-		return skip("the card could not be fetched")
+		return skip("%s", noCard(err))
 	}
 	var c cardJSON
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -160,7 +170,7 @@ func paSchemes(c cardJSON) []string {
 func checkCardScheme(ctx context.Context, r *runner) outcome {
 	raw, _, err := r.rawCard(ctx)
 	if err != nil {
-		return skip("the card could not be fetched")
+		return skip("%s", noCard(err))
 	}
 	var c cardJSON
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -199,12 +209,32 @@ func providerBrandURL(iface string) (base, brandID string, ok bool) {
 	return iface[:i+len("/a2a")], id, true
 }
 
-// parsedInterface is the card's HTTP+JSON 1.0 interface URL, "" if none.
-func (r *runner) parsedInterface(ctx context.Context) string {
+// cardInterface is the card's HTTP+JSON 1.0 interface URL: the checked
+// card's, else, for a card discovery refused for another reason (its PA
+// scheme, say: card.pa-scheme's to judge), the one its JSON names. When
+// there is none, why says truly why (no card, not JSON, no such interface),
+// and checked is false when the card failed the §2.1 checks.
+func (r *runner) cardInterface(ctx context.Context) (iface, why string, checked bool) {
 	if card, err := r.fetchCard(ctx); err == nil {
-		return card.InterfaceURL
+		return card.InterfaceURL, "", true
 	}
-	return ""
+	raw, _, err := r.rawCard(ctx)
+	if err != nil {
+		return "", noCard(err), false
+	}
+	var c cardJSON
+	if json.Unmarshal(raw, &c) != nil {
+		return "", "the card does not decode (see card.interface)", false
+	}
+	for _, i := range c.SupportedInterfaces {
+		if !strings.EqualFold(i.ProtocolBinding, "HTTP+JSON") || i.ProtocolVersion != "1.0" {
+			continue
+		}
+		if u, err := url.Parse(i.URL); err == nil && u.Host != "" && !strings.ContainsAny(i.URL, "?#") {
+			return strings.TrimRight(i.URL, "/"), "", false
+		}
+	}
+	return "", "the card names no usable HTTP+JSON 1.0 interface (see card.interface)", false
 }
 
 // offOrigin is a skip for a URL that the run's origin rule forbids (neither
@@ -219,9 +249,9 @@ func (r *runner) offOrigin(u string) (o outcome, off bool) {
 }
 
 func checkProviderCopy(ctx context.Context, r *runner) outcome {
-	iface := r.parsedInterface(ctx)
+	iface, why, checked := r.cardInterface(ctx)
 	if iface == "" {
-		return skip("the card names no usable interface")
+		return skip("%s", why)
 	}
 	if _, _, ok := providerBrandURL(iface); !ok {
 		return skip("the interface URL %s is not of the form {PROVIDER_URL}/a2a/{brandId}, so where the Provider serves the card cannot be told from it", iface)
@@ -235,6 +265,21 @@ func checkProviderCopy(ctx context.Context, r *runner) outcome {
 	if e.err != nil || e.status != 200 {
 		return fail(sent, e.describe(), "the Provider does not serve the Brand's card there")
 	}
+	if !checked {
+		// The Brand's card fails §2.1 itself (card.interface and
+		// card.pa-scheme say how); its copy is judged on what this check
+		// is about: served there, naming the same interface.
+		var copyCard cardJSON
+		if json.Unmarshal(e.body, &copyCard) != nil {
+			return fail(sent, e.describe(), "the Provider's copy is not a JSON card")
+		}
+		for _, i := range copyCard.SupportedInterfaces {
+			if strings.EqualFold(i.ProtocolBinding, "HTTP+JSON") && i.ProtocolVersion == "1.0" && strings.TrimRight(i.URL, "/") == iface {
+				return pass(sent, "200, a card with the same interface (its §2.1 faults are the Brand's card's, above)")
+			}
+		}
+		return fail(sent, e.describe(), "the Provider's copy does not name the Brand's card's interface (%s)", iface)
+	}
 	c, err := discovery.Parse(e.body)
 	if err != nil {
 		return fail(sent, e.describe(), "the Provider's card does not pass the §2.1 checks: %v", err)
@@ -246,7 +291,10 @@ func checkProviderCopy(ctx context.Context, r *runner) outcome {
 }
 
 func checkUnknownBrandCard(ctx context.Context, r *runner) outcome {
-	iface := r.parsedInterface(ctx)
+	iface, why, _ := r.cardInterface(ctx)
+	if iface == "" {
+		return skip("%s", why)
+	}
 	base, _, ok := providerBrandURL(iface)
 	if !ok {
 		return skip("the interface URL is not of the form {PROVIDER_URL}/a2a/{brandId}: no unknown brandId can be made up")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 func errorChecks() []Check {
@@ -88,14 +89,44 @@ func checkRateLimit(ctx context.Context, r *runner) outcome {
 		return skip("the Provider answered no request of this run with 429 (%d requests, at most %d a second)", n, int(1/r.opts.Interval.Seconds()))
 	}
 	var bad []string
+	var retried, over, again int
+	var longest time.Duration
 	for _, e := range r.limited {
-		if !e.hasRetryAfter {
+		switch {
+		case !e.hasRetryAfter:
 			bad = append(bad, e.method+" "+e.url)
+		case e.retried:
+			retried++
+		case e.again:
+			again++
+		default:
+			over++
+			longest = max(longest, e.waited)
 		}
 	}
-	got := fmt.Sprintf("%d answers 429", len(r.limited))
+	got := plural(len(r.limited), "answer") + " 429"
 	if len(bad) > 0 {
 		return fail("", got, "429 without a usable Retry-After (delay-seconds or an HTTP-date): %s", strings.Join(bad, "; "))
 	}
-	return pass("", got+", each with Retry-After, waited out before retrying")
+	// What pact did with each, as it happened: only the 429s it retried
+	// were waited out.
+	var did []string
+	if retried > 0 {
+		did = append(did, fmt.Sprintf("%d waited out and sent again", retried))
+	}
+	if again > 0 {
+		did = append(did, fmt.Sprintf("%d answered such a second send (not sent a third time)", again))
+	}
+	if over > 0 {
+		did = append(did, fmt.Sprintf("%d not waited out (Retry-After up to %s, over the %s pact waits at most)", over, longest, r.opts.MaxRetryAfter))
+	}
+	return pass("", got+", each with Retry-After: "+strings.Join(did, "; "))
+}
+
+// plural is "1 answer", "3 answers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

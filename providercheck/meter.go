@@ -31,10 +31,12 @@ type meter struct {
 	n       int
 	limited int
 	// unretried counts the 429s returned as they are (no usable
-	// Retry-After, or one over maxWait).
-	unretried int
-	last      time.Time
-	err       error
+	// Retry-After, one over maxWait, or the answer to the retry);
+	// whyUnretried says why the last one was.
+	unretried    int
+	whyUnretried string
+	last         time.Time
+	err          error
 }
 
 func newMeter(next http.RoundTripper, max int, interval, maxWait time.Duration, allowed func(string) bool) *meter {
@@ -57,16 +59,18 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-	m.mu.Lock()
-	m.limited++
-	m.mu.Unlock()
-	if m.onLimited != nil {
-		m.onLimited(exchange{method: req.Method, url: req.URL.String(), status: resp.StatusCode, header: resp.Header.Clone(), waited: wait, hasRetryAfter: ok})
+	why := ""
+	switch {
+	case !ok:
+		why = "no usable Retry-After"
+	case wait > m.maxWait:
+		why = fmt.Sprintf("Retry-After %s, over the %s pact waits at most", wait, m.maxWait)
+	case req.Body != nil && req.GetBody == nil:
+		why = "its body could not be sent again"
 	}
-	if !ok || wait > m.maxWait || (req.Body != nil && req.GetBody == nil) {
-		m.mu.Lock()
-		m.unretried++
-		m.mu.Unlock()
+	m.limit(req, resp, wait, ok, why == "", false)
+	if why != "" {
+		m.unretriedBecause(why)
 		return resp, nil
 	}
 	resp.Body.Close()
@@ -85,7 +89,37 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		again.Body = b
 	}
-	return m.send(again)
+	resp, err = m.send(again)
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests {
+		return resp, err
+	}
+	// 429 again after the wait: counted and kept like the first, and
+	// returned as it is (retried once only).
+	wait2, ok2 := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	m.limit(again, resp, wait2, ok2, false, true)
+	m.unretriedBecause(fmt.Sprintf("429 again after waiting its Retry-After of %s", wait))
+	return resp, nil
+}
+
+// limit counts a 429 and hands it to onLimited: wait is its Retry-After
+// (ok: usable), retried whether pact waits it out and sends the request
+// again, again whether it answered such a second send.
+func (m *meter) limit(req *http.Request, resp *http.Response, wait time.Duration, ok, retried, again bool) {
+	m.mu.Lock()
+	m.limited++
+	m.mu.Unlock()
+	if m.onLimited != nil {
+		m.onLimited(exchange{method: req.Method, url: req.URL.String(), status: resp.StatusCode, header: resp.Header.Clone(),
+			waited: wait, hasRetryAfter: ok, retried: retried, again: again})
+	}
+}
+
+// unretriedBecause counts a 429 returned to the check as it is, and why.
+func (m *meter) unretriedBecause(why string) {
+	m.mu.Lock()
+	m.unretried++
+	m.whyUnretried = why
+	m.mu.Unlock()
 }
 
 // send paces and counts one request.
@@ -118,11 +152,12 @@ func (m *meter) counts() (int, int) {
 	return m.n, m.limited
 }
 
-// unretriedCount is how many 429s of the run were returned without a retry.
-func (m *meter) unretriedCount() int {
+// unretriedCount is how many 429s of the run were returned to the checks
+// as they were, and why the last one was.
+func (m *meter) unretriedCount() (int, string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.unretried
+	return m.unretried, m.whyUnretried
 }
 
 func (m *meter) lastErr() error {
@@ -162,8 +197,11 @@ type exchange struct {
 	header        http.Header
 	body          []byte
 	err           error
-	waited        time.Duration
+	waited        time.Duration // a 429's Retry-After (waited out only when retried)
 	hasRetryAfter bool
+	// retried: pact waited waited and sent the request again; again: this
+	// 429 answered such a second send.
+	retried, again bool
 }
 
 // maxBody caps what a check reads of an answer.

@@ -155,16 +155,17 @@ func (r *runner) runOne(ctx context.Context, c Check) (out outcome) {
 			return skip("%s", err.Error())
 		}
 	}
-	limited := r.meter.unretriedCount()
+	limited, _ := r.meter.unretriedCount()
 	out = c.run(ctx, r)
 	if out.status == Fail && errors.Is(r.meter.lastErr(), ErrBudget) {
 		return skip("%s (at most %d requests)", ErrBudget, r.meter.max)
 	}
-	if out.status == Fail && r.meter.unretriedCount() > limited {
-		// The Provider never judged what was sent: a 429 that pact may not
-		// wait out (no usable Retry-After, or over MaxRetryAfter) is
-		// errors.rate-limit's to judge, not this check's.
-		return skip("rate-limited: the Provider answered 429 without a Retry-After pact can wait out (at most %s), so this was not checked; see errors.rate-limit (sent: %s; got: %s)", r.opts.MaxRetryAfter, out.sent, out.got)
+	if n, why := r.meter.unretriedCount(); out.status == Fail && n > limited {
+		// The Provider never judged what was sent: a 429 pact did not
+		// retry (no usable Retry-After, one over MaxRetryAfter, or a 429
+		// again after the wait) is errors.rate-limit's to judge, not
+		// this check's.
+		return skip("rate-limited: the Provider answered 429 (%s), so this was not checked; see errors.rate-limit (sent: %s; got: %s)", why, out.sent, out.got)
 	}
 	return out
 }

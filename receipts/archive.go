@@ -28,7 +28,7 @@ import (
 // not). Receipts that fail verification are kept apart as rejected, never
 // as verified. Several processes may write at once.
 type Archive struct {
-	DB *store.DB
+	DB store.Receipts
 	// Keys fetches signing keys for online verification (a *jwks.Cache).
 	Keys delegation.KeySource
 
@@ -36,7 +36,7 @@ type Archive struct {
 }
 
 // NewArchive returns the archive kept in db.
-func NewArchive(db *store.DB, keys delegation.KeySource) *Archive {
+func NewArchive(db store.Receipts, keys delegation.KeySource) *Archive {
 	return &Archive{DB: db, Keys: keys}
 }
 

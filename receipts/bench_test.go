@@ -40,7 +40,7 @@ func setupBench(b *testing.B) {
 			return
 		}
 		benchSet.db = db
-		a := &Archive{DB: db}
+		a := &Archive{DB: db.ForUser(store.LocalUser)}
 		exp := Expect{PA: paIssuer, Brand: iface, GrantID: "a2agrant_1", User: "jane-4471", Scopes: []string{"orders:read", "orders:cancel"}, JWKSURI: "http://127.0.0.1:1/jwks.json"}
 		for i := 0; i < 10000; i++ {
 			rc := receipt(b, k, claims(func(c map[string]any) { c["ts"] = fmt.Sprintf("2026-09-30T12:%02d:%02dZ", i/60%60, i%60); c["n"] = i }))
@@ -77,7 +77,7 @@ func TestMain(m *testing.M) {
 // the claims against the archived expectation.
 func BenchmarkVerifyAll10000(b *testing.B) {
 	setupBench(b)
-	a := &Archive{DB: benchSet.db}
+	a := &Archive{DB: benchSet.db.ForUser(store.LocalUser)}
 	b.ResetTimer()
 	for b.Loop() {
 		checks, err := a.VerifyAll(context.Background(), false)

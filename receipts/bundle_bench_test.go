@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/pact-cli/pact/store"
 )
 
 // bundleBench is one bundle of PACT_BENCH_BUNDLE (default 100,000)
@@ -59,7 +61,7 @@ func BenchmarkBundleImport100k(b *testing.B) {
 	setupBundleBench(b)
 	for b.Loop() {
 		b.StopTimer()
-		a := &Archive{DB: testDB(b)}
+		a := &Archive{DB: testDB(b).ForUser(store.LocalUser)}
 		batch := a.NewBatch(1000)
 		b.StartTimer()
 		start := time.Now()

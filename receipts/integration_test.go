@@ -19,6 +19,7 @@ import (
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/store"
 )
 
 // TestSection5_EndToEndWithDemoProvider runs the client side of §5 against
@@ -97,7 +98,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 
 	sec := map[string]string{}
 	m := &delegation.Manager{
-		Store:    delegation.DBStore{DB: testDB(t)},
+		Store:    delegation.DBStore{DB: testDB(t).ForUser(store.LocalUser)},
 		Secrets:  mapSecrets(sec),
 		Keys:     jwks.NewCache(http.DefaultClient),
 		Flow:     client,
@@ -154,7 +155,7 @@ func TestSection5_EndToEndWithDemoProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Archive{DB: testDB(t), Keys: jwks.NewCache(http.DefaultClient)}
+	a := &Archive{DB: testDB(t).ForUser(store.LocalUser), Keys: jwks.NewCache(http.DefaultClient)}
 	if _, err := a.Put(res); err != nil {
 		t.Fatal(err)
 	}

@@ -282,13 +282,27 @@ func TestFromMetadata(t *testing.T) {
 	}
 }
 
-func newArchive(t testing.TB) *Archive { return &Archive{DB: testDB(t)} }
+// archiveDB is the database under each archive newArchive made.
+var archiveDB sync.Map // *Archive → *store.DB
+
+func newArchive(t testing.TB) *Archive {
+	db := testDB(t)
+	a := &Archive{DB: db.ForUser(store.LocalUser)}
+	archiveDB.Store(a, db)
+	return a
+}
+
+// dbOf is the database under an archive newArchive made.
+func dbOf(a *Archive) *store.DB {
+	v, _ := archiveDB.Load(a)
+	return v.(*store.DB)
+}
 
 // damage runs an UPDATE on the archive's rows, as a hand edit of the
 // database would.
 func damage(t testing.TB, a *Archive, query string, args ...any) {
 	t.Helper()
-	if err := a.DB.Exec(context.Background(), query, args...); err != nil {
+	if err := dbOf(a).Exec(context.Background(), query, args...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -304,7 +318,7 @@ func TestSection5_6_ArchiveKeepsVerifiedAndRejectedApart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fi, err := os.Stat(a.DB.Path())
+	fi, err := os.Stat(dbOf(a).Path())
 	if err != nil || !isPrivate(fi) {
 		t.Fatalf("archive database: %v %v", fi, err)
 	}
@@ -462,13 +476,13 @@ func TestArchiveSurvivesInterruptedWritesAndConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			db, err := store.Open(context.Background(), a.DB.Path())
+			db, err := store.Open(context.Background(), dbOf(a).Path())
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			defer db.Close()
-			other := &Archive{DB: db}
+			other := &Archive{DB: db.ForUser(store.LocalUser)}
 			for _, r := range results {
 				if _, err := other.Put(r); err != nil {
 					t.Error(err)

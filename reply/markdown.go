@@ -17,7 +17,9 @@ import (
 
 // This file is pact's Markdown renderer for terminals: goldmark parses
 // (CommonMark plus GFM tables, strikethrough and task lists, mdext.go),
-// lipgloss draws. Every piece of text it writes — words, code, link URLs, table
+// lipgloss draws. One departure from CommonMark, as chat clients draw
+// chat text: a single newline inside a paragraph is a line break, not a
+// space. Every piece of text it writes — words, code, link URLs, table
 // cells — passes iostreams.Sanitize (SanitizeLine for URLs) after
 // goldmark resolved entities and escapes, so "&#27;" or a control byte in
 // a reply is shown, never run; the only escape sequences in the output
@@ -556,10 +558,11 @@ func (r *mdRenderer) inline(n ast.Node, st *lipgloss.Style, out *[]span) {
 		switch c := c.(type) {
 		case *ast.Text:
 			r.text(resolve(c.Segment.Value(r.src)), st, out)
-			if c.HardLineBreak() {
+			// A single newline is a line break, as chat clients draw it (Slack, the
+			// ChatGPT and Claude apps): Brands write for chat. CommonMark would fold it
+			// into the paragraph, and a reply of 200 lines showed as one (issue 31).
+			if c.HardLineBreak() || c.SoftLineBreak() {
 				*out = append(*out, span{brk: true})
-			} else if c.SoftLineBreak() {
-				add(" ", st)
 			}
 		case *ast.String:
 			if c.IsCode() {

@@ -2,9 +2,11 @@ package reply
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,7 +81,7 @@ func TestMarkdownShowsEveryConstruct(t *testing.T) {
 		"& © and an escaped *star*",                                                        // entities and escapes resolved
 		"1. \u00a0A-88213\u00a0 running shoes", "   ◦ left shoe", "     1. nested ordered", // nested lists
 		"• [x] paid", // task list
-		"│ Quoted from the carrier: the parcel is on its way.", "│ │ nested quote",
+		"│ Quoted from the carrier: the parcel is\n│ on its way.", "│ │ nested quote", // its line break kept
 		"  func main() {", "        fmt.Fprintln(os.Stderr,", // code keeps its indent
 		"│ A-88213 │ running shoes │  shipped   │ 89.00 │", // table, aligned
 		"Line one\nline two after a hard break.",
@@ -220,6 +222,29 @@ func TestMarkdownTables(t *testing.T) {
 	for _, src := range []string{"a | b\n--|--|--", "a | b\n-- x --", "just | text"} {
 		if got := ansi.Strip(Markdown(src, 40, PlainTheme())); strings.Contains(got, "╭") {
 			t.Errorf("%q drawn as a table:\n%s", src, got)
+		}
+	}
+}
+
+// Issue 31 (13): a single newline in a Brand's reply is a line break, as chat clients draw
+// it (CommonMark folds it into the paragraph: a reply of 200 lines showed as one).
+func TestIssue31_13_SingleNewlinesAreLineBreaks(t *testing.T) {
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, fmt.Sprintf("line %d of the reply", i+1))
+	}
+	got := strings.Split(ansi.Strip(Markdown(strings.Join(lines, "\n"), 80, DarkTheme())), "\n")
+	if !slices.Equal(got, lines) {
+		t.Fatalf("200 lines rendered as %d:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	for src, want := range map[string]string{
+		"Order A-1: *shipped*\nOrder B-2: **lost**": "Order A-1: shipped\nOrder B-2: lost",
+		"- one\n  still one\n- two":                 "• one\n  still one\n• two",
+		"> quoted\n> on two lines":                  "│ quoted\n│ on two lines",
+		"first\n\nsecond paragraph":                 "first\n\nsecond paragraph",
+	} {
+		if got := ansi.Strip(Markdown(src, 80, PlainTheme())); got != want {
+			t.Errorf("Markdown(%q) = %q, want %q", src, got, want)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/rivo/uniseg"
 )
 
 // StyleEnv names the environment variable that picks the Markdown theme
@@ -178,9 +179,19 @@ func WriteNew(dir, name string, data []byte, firstCopy int) (string, error) {
 	return "", fmt.Errorf("no free file name for %s in %s", name, dir)
 }
 
+// maxName is the longest file name SafeName gives, in bytes (file
+// systems take 255; WriteNew may add " (999)").
+const maxName = 200
+
+// maxExt is the longest extension SafeName keeps when it shortens a name;
+// a longer "extension" is part of the name.
+const maxExt = 16
+
 // SafeName reduces a remote file name to a base name made of printable
-// characters, without path separators or a leading dot; "" or nothing left
-// gives "file-N".
+// characters, without path separators or a leading dot, of at most 200
+// bytes: a longer one is cut between two characters (grapheme clusters, so
+// never inside a UTF-8 sequence or an accent), keeping its extension (up
+// to 16 bytes: ".pdf", ".json"). "" or nothing left gives "file-N".
 func SafeName(name string, i int) string {
 	name = strings.ReplaceAll(name, "\\", "/")
 	if j := strings.LastIndex(name, "/"); j >= 0 {
@@ -192,14 +203,33 @@ func SafeName(name string, i int) string {
 		}
 		return r
 	}, name)
-	name = strings.TrimLeft(strings.TrimSpace(name), ".")
-	if len(name) > 200 {
-		name = name[:200]
+	name = strings.TrimLeft(strings.TrimSpace(strings.ToValidUTF8(name, "_")), ".")
+	if len(name) > maxName {
+		ext := filepath.Ext(name)
+		if len(ext) > maxExt || ext == name {
+			ext = ""
+		}
+		name = cutBytes(strings.TrimSuffix(name, ext), maxName-len(ext)) + ext
 	}
 	if name == "" {
 		return fmt.Sprintf("file-%d", i+1)
 	}
 	return name
+}
+
+// cutBytes is the longest prefix of s of at most n bytes that ends between
+// two grapheme clusters.
+func cutBytes(s string, n int) string {
+	end := 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		_, to := g.Positions()
+		if to > n {
+			break
+		}
+		end = to
+	}
+	return s[:end]
 }
 
 func displayName(p *a2a.Part, i int) string {

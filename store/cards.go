@@ -22,7 +22,7 @@ type CachedCard struct {
 }
 
 // Card returns the kept card for url.
-func (db *DB) Card(ctx context.Context, url string) (CachedCard, bool, error) {
+func (db *userDB) Card(ctx context.Context, url string) (CachedCard, bool, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return CachedCard{}, false, err
@@ -30,7 +30,7 @@ func (db *DB) Card(ctx context.Context, url string) (CachedCard, bool, error) {
 	var cc CachedCard
 	var exp, fetched int64
 	var sig string
-	err = c.QueryRowContext(ctx, `SELECT url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature FROM cards WHERE url = ?`, url).
+	err = c.QueryRowContext(ctx, `SELECT url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature FROM cards WHERE user_id = ? AND url = ?`, db.user, url).
 		Scan(&cc.URL, &cc.FinalURL, &cc.Body, &exp, &cc.ETag, &cc.LastModified, &fetched, &sig)
 	if errors.Is(err, sql.ErrNoRows) {
 		return CachedCard{}, false, nil
@@ -46,20 +46,20 @@ func (db *DB) Card(ctx context.Context, url string) (CachedCard, bool, error) {
 }
 
 // PutCard keeps cc, replacing the card kept for cc.URL.
-func (db *DB) PutCard(ctx context.Context, cc CachedCard) error {
+func (db *userDB) PutCard(ctx context.Context, cc CachedCard) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO cards (url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (url) DO UPDATE SET final_url = excluded.final_url, body = excluded.body, expires_ns = excluded.expires_ns,
+		_, err := tx.ExecContext(ctx, `INSERT INTO cards (user_id, url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user_id, url) DO UPDATE SET final_url = excluded.final_url, body = excluded.body, expires_ns = excluded.expires_ns,
 				etag = excluded.etag, last_modified = excluded.last_modified, fetched_ns = excluded.fetched_ns, signature = excluded.signature`,
-			cc.URL, cc.FinalURL, cc.Body, cc.Expires.UnixNano(), cc.ETag, cc.LastModified, cc.FetchedAt.UnixNano(), string(cc.Signature))
+			db.user, cc.URL, cc.FinalURL, cc.Body, cc.Expires.UnixNano(), cc.ETag, cc.LastModified, cc.FetchedAt.UnixNano(), string(cc.Signature))
 		return err
 	})
 }
 
 // ForgetCard drops the kept card for url (absent is no error).
-func (db *DB) ForgetCard(ctx context.Context, url string) error {
+func (db *userDB) ForgetCard(ctx context.Context, url string) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM cards WHERE url = ?`, url)
+		_, err := tx.ExecContext(ctx, `DELETE FROM cards WHERE user_id = ? AND url = ?`, db.user, url)
 		return err
 	})
 }

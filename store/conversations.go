@@ -41,7 +41,7 @@ func parseTime(s string) time.Time {
 }
 
 const convColumns = `c.brand, c.brand_name, c.interface_url, c.context_id, c.last_message_at, c.state,
-	EXISTS (SELECT 1 FROM current_conversations cc WHERE cc.conversation_id = c.id AND cc.brand = c.brand)`
+	EXISTS (SELECT 1 FROM current_conversations cc WHERE cc.user_id = c.user_id AND cc.brand = c.brand AND cc.conversation_id = c.id)`
 
 // scanner is a row to scan (*sql.Row, *sql.Rows).
 type scanner interface{ Scan(...any) error }
@@ -56,19 +56,20 @@ func scanConversation(sc scanner) (Conversation, error) {
 
 // CurrentConversation returns the conversation that send/chat continue
 // with the Brand at cardURL; ok is false when there is none.
-func (db *DB) CurrentConversation(ctx context.Context, cardURL string) (Conversation, bool, error) {
+func (db *userDB) CurrentConversation(ctx context.Context, cardURL string) (Conversation, bool, error) {
 	return db.findConversation(ctx, `SELECT `+convColumns+` FROM current_conversations cur
-		JOIN conversations c ON c.id = cur.conversation_id WHERE cur.brand = ?`, cardURL)
+		JOIN conversations c ON c.id = cur.conversation_id AND c.user_id = cur.user_id WHERE cur.user_id = ? AND cur.brand = ?`, db.user, cardURL)
 }
 
 // FindConversation returns the stored conversation (interfaceURL, contextID).
-func (db *DB) FindConversation(ctx context.Context, interfaceURL, contextID string) (Conversation, bool, error) {
-	return db.findConversation(ctx, `SELECT `+convColumns+` FROM conversations c WHERE c.interface_url = ? AND c.context_id = ?`, interfaceURL, contextID)
+func (db *userDB) FindConversation(ctx context.Context, interfaceURL, contextID string) (Conversation, bool, error) {
+	return db.findConversation(ctx, `SELECT `+convColumns+` FROM conversations c WHERE c.user_id = ? AND c.interface_url = ? AND c.context_id = ?`,
+		db.user, interfaceURL, contextID)
 }
 
 // findConversation returns the conversation query selects (convColumns);
 // ok is false when there is none.
-func (db *DB) findConversation(ctx context.Context, query string, args ...any) (Conversation, bool, error) {
+func (db *userDB) findConversation(ctx context.Context, query string, args ...any) (Conversation, bool, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return Conversation{}, false, err
@@ -82,19 +83,19 @@ func (db *DB) findConversation(ctx context.Context, query string, args ...any) (
 
 // FindContext returns the stored conversations whose contextId is
 // contextID or starts with it (any Brand), most recent first.
-func (db *DB) FindContext(ctx context.Context, contextID string) ([]Conversation, error) {
+func (db *userDB) FindContext(ctx context.Context, contextID string) ([]Conversation, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return queryAll(ctx, c, scanConversation, `SELECT `+convColumns+` FROM conversations c
-		WHERE c.context_id = ?1 OR substr(c.context_id, 1, length(?1)) = ?1
-		ORDER BY c.context_id = ?1 DESC, c.last_message_ns DESC`, contextID)
+		WHERE c.user_id = ?2 AND (c.context_id = ?1 OR substr(c.context_id, 1, length(?1)) = ?1)
+		ORDER BY c.context_id = ?1 DESC, c.last_message_ns DESC`, contextID, db.user)
 }
 
 // Conversations returns every stored conversation, most recent first
 // (then by contextId). Current is set only on open conversations.
-func (db *DB) Conversations(ctx context.Context) ([]Conversation, error) {
+func (db *userDB) Conversations(ctx context.Context) ([]Conversation, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -103,12 +104,12 @@ func (db *DB) Conversations(ctx context.Context) ([]Conversation, error) {
 		conv, err := scanConversation(sc)
 		conv.Current = conv.Current && conv.State == "open"
 		return conv, err
-	}, `SELECT `+convColumns+` FROM conversations c ORDER BY c.last_message_ns DESC, c.context_id`)
+	}, `SELECT `+convColumns+` FROM conversations c WHERE c.user_id = ? ORDER BY c.last_message_ns DESC, c.context_id`, db.user)
 }
 
 // Turns returns the stored turns of a conversation, oldest first (in the
 // order they were appended); none when the conversation is unknown.
-func (db *DB) Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn, error) {
+func (db *userDB) Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -121,11 +122,11 @@ func (db *DB) Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn
 		return t, err
 	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, t.id
 		FROM turns t JOIN conversations c ON c.id = t.conversation_id
-		WHERE c.interface_url = ? AND c.context_id = ? ORDER BY t.id`, interfaceURL, contextID)
+		WHERE c.user_id = ? AND c.interface_url = ? AND c.context_id = ? ORDER BY t.id`, db.user, interfaceURL, contextID)
 	if err != nil || len(turns) == 0 {
 		return turns, err
 	}
-	parts, err := partsOf(ctx, c, interfaceURL, contextID)
+	parts, err := partsOf(ctx, c, db.user, interfaceURL, contextID)
 	if err != nil {
 		return nil, err
 	}
@@ -171,18 +172,18 @@ func scanTurn(sc scanner, extra ...any) (Turn, error) {
 // in one transaction. A turn whose (role, messageId) is already stored is
 // not added twice (a retried send). The cost does not depend on how many
 // turns the conversation already has (indexed inserts only).
-func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn) error {
+func (db *userDB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn) error {
 	if conv.State == "" {
 		conv.State = "open"
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		var id int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (interface_url, context_id) DO UPDATE SET brand = excluded.brand, brand_name = excluded.brand_name,
+		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (user_id, brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user_id, interface_url, context_id) DO UPDATE SET brand = excluded.brand, brand_name = excluded.brand_name,
 				last_message_at = excluded.last_message_at, last_message_ns = excluded.last_message_ns, state = excluded.state
 			RETURNING id`,
-			conv.Brand, conv.BrandName, conv.InterfaceURL, conv.ContextID, fmtTime(conv.LastMessageAt), conv.LastMessageAt.UnixNano(), conv.State).Scan(&id)
+			db.user, conv.Brand, conv.BrandName, conv.InterfaceURL, conv.ContextID, fmtTime(conv.LastMessageAt), conv.LastMessageAt.UnixNano(), conv.State).Scan(&id)
 		if err != nil {
 			return err
 		}
@@ -206,15 +207,15 @@ func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn)
 				if err != nil {
 					return err
 				}
-				if err := insertParts(ctx, tx, turnID, t.Parts); err != nil {
+				if err := insertParts(ctx, tx, db.user, turnID, t.Parts); err != nil {
 					return err
 				}
 			}
 		}
 		// Written only when it changes (a page less in the WAL per send).
-		_, err = tx.ExecContext(ctx, `INSERT INTO current_conversations (brand, conversation_id) VALUES (?, ?)
-			ON CONFLICT (brand) DO UPDATE SET conversation_id = excluded.conversation_id
-			WHERE conversation_id != excluded.conversation_id`, conv.Brand, id)
+		_, err = tx.ExecContext(ctx, `INSERT INTO current_conversations (user_id, brand, conversation_id) VALUES (?, ?, ?)
+			ON CONFLICT (user_id, brand) DO UPDATE SET conversation_id = excluded.conversation_id
+			WHERE conversation_id != excluded.conversation_id`, db.user, conv.Brand, id)
 		inWriteHook()
 		return err
 	})
@@ -222,18 +223,19 @@ func (db *DB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn)
 
 // SetConversationState sets a stored conversation's state ("closed" when
 // the Provider closed it, PACT §4.2). An unknown conversation is no error.
-func (db *DB) SetConversationState(ctx context.Context, interfaceURL, contextID, state string) error {
+func (db *userDB) SetConversationState(ctx context.Context, interfaceURL, contextID, state string) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE conversations SET state = ? WHERE interface_url = ? AND context_id = ?`, state, interfaceURL, contextID)
+		_, err := tx.ExecContext(ctx, `UPDATE conversations SET state = ? WHERE user_id = ? AND interface_url = ? AND context_id = ?`,
+			state, db.user, interfaceURL, contextID)
 		return err
 	})
 }
 
 // ForgetCurrent stops continuing any conversation with the Brand at
 // cardURL; the conversations are kept.
-func (db *DB) ForgetCurrent(ctx context.Context, cardURL string) error {
+func (db *userDB) ForgetCurrent(ctx context.Context, cardURL string) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM current_conversations WHERE brand = ?`, cardURL)
+		_, err := tx.ExecContext(ctx, `DELETE FROM current_conversations WHERE user_id = ? AND brand = ?`, db.user, cardURL)
 		return err
 	})
 }
@@ -244,19 +246,7 @@ type Hit struct {
 	Turn         Turn
 }
 
-// SearchTurns finds the stored turns containing every word of text as a
-// substring, case-insensitively (SQLite FTS5 with the trigram tokenizer, so
-// words of scripts written without spaces, CJK or Thai, are found inside
-// longer runs; words of one or two characters, which trigrams cannot
-// match, are matched with LIKE), newest first, at most limit (0 = 100).
-// The words are matched as given, never read as a query language. Turns
-// appended since the last search are indexed first. See SearchTurnsIn.
-func (db *DB) SearchTurns(ctx context.Context, text string, limit int) ([]Hit, error) {
-	res, err := db.SearchTurnsIn(ctx, text, limit)
-	return res.Hits, err
-}
-
-// Search is what SearchTurnsIn found.
+// Search is what SearchTurns found.
 type Search struct {
 	Hits []Hit
 	// Unindexed counts the turns that could not be searched: those
@@ -265,9 +255,15 @@ type Search struct {
 	Unindexed int
 }
 
-// SearchTurnsIn is SearchTurns, saying what it could not search: on a
-// read-only database the turns not yet indexed are left out and counted.
-func (db *DB) SearchTurnsIn(ctx context.Context, text string, limit int) (Search, error) {
+// SearchTurns finds the User's turns containing every word of text as a
+// substring, case-insensitively (SQLite FTS5 with the trigram tokenizer, so
+// words of scripts written without spaces, CJK or Thai, are found inside
+// longer runs; words of one or two characters, which trigrams cannot
+// match, are matched with LIKE), newest first, at most limit (0 = 100).
+// The words are matched as given, never read as a query language. Turns
+// appended since the last search are indexed first; on a read-only
+// database they are left out and counted (Search.Unindexed).
+func (db *userDB) SearchTurns(ctx context.Context, text string, limit int) (Search, error) {
 	var res Search
 	c, err := db.conn(ctx)
 	if err != nil {
@@ -283,7 +279,8 @@ func (db *DB) SearchTurnsIn(ctx context.Context, text string, limit int) (Search
 		return res, err
 	}
 	if db.readOnly != nil {
-		if err := c.QueryRowContext(ctx, `SELECT count(*) FROM turns WHERE id > ?`, upto).Scan(&res.Unindexed); err != nil {
+		if err := c.QueryRowContext(ctx, `SELECT count(*) FROM turns t JOIN conversations c ON c.id = t.conversation_id
+			WHERE t.id > ? AND c.user_id = ?`, upto, db.user).Scan(&res.Unindexed); err != nil {
 			return res, err
 		}
 	}
@@ -294,11 +291,14 @@ func (db *DB) SearchTurnsIn(ctx context.Context, text string, limit int) (Search
 	if limit <= 0 {
 		limit = 100
 	}
-	var where []string
-	var args []any
-	from := `turns t`
+	where := []string{`c.user_id = ?`}
+	args := []any{db.user}
+	from, order := `turns t`, `t.id`
 	if len(long) > 0 {
-		from = `turns_fts f JOIN turns t ON t.id = f.rowid`
+		// Newest first in the index's own order (rowid = turn id), so
+		// that the search stops at the limit instead of sorting every
+		// match.
+		from, order = `turns_fts f JOIN turns t ON t.id = f.rowid`, `f.rowid`
 		where = append(where, `turns_fts MATCH ?`)
 		args = append(args, ftsQuery(long))
 	} else {
@@ -322,7 +322,7 @@ func (db *DB) SearchTurnsIn(ctx context.Context, text string, limit int) (Search
 		return h, err
 	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
 		FROM `+from+` JOIN conversations c ON c.id = t.conversation_id
-		WHERE `+strings.Join(where, ` AND `)+` ORDER BY t.id DESC LIMIT ?`, args...)
+		WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+order+` DESC LIMIT ?`, args...)
 	return res, err
 }
 

@@ -35,10 +35,17 @@ type DB struct {
 	path     string
 	importer func(context.Context, *sql.DB) error
 
-	once   sync.Once
-	db     *sql.DB
-	err    error
-	marked sync.Once // markHistory
+	once sync.Once
+	db   *sql.DB
+	err  error
+	// histID is the database's history_id once read (countWrite); mark is
+	// the history marker, open once written, and markState what it holds
+	// (noteWrite). All under histMu.
+	histMu    sync.Mutex
+	histID    string
+	countStmt *sql.Stmt
+	mark      *os.File
+	markState historyMark
 	// readOnly is why the database could only be opened for reading (nil
 	// when it is writable).
 	readOnly error
@@ -107,12 +114,15 @@ const WALCheckpointBytes = 512 << 10
 
 // checkpointIfLarge runs PRAGMA wal_checkpoint(TRUNCATE) when the WAL has
 // grown past WALCheckpointBytes. A checkpoint that cannot finish (another
-// process reading) is left for a later commit.
-func (db *DB) checkpointIfLarge(ctx context.Context, c *sql.DB) {
+// process reading) is left for a later commit. It reports whether a
+// checkpoint ran to its end (every commit so far in pact.db, fsynced).
+func (db *DB) checkpointIfLarge(ctx context.Context, c *sql.DB) bool {
 	if fi, err := os.Stat(db.path + "-wal"); err != nil || fi.Size() < WALCheckpointBytes {
-		return
+		return false
 	}
-	c.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	var busy, log, done int
+	err := c.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &log, &done)
+	return err == nil && busy == 0
 }
 
 // conn returns the opened *sql.DB, opening and migrating it on first use.
@@ -123,10 +133,10 @@ func (db *DB) conn(ctx context.Context) (*sql.DB, error) {
 
 func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 	if strings.ContainsRune(db.path, '?') {
-		return nil, fmt.Errorf("store: the database path %s contains '?'; choose another PACT_HOME", db.path)
+		return nil, fmt.Errorf("the database path %s contains '?'; choose another PACT_HOME", db.path)
 	}
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
-		return nil, fmt.Errorf("store: creating %s: %w", filepath.Dir(db.path), err)
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(db.path), err)
 	}
 	// A profile that had history is not started afresh: a pact.db that is
 	// missing, empty (truncated, a failed copy: SQLite would take it as a
@@ -149,13 +159,13 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 				return db.openReadOnly(ctx, err)
 			}
 		}
-		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
+		return nil, fmt.Errorf("opening %s: %w", db.path, err)
 	} else {
 		f.Close()
 	}
 	sdb, err := sql.Open("sqlite", dsn(db.path))
 	if err != nil {
-		return nil, fmt.Errorf("store: opening %s: %w", db.path, err)
+		return nil, fmt.Errorf("opening %s: %w", db.path, err)
 	}
 	if history {
 		// Without its WAL, a live pact.db has no schema yet.
@@ -163,13 +173,18 @@ func (db *DB) open(ctx context.Context) (*sql.DB, error) {
 			sdb.Close()
 			return nil, err
 		}
+		// With a schema, it may still have lost its last writes.
+		if err := checkWriteCounter(ctx, sdb, db.path); err != nil {
+			sdb.Close()
+			return nil, err
+		}
 	}
 	if err := migrate(ctx, sdb, len(Migrations)); err != nil {
 		sdb.Close()
 		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "malformed") {
-			return nil, fmt.Errorf("store: %s is damaged (%v); pact will not overwrite it: restore it with `pact restore BACKUP` (a file `pact backup` wrote), or move it aside to start this profile's history afresh", db.path, err)
+			return nil, fmt.Errorf("%s is damaged (%v); pact will not overwrite it: restore it with `pact restore BACKUP` (a file `pact backup` wrote), or move it aside to start this profile's history afresh", db.path, err)
 		}
-		return nil, fmt.Errorf("store: %s: %w", db.path, err)
+		return nil, fmt.Errorf("%s: %w", db.path, err)
 	}
 	if db.importer != nil {
 		if err := db.importer(ctx, sdb); err != nil {
@@ -213,11 +228,11 @@ func (db *DB) openReadOnly(ctx context.Context, why error) (*sql.DB, error) {
 		}
 		if v != len(Migrations) {
 			sdb.Close()
-			return nil, fmt.Errorf("store: %s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
+			return nil, fmt.Errorf("%s cannot be written (%v) and has schema version %d, not %d: open it once where it can be written", db.path, why, v, len(Migrations))
 		}
 		return sdb, nil
 	}
-	return nil, fmt.Errorf("store: opening %s: %v; read-only: %w", db.path, why, lastErr)
+	return nil, fmt.Errorf("opening %s: %v; read-only: %w", db.path, why, lastErr)
 }
 
 // HistoryMarker is the file, beside a profile's pact.db, that says the
@@ -247,10 +262,22 @@ func (db *DB) Close() error {
 	}
 	openMu.Unlock()
 	var err error
-	db.once.Do(func() { db.err = errors.New("store: database closed") })
+	db.once.Do(func() { db.err = errors.New("the database is closed") })
+	db.histMu.Lock()
+	if db.countStmt != nil {
+		db.countStmt.Close()
+		db.countStmt = nil
+	}
+	db.histMu.Unlock()
 	if db.db != nil {
 		err = db.db.Close()
 	}
+	db.histMu.Lock()
+	if db.mark != nil {
+		db.mark.Close()
+		db.mark = nil
+	}
+	db.histMu.Unlock()
 	return err
 }
 
@@ -262,7 +289,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 		return err
 	}
 	if err := pragmaOK(ctx, c, "PRAGMA integrity_check"); err != nil {
-		return fmt.Errorf("store: %s failed its integrity check: %w", db.path, err)
+		return fmt.Errorf("%s failed its integrity check: %w", db.path, err)
 	}
 	return nil
 }
@@ -274,24 +301,34 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	if err := db.txOn(ctx, c, fn); err != nil {
-		return err
-	}
-	db.markHistory()
-	return nil
+	return db.txMark(ctx, c, fn, true)
 }
 
-// markHistory remembers, once a profile's database holds something, that
-// it has history, so an emptied file is refused rather than taken as new
-// (hadHistory). Only for a profile's database (ProfileDB), once a process.
-func (db *DB) markHistory() {
-	if db.importer == nil {
-		return
-	}
-	db.marked.Do(func() { writeMarker(db.path) })
-}
-
+// txOn is tx on c (while opening), keeping the marker's write counter up
+// to date without creating the marker.
 func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error {
+	return db.txMark(ctx, c, fn, false)
+}
+
+// txMark runs fn in one write transaction on c. In a profile's database
+// (ProfileDB) the transaction also counts itself (countWrite) and, once
+// committed, the count goes to the history marker (noteWrite), which is
+// created when mark is set: once it holds something, the profile has
+// history, and an emptied file, or one that lost its last writes, is
+// refused rather than taken as it is (hadHistory, checkWriteCounter).
+func (db *DB) txMark(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error, mark bool) error {
+	var count *sql.Stmt
+	if db.importer != nil {
+		// Prepared once, before the transaction holds a connection.
+		db.histMu.Lock()
+		if db.countStmt == nil {
+			if st, err := c.PrepareContext(ctx, countSQL); err == nil {
+				db.countStmt = st
+			}
+		}
+		count = db.countStmt
+		db.histMu.Unlock()
+	}
 	t, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return db.wrap(err)
@@ -300,11 +337,30 @@ func (db *DB) txOn(ctx context.Context, c *sql.DB, fn func(*sql.Tx) error) error
 		t.Rollback()
 		return db.wrap(err)
 	}
+	var (
+		id string
+		n  int64
+	)
+	if db.importer != nil {
+		db.histMu.Lock()
+		known := db.histID
+		db.histMu.Unlock()
+		if id, n, err = countWrite(ctx, t, count, known); err != nil {
+			t.Rollback()
+			return db.wrap(err)
+		}
+	}
 	if err := t.Commit(); err != nil {
 		t.Rollback()
 		return db.wrap(err)
 	}
-	db.checkpointIfLarge(ctx, c)
+	done := db.checkpointIfLarge(ctx, c)
+	if db.importer != nil {
+		db.histMu.Lock()
+		db.histID = id
+		db.histMu.Unlock()
+		db.noteWrite(id, n, done, mark)
+	}
 	return nil
 }
 
@@ -314,11 +370,11 @@ func (db *DB) wrap(err error) error {
 		return nil
 	}
 	if db.readOnly != nil {
-		return fmt.Errorf("store: %s can only be read here (%v): nothing can be saved; make PACT_HOME writable: %w", db.path, db.readOnly, err)
+		return fmt.Errorf("%s can only be read here (%v): nothing can be saved; make PACT_HOME writable: %w", db.path, db.readOnly, err)
 	}
 	var se interface{ Code() int }
 	if errors.As(err, &se) {
-		return fmt.Errorf("store: %s: %w (nothing was changed)", db.path, err)
+		return fmt.Errorf("%s: %w (nothing was changed)", db.path, err)
 	}
 	return err
 }

@@ -31,7 +31,7 @@ func TestDB_FullDiskFailsCleanlyAndKeepsWhatWasThere(t *testing.T) {
 	committed := 0
 	var werr error
 	for i := 0; i < 10000; i++ {
-		werr = db.AppendTurns(ctx, conv, Turn{MessageID: fmt.Sprint(i), Role: "user", Text: fmt.Sprint(i, text), At: time.Now()})
+		werr = local(db).AppendTurns(ctx, conv, Turn{MessageID: fmt.Sprint(i), Role: "user", Text: fmt.Sprint(i, text), At: time.Now()})
 		if werr != nil {
 			break
 		}
@@ -52,7 +52,7 @@ func TestDB_FullDiskFailsCleanlyAndKeepsWhatWasThere(t *testing.T) {
 	if err := db.IntegrityCheck(ctx); err != nil {
 		t.Fatal(err)
 	}
-	turns, err := db.Turns(ctx, "iface", "c1")
+	turns, err := local(db).Turns(ctx, "iface", "c1")
 	if err != nil || len(turns) != committed {
 		t.Fatalf("%d turns after the full disk, %d were committed (%v)", len(turns), committed, err)
 	}

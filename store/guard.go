@@ -6,18 +6,21 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // ErrNoHistory is matched (errors.Is) by the refusal of a profile's
 // database that had history but opens without it: missing, empty,
 // truncated, its WAL cut or missing (HistoryError).
-var ErrNoHistory = errors.New("store: the profile's history is missing from its database")
+var ErrNoHistory = errors.New("the profile's history is missing from its database")
 
 // HistoryError is the refusal of a profile database that had history (the
 // HistoryMarker or ImportedDir beside it) but whose files do not hold it:
@@ -31,7 +34,7 @@ type HistoryError struct {
 
 func (e *HistoryError) Error() string {
 	dir := filepath.Dir(e.Path)
-	return fmt.Sprintf("store: %s %s, but this profile had history; pact will not start it afresh: "+
+	return fmt.Sprintf("%s %s, but this profile had history; pact will not start it afresh: "+
 		"restore it with `pact restore BACKUP` (a file `pact backup` wrote), or put back pact.db together with its pact.db-wal; "+
 		"to start this profile afresh instead, move pact.db, pact.db-wal and %s out of %s",
 		e.Path, e.Why, HistoryMarker, dir)
@@ -220,13 +223,13 @@ func (db *DB) Check(ctx context.Context) (Health, error) {
 	}
 	h.ReadOnly = db.readOnly
 	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&h.SchemaVersion); err != nil {
-		return h, fmt.Errorf("store: %s: reading the schema version: %w", db.path, err)
+		return h, fmt.Errorf("%s: reading the schema version: %w", db.path, err)
 	}
 	if h.SchemaVersion != SchemaVersion {
-		return h, fmt.Errorf("store: %s has schema version %d, this pact writes %d", db.path, h.SchemaVersion, SchemaVersion)
+		return h, fmt.Errorf("%s has schema version %d, this pact writes %d", db.path, h.SchemaVersion, SchemaVersion)
 	}
 	if err := pragmaOK(ctx, c, "PRAGMA quick_check"); err != nil {
-		return h, fmt.Errorf("store: %s failed its integrity check: %w", db.path, err)
+		return h, fmt.Errorf("%s failed its integrity check: %w", db.path, err)
 	}
 	return h, nil
 }
@@ -263,7 +266,7 @@ func pragmaOK(ctx context.Context, c interface {
 
 // ErrCannotWrite is matched by CanWrite's error: the database can only be
 // read here.
-var ErrCannotWrite = errors.New("store: the database cannot be written here")
+var ErrCannotWrite = errors.New("the database cannot be written here")
 
 // CanWrite reports whether a write could be saved now: nil, or an error
 // matching ErrCannotWrite saying why (a read-only PACT_HOME). It opens the
@@ -276,4 +279,262 @@ func (db *DB) CanWrite(ctx context.Context) error {
 		return fmt.Errorf("%w: %s can only be read (%v); make PACT_HOME writable", ErrCannotWrite, db.path, db.readOnly)
 	}
 	return nil
+}
+
+// The write counter (issue 28). A pact.db that lost its last writes (a copy
+// taken without its WAL after a checkpoint, put back alone later) is a
+// whole SQLite file with a schema: nothing above tells it from the real
+// one. So every write transaction of a profile's database adds one to a
+// counter kept in the database (meta history_writes, beside a random
+// history_id naming this database), and after its commit the counter is
+// written to the history marker beside it (HistoryMarker). On open, a
+// database whose counter is below the marker's lost writes the marker saw
+// committed: it is refused (HistoryError, naming `pact restore`).
+//
+// What must not be refused, and why it is not:
+//   - A process that ends (crash, kill, Ctrl+C) between its commit and the
+//     marker leaves the marker behind the database: only a database
+//     behind its marker is refused.
+//   - Several processes writing at once: the counter is incremented inside
+//     each write transaction, under SQLite's write lock, so it counts every
+//     commit exactly once; each process then writes a counter that was
+//     committed, never more (the larger of its own last commit and what
+//     the marker held when it first wrote it). Processes that write in
+//     turn may move the marker back: behind is never refused, so that only
+//     makes the check judge less.
+//   - A power cut (or an OS crash): pact commits without an fsync
+//     (synchronous=NORMAL), so the marker may reach the disk while the last
+//     commits in the WAL do not. The marker says in which boot it was
+//     written (bootID; "" where the system cannot tell): in the same boot
+//     no power was lost, so a database behind it lost writes by a copy;
+//     in another boot it is refused only when it is behind the counter of
+//     the last complete checkpoint (Durable), which SQLite had fsynced to
+//     pact.db before the marker was written.
+//   - `pact restore` builds a new database with a new history_id and
+//     writes the marker anew; a marker naming another history_id (another
+//     database put there, or a process still writing the one kept aside)
+//     judges nothing.
+//
+// A marker that cannot be read (from an earlier release, half written)
+// judges nothing either: the counter only adds refusals that are certain.
+const (
+	metaHistoryID     = "history_id"
+	metaHistoryWrites = "history_writes"
+)
+
+// historyMark is the write counter kept in the HistoryMarker.
+type historyMark struct {
+	ID      string // the database's history_id
+	Writes  int64  // the counter of the last commit recorded
+	Durable int64  // the counter as of the last complete checkpoint
+	Boot    string // the boot it was written in ("" unknown)
+}
+
+// markerHead is the marker's first line (all an earlier release wrote).
+const markerHead = "this profile's history is in pact.db (with pact.db-wal and pact.db-shm)\n"
+
+// encode is the marker's text: the head line, then one line of fixed
+// width with the counter and a CRC-32 of the line before it, so that it is
+// rewritten in place by one write of the same length and a torn or edited
+// one is ignored.
+func (m historyMark) encode() []byte {
+	boot := m.Boot
+	if boot == "" || len(boot) > 36 || strings.ContainsAny(boot, " \n") {
+		boot = "-"
+	}
+	line := fmt.Sprintf("writes %-16.16s %020d %020d %-36s", m.ID, m.Writes, m.Durable, boot)
+	return []byte(fmt.Sprintf("%s%s %08x\n", markerHead, line, crc32.ChecksumIEEE([]byte(line))))
+}
+
+// readMark reads the write counter of the marker at path; ok is false
+// when it has none that can be trusted.
+func readMark(path string) (historyMark, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(b), markerHead) {
+		return historyMark{}, false
+	}
+	line, _, _ := strings.Cut(string(b[len(markerHead):]), "\n")
+	i := strings.LastIndexByte(line, ' ')
+	if i < 0 || fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(line[:i]))) != line[i+1:] {
+		return historyMark{}, false
+	}
+	var m historyMark
+	if n, err := fmt.Sscanf(line[:i], "writes %s %d %d %s", &m.ID, &m.Writes, &m.Durable, &m.Boot); n != 4 || err != nil {
+		return historyMark{}, false
+	}
+	if m.Boot == "-" {
+		m.Boot = ""
+	}
+	return m, true
+}
+
+// writeMark writes m to the marker at path in place (one write), creating
+// it when create is set. Errors are ignored: the marker only adds
+// refusals, and one that cannot be written judges less.
+func writeMark(path string, m historyMark, create ...bool) {
+	flag := os.O_WRONLY
+	if len(create) > 0 && create[0] {
+		flag |= os.O_CREATE
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	writeMarkTo(f, m, true)
+}
+
+// writeMarkTo writes m over the marker file f from its start (every
+// marker is as long), cutting off what a longer one had past it when
+// trim is set.
+func writeMarkTo(f *os.File, m historyMark, trim bool) {
+	b := m.encode()
+	if _, err := f.WriteAt(b, 0); err == nil && trim {
+		if fi, err := f.Stat(); err == nil && fi.Size() > int64(len(b)) {
+			f.Truncate(int64(len(b)))
+		}
+	}
+}
+
+// bootOnce is the boot this process runs in (bootID, read once).
+var bootOnce = sync.OnceValue(func() string { return bootID() })
+
+// currentBoot is the boot this process runs in; tests replace it.
+var currentBoot = func() string { return bootOnce() }
+
+// countWrite adds one to the database's write counter inside tx (count:
+// countSQL prepared once, or nil) and returns the database's history_id and the
+// new count. id is the history_id this process already read ("" the first
+// time).
+func countWrite(ctx context.Context, tx *sql.Tx, count *sql.Stmt, id string) (string, int64, error) {
+	if id == "" {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta (key, value) VALUES (?, lower(hex(randomblob(8))))`, metaHistoryID); err != nil {
+			return "", 0, err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaHistoryID).Scan(&id); err != nil {
+			return "", 0, err
+		}
+	}
+	var n int64
+	var row *sql.Row
+	if count != nil {
+		row = tx.StmtContext(ctx, count).QueryRowContext(ctx)
+	} else {
+		row = tx.QueryRowContext(ctx, countSQL)
+	}
+	err := row.Scan(&n)
+	return id, n, err
+}
+
+// countSQL adds one to the write counter and returns it.
+const countSQL = `INSERT INTO meta (key, value) VALUES ('` + metaHistoryWrites + `', 1)
+	ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING CAST(value AS INTEGER)`
+
+// dbCounter reads the database's history_id and write counter ("" and 0
+// when it has none: a database of an earlier release, or never written).
+func dbCounter(ctx context.Context, c interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (id string, writes int64, err error) {
+	rows, err := c.QueryContext(ctx, `SELECT key, value FROM meta WHERE key IN (?, ?)`, metaHistoryID, metaHistoryWrites)
+	if err != nil {
+		return "", 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return "", 0, err
+		}
+		if k == metaHistoryID {
+			id = v
+		} else {
+			writes, _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return id, writes, rows.Err()
+}
+
+// checkWriteCounter refuses (HistoryError) a profile's database whose
+// write counter is behind the one its marker recorded, as the rules above
+// the constants say. It reads; it writes nothing.
+func checkWriteCounter(ctx context.Context, c *sql.DB, path string) error {
+	m, ok := readMark(filepath.Join(filepath.Dir(path), HistoryMarker))
+	if !ok {
+		return nil
+	}
+	id, n, err := dbCounter(ctx, c)
+	if err != nil || id == "" || id != m.ID || n >= m.Writes {
+		return nil // migrate or the caller says what is wrong; or nothing was lost
+	}
+	if n >= m.Durable && (m.Boot == "" || m.Boot != currentBoot()) {
+		return nil // a power cut may have taken the last commits
+	}
+	return &HistoryError{Path: path, Why: fmt.Sprintf("has lost its last %s (it holds %d of the %d this profile made: a copy of pact.db taken without its pact.db-wal, or an older copy put back?)",
+		plural(int(m.Writes-n), "write", "writes"), n, m.Writes)}
+}
+
+// noteWrite records, after a commit, the counter n of database id in the
+// marker (created when create is set; else only kept up to date when it
+// exists). checkpointed says a complete checkpoint followed the commit:
+// everything up to n is on disk in pact.db. The marker is read once, when
+// this process first writes it, and then written in place, one write per
+// commit (its file kept open): what other processes wrote since is not
+// read again, so a late writer may move the counter back, which only
+// makes the check judge less.
+func (db *DB) noteWrite(id string, n int64, checkpointed, create bool) {
+	if id == "" || n == 0 {
+		return
+	}
+	db.histMu.Lock()
+	defer db.histMu.Unlock()
+	boot := currentBoot()
+	first := db.mark == nil
+	if first {
+		path := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+		flag := os.O_RDWR
+		if create {
+			flag |= os.O_CREATE
+		}
+		f, err := os.OpenFile(path, flag, 0o600)
+		if err != nil {
+			return
+		}
+		db.mark = f
+		db.markState = historyMark{}
+		if old, ok := readMark(path); ok && old.ID == id {
+			db.markState.Durable = old.Durable // fsynced in any boot
+			if old.Boot == boot && boot != "" {
+				db.markState.Writes = old.Writes // a late writer does not move it back
+			}
+		}
+	}
+	m := db.markState
+	if m.ID != id {
+		m = historyMark{}
+	}
+	m.ID, m.Boot = id, boot
+	m.Writes = max(m.Writes, n)
+	if checkpointed {
+		m.Durable = max(m.Durable, n)
+	}
+	m.Durable = min(m.Durable, m.Writes)
+	writeMarkTo(db.mark, m, first)
+	db.markState = m
+}
+
+// markHistory creates (or rewrites) the history marker beside a profile's
+// database with its current write counter: after an import of an earlier
+// release's files, and after `pact restore`, which puts another database
+// (a new history_id) in place.
+func (db *DB) markHistory(ctx context.Context, c *sql.DB) {
+	id, n, _ := dbCounter(ctx, c)
+	path := filepath.Join(filepath.Dir(db.path), HistoryMarker)
+	if id == "" {
+		// No write counted yet: the marker says only that there is history.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			os.WriteFile(path, []byte(markerHead), 0o600)
+		}
+		return
+	}
+	writeMark(path, historyMark{ID: id, Writes: n, Boot: currentBoot()}, true)
 }

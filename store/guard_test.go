@@ -22,7 +22,7 @@ func historyProfile(t *testing.T, n int, extra ...string) (Dirs, string) {
 	db := ProfileDB(dirs, "p")
 	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
 	for i := range n {
-		if err := db.AppendTurns(ctx, conv, Turn{MessageID: fmt.Sprint("m", i), Role: "user", Text: "hello", At: time.Now()}); err != nil {
+		if err := local(db).AppendTurns(ctx, conv, Turn{MessageID: fmt.Sprint("m", i), Role: "user", Text: "hello", At: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -44,7 +44,7 @@ func historyProfile(t *testing.T, n int, extra ...string) (Dirs, string) {
 func openErr(dirs Dirs) error {
 	db := ProfileDB(dirs, "p")
 	defer db.Close()
-	_, err := db.Conversations(context.Background())
+	_, err := local(db).Conversations(context.Background())
 	return err
 }
 
@@ -110,7 +110,7 @@ func TestOpen_WALIndexTellsACrashFromACut(t *testing.T) {
 	f.Write(make([]byte, 100)) // a frame header and a bit, never finished
 	f.Close()
 	db := ProfileDB(dirs, "p")
-	turns, err := db.Turns(context.Background(), "iface", "c1")
+	turns, err := local(db).Turns(context.Background(), "iface", "c1")
 	db.Close()
 	if err != nil || len(turns) != 20 {
 		t.Fatalf("after a crash mid-write: %d turns, %v", len(turns), err)

@@ -88,11 +88,11 @@ func (db *DB) importFiles(ctx context.Context, c *sql.DB, dataDir, pinsFile stri
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: importing the files of the previous release from %s (they are unchanged): %w", dataDir, err)
+		return fmt.Errorf("importing the files of the previous release from %s (they are unchanged): %w", dataDir, err)
 	}
 	if present {
 		moveAside(dataDir)
-		db.markHistory()
+		db.markHistory(ctx, c)
 	}
 	if len(st.problems) > 0 {
 		addNotice(fmt.Sprintf("importing this profile's files from the previous release, %s could not be read and %s left out: %s; the files are kept in %s",
@@ -123,7 +123,7 @@ func (db *DB) importLate(ctx context.Context, c *sql.DB, dataDir string) error {
 	st.read(dataDir)
 	st.current = nil
 	if err := db.txOn(ctx, c, func(tx *sql.Tx) error { return st.write(ctx, tx) }); err != nil {
-		return fmt.Errorf("store: importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
+		return fmt.Errorf("importing files an earlier pact wrote in %s after the import (they are unchanged): %w", dataDir, err)
 	}
 	moveAside(dataDir)
 	if len(st.convs) > 0 || st.receipts > 0 || len(st.grants) > 0 || len(st.problems) > 0 {
@@ -478,7 +478,7 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 		}
 		var id int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO conversations (brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (interface_url, context_id) DO UPDATE SET state = excluded.state,
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, interface_url, context_id) DO UPDATE SET state = excluded.state,
 				last_message_at = CASE WHEN excluded.last_message_ns > last_message_ns THEN excluded.last_message_at ELSE last_message_at END,
 				last_message_ns = max(last_message_ns, excluded.last_message_ns) RETURNING id`,
 			s.Brand, s.BrandName, s.InterfaceURL, s.ContextID, fmtTime(s.LastMessageAt), s.LastMessageAt.UnixNano(), s.State).Scan(&id)
@@ -503,7 +503,7 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	if st.dataDir != "" {
-		w, err := newReceiptWriter(ctx, tx)
+		w, err := newReceiptWriter(ctx, tx, LocalUser)
 		if err != nil {
 			return err
 		}

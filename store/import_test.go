@@ -71,7 +71,7 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 
 	db := ProfileDB(dirs, "demo")
 	defer db.Close()
-	turns, err := db.Turns(ctx, rec.InterfaceURL, rec.ContextID)
+	turns, err := local(db).Turns(ctx, rec.InterfaceURL, rec.ContextID)
 	if err != nil || len(turns) != len(rec.Turns) {
 		t.Fatalf("imported %d turns, the file had %d (%v)", len(turns), len(rec.Turns), err)
 	}
@@ -81,13 +81,13 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 		}
 	}
 	for brand := range idx.Current {
-		cur, ok, _ := db.CurrentConversation(ctx, brand)
+		cur, ok, _ := local(db).CurrentConversation(ctx, brand)
 		if !ok || cur.ContextID != rec.ContextID || cur.BrandName == "" {
 			t.Fatalf("current conversation of %s not imported: %+v", brand, cur)
 		}
 	}
 	verified, rejected := 0, 0
-	db.EachReceipt(ctx, ReceiptFilter{Full: true}, func(r Receipt) error {
+	local(db).EachReceipt(ctx, ReceiptFilter{Full: true}, func(r Receipt) error {
 		if r.Verified {
 			verified++
 			if len(r.JWK) == 0 || r.JWKThumbprint == "" || r.Brand == "" || r.TS == "" {
@@ -104,7 +104,7 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 	if verified != 3 || rejected != 1 {
 		t.Fatalf("imported %d verified and %d rejected receipts, want 3 and 1", verified, rejected)
 	}
-	g, ok, _ := db.Grant(ctx, "http://127.0.0.1:45477/a2a/01JEXAMPLECO")
+	g, ok, _ := local(db).Grant(ctx, "http://127.0.0.1:45477/a2a/01JEXAMPLECO")
 	if !ok || !strings.Contains(string(g), "a2agrant_j0QN4ZmijOfy2TM23e2efg") || !strings.Contains(string(g), "metadataUrl") {
 		t.Fatalf("grant not imported: %s", g)
 	}
@@ -112,7 +112,7 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 	if !strings.Contains(report, `"problems":null`) && !strings.Contains(report, `"problems":[]`) {
 		t.Errorf("import report: %s", report)
 	}
-	if p, ok, _ := db.Pin(ctx, "https://b.example/.well-known/agent-card.json"); !ok || p.KeyThumbprint != "tp" || p.PinnedAt.IsZero() {
+	if p, ok, _ := local(db).Pin(ctx, "https://b.example/.well-known/agent-card.json"); !ok || p.KeyThumbprint != "tp" || p.PinnedAt.IsZero() {
 		t.Errorf("pin not imported: %+v", p)
 	}
 	if _, err := os.Stat(filepath.Join(dirs.Data, "pins.json")); err != nil {
@@ -132,10 +132,10 @@ func TestImportFiles_PreviousRelease(t *testing.T) {
 	copyTree(t, "testdata/v0-release", home)
 	db2 := ProfileDB(dirs, "demo")
 	defer db2.Close()
-	if n, _ := db2.ReceiptCount(ctx); n != 4 {
+	if n, _ := local(db2).ReceiptCount(ctx); n != 4 {
 		t.Fatalf("%d receipts after a second open, want 4", n)
 	}
-	if turns, _ := db2.Turns(ctx, rec.InterfaceURL, rec.ContextID); len(turns) != len(rec.Turns) {
+	if turns, _ := local(db2).Turns(ctx, rec.InterfaceURL, rec.ContextID); len(turns) != len(rec.Turns) {
 		t.Fatalf("%d turns after a second open", len(turns))
 	}
 }
@@ -155,7 +155,7 @@ func TestImportFiles_FailureLeavesFilesInPlace(t *testing.T) {
 	// Make the database path a folder: opening fails, nothing moves.
 	os.MkdirAll(dirs.DBPath("demo"), 0o700)
 	db := ProfileDB(dirs, "demo")
-	if _, err := db.Turns(ctx, "x", "y"); err == nil {
+	if _, err := local(db).Turns(ctx, "x", "y"); err == nil {
 		t.Fatal("opening a database that is a folder succeeded")
 	}
 	db.Close()
@@ -165,7 +165,7 @@ func TestImportFiles_FailureLeavesFilesInPlace(t *testing.T) {
 	os.Remove(dirs.DBPath("demo"))
 	db = ProfileDB(dirs, "demo")
 	defer db.Close()
-	if n, err := db.ReceiptCount(ctx); err != nil || n != 4 {
+	if n, err := local(db).ReceiptCount(ctx); err != nil || n != 4 {
 		t.Fatalf("second try imported %d receipts (%v)", n, err)
 	}
 	report, _ := db.ImportReport(ctx)
@@ -188,7 +188,7 @@ func TestImportFiles_LateFilesAreImportedAndSaid(t *testing.T) {
 	os.WriteFile(filepath.Join(dataDir, "conversations", "0000.json"), []byte("{torn"), 0o600)
 	TakeNotices()
 	db := ProfileDB(dirs, "demo")
-	n0, err := db.ReceiptCount(ctx)
+	n0, err := local(db).ReceiptCount(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +206,11 @@ func TestImportFiles_LateFilesAreImportedAndSaid(t *testing.T) {
 		"turns":[{"messageId":"m1","role":"user","text":"late hello","at":"2026-12-01T10:00:00Z"},{"messageId":"m2","role":"agent","text":"late reply","at":"2026-12-01T10:00:01Z"}]}`), 0o600)
 	for range 2 { // twice: the second open finds nothing new
 		db = ProfileDB(dirs, "demo")
-		turns, err := db.Turns(ctx, "https://p.example/a2a/1", "ctx-late")
+		turns, err := local(db).Turns(ctx, "https://p.example/a2a/1", "ctx-late")
 		if err != nil || len(turns) != 2 || turns[1].Text != "late reply" {
 			t.Fatalf("late turns = %+v, %v", turns, err)
 		}
-		if n, err := db.ReceiptCount(ctx); err != nil || n != n0 {
+		if n, err := local(db).ReceiptCount(ctx); err != nil || n != n0 {
 			t.Fatalf("receipts after the late import: %d, want %d (%v)", n, n0, err)
 		}
 		db.Close()

@@ -25,7 +25,7 @@ const holdEnv = "PACT_STORE_TEST_HOLD"
 func TestRestore_RefusedWhileAnotherProcessHasTheDatabaseOpen(t *testing.T) {
 	if dir := os.Getenv(holdEnv); dir != "" {
 		db := ProfileDB(Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}, "p")
-		if _, err := db.ReceiptCount(context.Background()); err != nil {
+		if _, err := local(db).ReceiptCount(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		os.Stdout.WriteString("open\n")
@@ -38,7 +38,7 @@ func TestRestore_RefusedWhileAnotherProcessHasTheDatabaseOpen(t *testing.T) {
 	ctx := context.Background()
 	db := ProfileDB(dirs, "p")
 	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
-	if err := db.AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "hello", At: time.Now()}); err != nil {
+	if err := local(db).AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "hello", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	backup := filepath.Join(t.TempDir(), "backup.db")
@@ -58,7 +58,7 @@ func TestRestore_RefusedWhileAnotherProcessHasTheDatabaseOpen(t *testing.T) {
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "open\n" {
 		t.Fatalf("helper: %q %v", line, err)
 	}
-	_, err := Restore(ctx, dirs, "p", backup)
+	_, err := Restore(ctx, dirs, "p", backup, RestoreChecks{})
 	if !errors.Is(err, ErrInUse) {
 		t.Fatalf("restore while another process has the database open: %v, want ErrInUse", err)
 	}
@@ -69,7 +69,7 @@ func TestRestore_RefusedWhileAnotherProcessHasTheDatabaseOpen(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("helper: %v", err)
 	}
-	if _, err := Restore(ctx, dirs, "p", backup); err != nil {
+	if _, err := Restore(ctx, dirs, "p", backup, RestoreChecks{}); err != nil {
 		t.Fatalf("restore once the other process ended: %v", err)
 	}
 }

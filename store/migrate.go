@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // Migrations are the schema's versions, oldest first: Migrations[i] takes a
@@ -217,13 +218,271 @@ CREATE INDEX receipts_listing ON receipts (ts_ns, id, verified, problems, brand,
 	`DROP TABLE turns_fts;
 CREATE VIRTUAL TABLE turns_fts USING fts5 (text, content = 'turns', content_rowid = 'id', tokenize = 'trigram');
 UPDATE meta SET value = '0' WHERE key = 'fts_upto';`,
+	// 12: many Users in one database (issue 28). Every table gets the id of
+	// the User its rows belong to, first in its keys; the rows kept so far
+	// are LocalUser's ('local'). The tables are rebuilt (SQLite cannot
+	// change a key in place) with their ids kept, so turns, their parts
+	// and the search index, which hang on a conversation, stay as they are.
+	// The notes of the meta table move to their own table, and sealed
+	// secrets get one. (Migrations run with foreign keys off, as a rebuild
+	// requires; see migrateStep.)
+	`CREATE TABLE conversations_v12 (
+	id INTEGER PRIMARY KEY,
+	user_id TEXT NOT NULL DEFAULT 'local',
+	brand TEXT NOT NULL,
+	brand_name TEXT NOT NULL DEFAULT '',
+	interface_url TEXT NOT NULL,
+	context_id TEXT NOT NULL,
+	last_message_at TEXT NOT NULL,
+	last_message_ns INTEGER NOT NULL,
+	state TEXT NOT NULL DEFAULT 'open',
+	UNIQUE (user_id, interface_url, context_id)
+);
+INSERT INTO conversations_v12 (id, brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state)
+	SELECT id, brand, brand_name, interface_url, context_id, last_message_at, last_message_ns, state FROM conversations;
+DROP TABLE conversations;
+ALTER TABLE conversations_v12 RENAME TO conversations;
+CREATE INDEX conversations_by_last ON conversations (user_id, last_message_ns);
+CREATE INDEX conversations_by_context ON conversations (user_id, context_id);
+
+CREATE TABLE current_conversations_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	brand TEXT NOT NULL,
+	conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+	PRIMARY KEY (user_id, brand)
+) WITHOUT ROWID;
+INSERT INTO current_conversations_v12 (brand, conversation_id) SELECT brand, conversation_id FROM current_conversations;
+DROP TABLE current_conversations;
+ALTER TABLE current_conversations_v12 RENAME TO current_conversations;
+
+CREATE TABLE blobs_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	sha256 TEXT NOT NULL,
+	data BLOB NOT NULL,
+	PRIMARY KEY (user_id, sha256)
+) WITHOUT ROWID;
+INSERT INTO blobs_v12 (sha256, data) SELECT sha256, data FROM blobs;
+DROP TABLE blobs;
+ALTER TABLE blobs_v12 RENAME TO blobs;
+
+CREATE TABLE grants_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	interface_url TEXT NOT NULL,
+	brand TEXT NOT NULL,
+	data TEXT NOT NULL,
+	PRIMARY KEY (user_id, interface_url)
+);
+INSERT INTO grants_v12 (interface_url, brand, data) SELECT interface_url, brand, data FROM grants;
+DROP TABLE grants;
+ALTER TABLE grants_v12 RENAME TO grants;
+
+CREATE TABLE cards_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	url TEXT NOT NULL,
+	final_url TEXT NOT NULL,
+	body BLOB NOT NULL,
+	expires_ns INTEGER NOT NULL,
+	etag TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_ns INTEGER NOT NULL,
+	signature TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, url)
+);
+INSERT INTO cards_v12 (url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature)
+	SELECT url, final_url, body, expires_ns, etag, last_modified, fetched_ns, signature FROM cards;
+DROP TABLE cards;
+ALTER TABLE cards_v12 RENAME TO cards;
+
+CREATE TABLE receipts_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	id TEXT NOT NULL,
+	jws TEXT NOT NULL,
+	claims TEXT NOT NULL DEFAULT '',
+	jwk TEXT NOT NULL DEFAULT '',
+	jwk_thumbprint TEXT NOT NULL DEFAULT '',
+	expect TEXT NOT NULL DEFAULT '{}',
+	verified INTEGER NOT NULL,
+	problems TEXT NOT NULL DEFAULT '[]',
+	verified_at TEXT NOT NULL DEFAULT '',
+	brand TEXT NOT NULL DEFAULT '',
+	grant_id TEXT NOT NULL DEFAULT '',
+	user TEXT NOT NULL DEFAULT '',
+	scopes_used TEXT NOT NULL DEFAULT '[]',
+	actions TEXT NOT NULL DEFAULT '[]',
+	ts TEXT NOT NULL DEFAULT '',
+	ts_ns INTEGER,
+	replays INTEGER NOT NULL DEFAULT 0,
+	notes TEXT NOT NULL DEFAULT '[]',
+	card_url TEXT NOT NULL DEFAULT '',
+	brand_name TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, id)
+);
+INSERT INTO receipts_v12 (id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at, brand, grant_id, user,
+		scopes_used, actions, ts, ts_ns, replays, notes, card_url, brand_name)
+	SELECT id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at, brand, grant_id, user,
+		scopes_used, actions, ts, ts_ns, replays, notes, card_url, brand_name FROM receipts;
+CREATE TABLE receipt_brands_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	brand TEXT NOT NULL,
+	receipt_id TEXT NOT NULL,
+	PRIMARY KEY (user_id, brand, receipt_id),
+	FOREIGN KEY (user_id, receipt_id) REFERENCES receipts (user_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+INSERT INTO receipt_brands_v12 (brand, receipt_id) SELECT brand, receipt_id FROM receipt_brands;
+CREATE TABLE receipt_scopes_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	scope TEXT NOT NULL,
+	receipt_id TEXT NOT NULL,
+	PRIMARY KEY (user_id, scope, receipt_id),
+	FOREIGN KEY (user_id, receipt_id) REFERENCES receipts (user_id, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+INSERT INTO receipt_scopes_v12 (scope, receipt_id) SELECT scope, receipt_id FROM receipt_scopes;
+CREATE TABLE receipt_turns_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	receipt_id TEXT NOT NULL,
+	turn TEXT NOT NULL,
+	PRIMARY KEY (user_id, receipt_id, turn)
+) WITHOUT ROWID;
+INSERT INTO receipt_turns_v12 (receipt_id, turn) SELECT receipt_id, turn FROM receipt_turns;
+DROP TABLE receipt_brands;
+DROP TABLE receipt_scopes;
+DROP TABLE receipt_turns;
+DROP TABLE receipts;
+ALTER TABLE receipts_v12 RENAME TO receipts;
+ALTER TABLE receipt_brands_v12 RENAME TO receipt_brands;
+ALTER TABLE receipt_scopes_v12 RENAME TO receipt_scopes;
+ALTER TABLE receipt_turns_v12 RENAME TO receipt_turns;
+CREATE INDEX receipt_brands_by_receipt ON receipt_brands (user_id, receipt_id);
+CREATE INDEX receipt_scopes_by_receipt ON receipt_scopes (user_id, receipt_id);
+CREATE INDEX receipts_listing ON receipts (user_id, ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts,
+	card_url, brand_name, replays, notes);
+
+CREATE TABLE pins_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	brand TEXT NOT NULL,
+	provider_origin TEXT NOT NULL,
+	interface_url TEXT NOT NULL,
+	key_thumbprint TEXT NOT NULL,
+	pinned_at TEXT NOT NULL,
+	retired_keys TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, brand)
+);
+INSERT INTO pins_v12 (brand, provider_origin, interface_url, key_thumbprint, pinned_at, retired_keys)
+	SELECT brand, provider_origin, interface_url, key_thumbprint, pinned_at, retired_keys FROM pins;
+DROP TABLE pins;
+ALTER TABLE pins_v12 RENAME TO pins;
+
+CREATE TABLE card_changes_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	brand TEXT NOT NULL,
+	pin TEXT NOT NULL,
+	changes TEXT NOT NULL,
+	seen_at TEXT NOT NULL,
+	PRIMARY KEY (user_id, brand)
+);
+INSERT INTO card_changes_v12 (brand, pin, changes, seen_at) SELECT brand, pin, changes, seen_at FROM card_changes;
+DROP TABLE card_changes;
+ALTER TABLE card_changes_v12 RENAME TO card_changes;
+
+CREATE TABLE drafts_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	brand TEXT NOT NULL,
+	draft TEXT NOT NULL,
+	queue TEXT NOT NULL DEFAULT '[]',
+	at TEXT NOT NULL,
+	PRIMARY KEY (user_id, brand)
+);
+INSERT INTO drafts_v12 (brand, draft, queue, at) SELECT brand, draft, queue, at FROM drafts;
+DROP TABLE drafts;
+ALTER TABLE drafts_v12 RENAME TO drafts;
+
+CREATE TABLE sends_v12 (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	message_id TEXT NOT NULL,
+	brand TEXT NOT NULL,
+	interface_url TEXT NOT NULL,
+	context_id TEXT NOT NULL,
+	text TEXT NOT NULL,
+	at TEXT NOT NULL,
+	state TEXT NOT NULL,
+	error TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (user_id, message_id)
+);
+INSERT INTO sends_v12 (message_id, brand, interface_url, context_id, text, at, state, error)
+	SELECT message_id, brand, interface_url, context_id, text, at, state, error FROM sends;
+DROP TABLE sends;
+ALTER TABLE sends_v12 RENAME TO sends;
+CREATE INDEX sends_by_brand ON sends (user_id, brand, state);
+
+CREATE TABLE notes (
+	user_id TEXT NOT NULL DEFAULT 'local',
+	key TEXT NOT NULL,
+	value TEXT NOT NULL,
+	PRIMARY KEY (user_id, key)
+) WITHOUT ROWID;
+INSERT INTO notes (key, value) SELECT substr(key, 6), value FROM meta WHERE key LIKE 'note:%';
+DELETE FROM meta WHERE key LIKE 'note:%';
+
+CREATE TABLE secrets (
+	user_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	key_version TEXT NOT NULL,
+	ciphertext BLOB NOT NULL,
+	PRIMARY KEY (user_id, name)
+) WITHOUT ROWID;`,
+	// 13: the state of pact serve itself (issue 29; server.go): its Users,
+	// their devices, one-time enrolment codes (hashes only), the device
+	// tokens' ids already used, per-device rate-limit counters, and the
+	// server's Provider registrations.
+	`CREATE TABLE server_users (
+	id TEXT PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE,
+	created_ns BIGINT NOT NULL
+);
+CREATE TABLE server_devices (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	kid TEXT NOT NULL,
+	jwk TEXT NOT NULL,
+	created_ns BIGINT NOT NULL,
+	last_seen_ns BIGINT,
+	revoked_ns BIGINT
+);
+CREATE INDEX server_devices_by_user ON server_devices (user_id, created_ns);
+CREATE TABLE server_enrolment_codes (
+	hash TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
+	created_ns BIGINT NOT NULL,
+	expires_ns BIGINT NOT NULL,
+	used_ns BIGINT,
+	created_by TEXT NOT NULL
+);
+CREATE TABLE server_device_jtis (
+	device_id TEXT NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
+	jti TEXT NOT NULL,
+	expires_ns BIGINT NOT NULL,
+	PRIMARY KEY (device_id, jti)
+);
+CREATE INDEX server_device_jtis_by_expiry ON server_device_jtis (expires_ns);
+CREATE TABLE server_rate_counts (
+	device_id TEXT NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
+	window_ns BIGINT NOT NULL,
+	count INTEGER NOT NULL,
+	PRIMARY KEY (device_id, window_ns)
+);
+CREATE TABLE server_registrations (
+	url TEXT PRIMARY KEY,
+	audience TEXT NOT NULL,
+	added_ns BIGINT NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).
 var SchemaVersion = len(Migrations)
 
-// migrate brings the database to version target in one transaction per
-// step. A database newer than this binary is refused, not touched.
+// migrate brings the database to version target in one transaction. A
+// database newer than this binary is refused, not touched.
 func migrate(ctx context.Context, c *sql.DB, target int) error {
 	for {
 		done, err := migrateStep(ctx, c, target)
@@ -233,9 +492,9 @@ func migrate(ctx context.Context, c *sql.DB, target int) error {
 	}
 }
 
-// migrateStep applies the next migration under the write lock (BEGIN
-// IMMEDIATE, so two processes opening a new database at once apply it
-// once). done reports that the database is at target.
+// migrateStep applies the migrations to target under the write lock
+// (BEGIN IMMEDIATE, so two processes opening a new database at once apply
+// them once). done reports that the database is at target.
 func migrateStep(ctx context.Context, c *sql.DB, target int) (done bool, err error) {
 	var v int
 	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
@@ -247,7 +506,20 @@ func migrateStep(ctx context.Context, c *sql.DB, target int) (done bool, err err
 	if v >= target {
 		return true, nil
 	}
-	t, err := c.BeginTx(ctx, nil)
+	// One connection for the step, with foreign keys off: a step that
+	// rebuilds a table (create, copy, drop, rename) must not have the drop
+	// cascade to the rows that refer to it (SQLite's ALTER TABLE
+	// procedure). The pragma cannot change inside a transaction.
+	conn, err := c.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("migrating: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return false, fmt.Errorf("migrating: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
+	t, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("migrating: %w", err)
 	}
@@ -258,14 +530,31 @@ func migrateStep(ctx context.Context, c *sql.DB, target int) (done bool, err err
 	if v >= target {
 		return true, nil
 	}
-	if _, err := t.ExecContext(ctx, Migrations[v]); err != nil {
-		return false, fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)
+	// Every step to target in this one transaction: a page that several
+	// steps change is written to the WAL once (a new profile's first open
+	// writes a small WAL), and the database is at its old version or at
+	// target, never between. A large history takes a while (version 12
+	// rebuilds the receipt archive: seconds for 100,000): say so after a
+	// second.
+	from := v
+	if from > 0 {
+		slow := time.AfterFunc(time.Second, func() {
+			if p, _ := progress.Load().(func(string)); p != nil {
+				p("updating this profile's history to this pact's schema (once; it may take a while)…")
+			}
+		})
+		defer slow.Stop()
 	}
-	if _, err := t.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+	for ; v < target; v++ {
+		if _, err := t.ExecContext(ctx, Migrations[v]); err != nil {
+			return false, fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)
+		}
+	}
+	if _, err := t.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
 		return false, err
 	}
 	if err := t.Commit(); err != nil {
-		return false, fmt.Errorf("migrating the schema from version %d to %d: %w", v, v+1, err)
+		return false, fmt.Errorf("migrating the schema from version %d to %d: %w", from, v, err)
 	}
-	return v+1 >= target, nil
+	return true, nil
 }

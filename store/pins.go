@@ -9,14 +9,14 @@ import (
 )
 
 // Pin returns the pin kept for brand; ok is false when there is none.
-func (db *DB) Pin(ctx context.Context, brand string) (Pin, bool, error) {
+func (db *userDB) Pin(ctx context.Context, brand string) (Pin, bool, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return Pin{}, false, err
 	}
 	var p Pin
 	var at string
-	err = c.QueryRowContext(ctx, `SELECT brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at FROM pins WHERE brand = ?`, brand).
+	err = c.QueryRowContext(ctx, `SELECT brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at FROM pins WHERE user_id = ? AND brand = ?`, db.user, brand).
 		Scan(&p.Brand, &p.ProviderOrigin, &p.InterfaceURL, &p.KeyThumbprint, &p.RetiredKeys, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Pin{}, false, nil
@@ -30,22 +30,22 @@ func (db *DB) Pin(ctx context.Context, brand string) (Pin, bool, error) {
 
 // SetPin keeps p, replacing the pin kept for p.Brand. A zero PinnedAt is
 // set to now.
-func (db *DB) SetPin(ctx context.Context, p Pin) error {
+func (db *userDB) SetPin(ctx context.Context, p Pin) error {
 	if p.Brand == "" {
-		return errors.New("store: a pin needs a brand")
+		return errors.New("a pin needs a brand")
 	}
 	if p.PinnedAt.IsZero() {
 		p.PinnedAt = time.Now().UTC()
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		// Accepting a card ends any change seen for the Brand.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM card_changes WHERE brand = ?`, p.Brand); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM card_changes WHERE user_id = ? AND brand = ?`, db.user, p.Brand); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO pins (brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (brand) DO UPDATE SET provider_origin = excluded.provider_origin, interface_url = excluded.interface_url,
+		_, err := tx.ExecContext(ctx, `INSERT INTO pins (user_id, brand, provider_origin, interface_url, key_thumbprint, retired_keys, pinned_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user_id, brand) DO UPDATE SET provider_origin = excluded.provider_origin, interface_url = excluded.interface_url,
 				key_thumbprint = excluded.key_thumbprint, retired_keys = excluded.retired_keys, pinned_at = excluded.pinned_at`,
-			p.Brand, p.ProviderOrigin, p.InterfaceURL, p.KeyThumbprint, p.RetiredKeys, fmtTime(p.PinnedAt))
+			db.user, p.Brand, p.ProviderOrigin, p.InterfaceURL, p.KeyThumbprint, p.RetiredKeys, fmtTime(p.PinnedAt))
 		return err
 	})
 }
@@ -54,26 +54,26 @@ func (db *DB) SetPin(ctx context.Context, p Pin) error {
 // its pin (next: what accepting it would record; changes: in plain words),
 // so that every command stops before sending until the User accepts a card
 // (SetPin ends it). Noting it again keeps the first sighting's time.
-func (db *DB) NoteCardChange(ctx context.Context, brand string, next Pin, changes []string) error {
+func (db *userDB) NoteCardChange(ctx context.Context, brand string, next Pin, changes []string) error {
 	pin, _ := json.Marshal(next)
 	ch, _ := json.Marshal(changes)
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO card_changes (brand, pin, changes, seen_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (brand) DO UPDATE SET pin = excluded.pin, changes = excluded.changes
-			WHERE pin != excluded.pin OR changes != excluded.changes`, brand, string(pin), string(ch), fmtTime(time.Now().UTC()))
+		_, err := tx.ExecContext(ctx, `INSERT INTO card_changes (user_id, brand, pin, changes, seen_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (user_id, brand) DO UPDATE SET pin = excluded.pin, changes = excluded.changes
+			WHERE pin != excluded.pin OR changes != excluded.changes`, db.user, brand, string(pin), string(ch), fmtTime(time.Now().UTC()))
 		return err
 	})
 }
 
 // CardChange returns the changed card last seen for brand (NoteCardChange)
 // while the User has not accepted a card since; ok is false when none.
-func (db *DB) CardChange(ctx context.Context, brand string) (next Pin, changes []string, ok bool, err error) {
+func (db *userDB) CardChange(ctx context.Context, brand string) (next Pin, changes []string, ok bool, err error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return Pin{}, nil, false, err
 	}
 	var pin, ch string
-	err = c.QueryRowContext(ctx, `SELECT pin, changes FROM card_changes WHERE brand = ?`, brand).Scan(&pin, &ch)
+	err = c.QueryRowContext(ctx, `SELECT pin, changes FROM card_changes WHERE user_id = ? AND brand = ?`, db.user, brand).Scan(&pin, &ch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Pin{}, nil, false, nil
 	}

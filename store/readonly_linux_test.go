@@ -23,7 +23,7 @@ func TestDB_ReadOnlyHomeStillReads(t *testing.T) {
 	ctx := context.Background()
 	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
 	db := ProfileDB(dirs, "p")
-	if err := db.AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "kept", At: time.Now()}); err != nil {
+	if err := local(db).AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "kept", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close() // the WAL stays, as when pact exits
@@ -32,11 +32,11 @@ func TestDB_ReadOnlyHomeStillReads(t *testing.T) {
 	}
 	db = ProfileDB(dirs, "p")
 	defer db.Close()
-	turns, err := db.Turns(ctx, "iface", "c1")
+	turns, err := local(db).Turns(ctx, "iface", "c1")
 	if err != nil || len(turns) != 1 || turns[0].Text != "kept" {
 		t.Fatalf("reading a read-only home: %+v, %v", turns, err)
 	}
-	err = db.AppendTurns(ctx, conv, Turn{MessageID: "m2", Role: "user", Text: "new", At: time.Now()})
+	err = local(db).AppendTurns(ctx, conv, Turn{MessageID: "m2", Role: "user", Text: "new", At: time.Now()})
 	if err == nil || !strings.Contains(err.Error(), "can only be read here") {
 		t.Fatalf("writing to a read-only home: %v", err)
 	}
@@ -54,11 +54,11 @@ func TestDB_ReadOnlyHomeSearchesWhatIsIndexed(t *testing.T) {
 	ctx := context.Background()
 	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
 	db := ProfileDB(dirs, "p")
-	db.AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "parcel one", At: time.Now()})
-	if _, err := db.SearchTurns(ctx, "parcel", 0); err != nil { // indexed
+	local(db).AppendTurns(ctx, conv, Turn{MessageID: "m1", Role: "user", Text: "parcel one", At: time.Now()})
+	if _, err := local(db).searchHits(ctx, "parcel", 0); err != nil { // indexed
 		t.Fatal(err)
 	}
-	db.AppendTurns(ctx, conv, Turn{MessageID: "m2", Role: "user", Text: "parcel two", At: time.Now()},
+	local(db).AppendTurns(ctx, conv, Turn{MessageID: "m2", Role: "user", Text: "parcel two", At: time.Now()},
 		Turn{MessageID: "m3", Role: "user", Text: "parcel three", At: time.Now()})
 	db.Close()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
@@ -67,7 +67,7 @@ func TestDB_ReadOnlyHomeSearchesWhatIsIndexed(t *testing.T) {
 	db = ProfileDB(dirs, "p")
 	defer db.Close()
 	for _, q := range []string{"parcel", "on"} {
-		res, err := db.SearchTurnsIn(ctx, q, 0)
+		res, err := local(db).SearchTurns(ctx, q, 0)
 		if err != nil || len(res.Hits) != 1 || res.Hits[0].Turn.Text != "parcel one" || res.Unindexed != 2 {
 			t.Fatalf("search %q on a read-only home: %+v, %v", q, res, err)
 		}

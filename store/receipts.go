@@ -49,13 +49,13 @@ type Receipt struct {
 // PutReceipt archives r: added, or replacing the row with the same id,
 // except that a verified row is never replaced by a rejected one (a
 // receipt verified once stays verified; `receipts verify` re-checks it).
-func (db *DB) PutReceipt(ctx context.Context, r Receipt) error {
+func (db *userDB) PutReceipt(ctx context.Context, r Receipt) error {
 	return db.PutReceipts(ctx, []Receipt{r})
 }
 
 // PutReceipts archives several receipts in one transaction (PutReceipt's
 // rules for each), its statements prepared once.
-func (db *DB) PutReceipts(ctx context.Context, rs []Receipt) error {
+func (db *userDB) PutReceipts(ctx context.Context, rs []Receipt) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		if len(rs) > 100 {
 			// A bulk import touches index pages all over the archive: a
@@ -64,7 +64,7 @@ func (db *DB) PutReceipts(ctx context.Context, rs []Receipt) error {
 				return err
 			}
 		}
-		w, err := newReceiptWriter(ctx, tx)
+		w, err := newReceiptWriter(ctx, tx, db.user)
 		if err != nil {
 			return err
 		}
@@ -85,32 +85,33 @@ func jsonOr(b []byte, def string) string {
 	return string(b)
 }
 
-// receiptWriter holds the statements that archive receipts in one
-// transaction.
+// receiptWriter holds the statements that archive a User's receipts in
+// one transaction.
 type receiptWriter struct {
+	user                                             string
 	upsert, delBrands, delScopes, addBrand, addScope *sql.Stmt
 }
 
-func newReceiptWriter(ctx context.Context, tx *sql.Tx) (*receiptWriter, error) {
-	w := &receiptWriter{}
+func newReceiptWriter(ctx context.Context, tx *sql.Tx, user string) (*receiptWriter, error) {
+	w := &receiptWriter{user: user}
 	for _, p := range []struct {
 		st **sql.Stmt
 		q  string
 	}{
-		{&w.upsert, `INSERT INTO receipts (id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
+		{&w.upsert, `INSERT INTO receipts (user_id, id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
 			brand, grant_id, user, scopes_used, actions, ts, ts_ns, card_url, brand_name, notes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET jws = excluded.jws, claims = excluded.claims, jwk = excluded.jwk,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (user_id, id) DO UPDATE SET jws = excluded.jws, claims = excluded.claims, jwk = excluded.jwk,
 			jwk_thumbprint = excluded.jwk_thumbprint, expect = excluded.expect, verified = excluded.verified,
 			problems = excluded.problems, verified_at = excluded.verified_at, brand = excluded.brand,
 			grant_id = excluded.grant_id, user = excluded.user, scopes_used = excluded.scopes_used,
 			actions = excluded.actions, ts = excluded.ts, ts_ns = excluded.ts_ns,
 			card_url = excluded.card_url, brand_name = excluded.brand_name, notes = excluded.notes
 		WHERE excluded.verified OR NOT receipts.verified`},
-		{&w.delBrands, `DELETE FROM receipt_brands WHERE receipt_id = ?`},
-		{&w.delScopes, `DELETE FROM receipt_scopes WHERE receipt_id = ?`},
-		{&w.addBrand, `INSERT OR IGNORE INTO receipt_brands (brand, receipt_id) VALUES (?, ?)`},
-		{&w.addScope, `INSERT OR IGNORE INTO receipt_scopes (scope, receipt_id) VALUES (?, ?)`},
+		{&w.delBrands, `DELETE FROM receipt_brands WHERE user_id = ? AND receipt_id = ?`},
+		{&w.delScopes, `DELETE FROM receipt_scopes WHERE user_id = ? AND receipt_id = ?`},
+		{&w.addBrand, `INSERT OR IGNORE INTO receipt_brands (user_id, brand, receipt_id) VALUES (?, ?, ?)`},
+		{&w.addScope, `INSERT OR IGNORE INTO receipt_scopes (user_id, scope, receipt_id) VALUES (?, ?, ?)`},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -144,7 +145,7 @@ func (w *receiptWriter) put(ctx context.Context, r Receipt) error {
 		tsNS = t.UnixNano()
 	}
 	res, err := w.upsert.ExecContext(ctx,
-		r.ID, r.JWS, string(r.Claims), string(r.JWK), r.JWKThumbprint, jsonOr(r.Expect, "{}"), r.Verified, string(problems),
+		w.user, r.ID, r.JWS, string(r.Claims), string(r.JWK), r.JWKThumbprint, jsonOr(r.Expect, "{}"), r.Verified, string(problems),
 		fmtTime(r.VerifiedAt), r.Brand, r.GrantID, r.User, jsonOr(r.ScopesUsed, "[]"), jsonOr(r.Actions, "[]"), r.TS, tsNS,
 		r.CardURL, r.BrandName, string(notes))
 	if err != nil {
@@ -154,7 +155,7 @@ func (w *receiptWriter) put(ctx context.Context, r Receipt) error {
 		return nil // a verified row was kept
 	}
 	for _, st := range []*sql.Stmt{w.delBrands, w.delScopes} {
-		if _, err := st.ExecContext(ctx, r.ID); err != nil {
+		if _, err := st.ExecContext(ctx, w.user, r.ID); err != nil {
 			return err
 		}
 	}
@@ -164,12 +165,12 @@ func (w *receiptWriter) put(ctx context.Context, r Receipt) error {
 			continue
 		}
 		seen[b] = true
-		if _, err := w.addBrand.ExecContext(ctx, b, r.ID); err != nil {
+		if _, err := w.addBrand.ExecContext(ctx, w.user, b, r.ID); err != nil {
 			return err
 		}
 	}
 	for _, sc := range r.Scopes {
-		if _, err := w.addScope.ExecContext(ctx, sc, r.ID); err != nil {
+		if _, err := w.addScope.ExecContext(ctx, w.user, sc, r.ID); err != nil {
 			return err
 		}
 	}
@@ -201,7 +202,7 @@ type ReceiptFilter struct {
 // the rows one at a time. A row that cannot be scanned is given to fn with
 // a problem rather than stopping the walk. fn's error stops it and is
 // returned.
-func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt) error) error {
+func (db *userDB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt) error) error {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return err
@@ -212,17 +213,18 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 	if f.Full {
 		cols += `, r.jws, r.claims, r.jwk, r.jwk_thumbprint, r.expect, r.verified_at`
 	}
-	var where []string
-	var args []any
+	where := []string{`r.user_id = ?`}
+	args := []any{db.user}
 	from := `receipts r`
 	switch {
 	case f.Brand != "" && len(f.Brands) == 0 && f.BrandHost == "":
 		// Driven by the brand index: only that Brand's rows are read.
-		from = `receipt_brands b CROSS JOIN receipts r ON r.id = b.receipt_id`
-		where = append(where, `b.brand = ?`)
-		args = append(args, f.Brand)
+		from = `receipt_brands b CROSS JOIN receipts r ON r.user_id = b.user_id AND r.id = b.receipt_id`
+		where = append(where, `b.user_id = ?`, `b.brand = ?`)
+		args = append(args, db.user, f.Brand)
 	case f.Brand != "" || len(f.Brands) > 0 || f.BrandHost != "":
 		var or []string
+		args = append(args, db.user) // the subquery's user_id
 		for _, b := range append([]string{f.Brand}, f.Brands...) {
 			if b != "" {
 				or = append(or, `brand = ?`)
@@ -236,11 +238,11 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 				args = append(args, scheme+h, scheme+h+"/", scheme+h+"0")
 			}
 		}
-		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_brands WHERE `+strings.Join(or, ` OR `)+`)`)
+		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_brands WHERE user_id = ? AND (`+strings.Join(or, ` OR `)+`))`)
 	}
 	if f.Scope != "" {
-		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_scopes WHERE scope = ?)`)
-		args = append(args, f.Scope)
+		where = append(where, `r.id IN (SELECT receipt_id FROM receipt_scopes WHERE user_id = ? AND scope = ?)`)
+		args = append(args, db.user, f.Scope)
 	}
 	if !f.Since.IsZero() {
 		where = append(where, `r.ts_ns >= ?`)
@@ -308,12 +310,12 @@ func (db *DB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Receipt)
 
 // ReceiptsByPrefix returns the full rows whose id starts with prefix
 // (lower-case hex), at most max.
-func (db *DB) ReceiptsByPrefix(ctx context.Context, prefix string, max int) ([]Receipt, error) {
+func (db *userDB) ReceiptsByPrefix(ctx context.Context, prefix string, max int) ([]Receipt, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.QueryContext(ctx, `SELECT id FROM receipts WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, prefix, prefix+"\x7f", max)
+	rows, err := c.QueryContext(ctx, `SELECT id FROM receipts WHERE user_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT ?`, db.user, prefix, prefix+"\x7f", max)
 	if err != nil {
 		return nil, err
 	}
@@ -341,11 +343,11 @@ func (db *DB) ReceiptsByPrefix(ctx context.Context, prefix string, max int) ([]R
 	return out, nil
 }
 
-func (db *DB) receipt(ctx context.Context, c *sql.DB, id string) (Receipt, error) {
+func (db *userDB) receipt(ctx context.Context, c *sql.DB, id string) (Receipt, error) {
 	var r Receipt
 	var problems, notes, verifiedAt, claims, jwk, expect, scopes, actions string
 	err := c.QueryRowContext(ctx, `SELECT id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
-		brand, grant_id, user, scopes_used, actions, ts, card_url, brand_name, replays, notes FROM receipts WHERE id = ?`, id).Scan(
+		brand, grant_id, user, scopes_used, actions, ts, card_url, brand_name, replays, notes FROM receipts WHERE user_id = ? AND id = ?`, db.user, id).Scan(
 		&r.ID, &r.JWS, &claims, &jwk, &r.JWKThumbprint, &expect, &r.Verified, &problems, &verifiedAt,
 		&r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes)
 	if err != nil {
@@ -367,9 +369,9 @@ func (db *DB) receipt(ctx context.Context, c *sql.DB, id string) (Receipt, error
 // more than 0 means the Brand returned a receipt it had given before
 // (replayed), which proves nothing about this turn. The row is kept, with
 // its count of replays.
-func (db *DB) PutTurnReceipt(ctx context.Context, r Receipt, turn string) (others int, err error) {
+func (db *userDB) PutTurnReceipt(ctx context.Context, r Receipt, turn string) (others int, err error) {
 	err = db.tx(ctx, func(tx *sql.Tx) error {
-		w, err := newReceiptWriter(ctx, tx)
+		w, err := newReceiptWriter(ctx, tx, db.user)
 		if err != nil {
 			return err
 		}
@@ -377,14 +379,15 @@ func (db *DB) PutTurnReceipt(ctx context.Context, r Receipt, turn string) (other
 		if err := w.put(ctx, r); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO receipt_turns (receipt_id, turn) VALUES (?, ?)`, r.ID, turn); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO receipt_turns (user_id, receipt_id, turn) VALUES (?, ?, ?)`, db.user, r.ID, turn); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM receipt_turns WHERE receipt_id = ? AND turn != ?`, r.ID, turn).Scan(&others); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM receipt_turns WHERE user_id = ? AND receipt_id = ? AND turn != ?`, db.user, r.ID, turn).Scan(&others); err != nil {
 			return err
 		}
 		if others > 0 {
-			_, err = tx.ExecContext(ctx, `UPDATE receipts SET replays = (SELECT count(*) - 1 FROM receipt_turns WHERE receipt_id = ?1) WHERE id = ?1`, r.ID)
+			_, err = tx.ExecContext(ctx, `UPDATE receipts SET replays = (SELECT count(*) - 1 FROM receipt_turns WHERE user_id = ?2 AND receipt_id = ?1)
+				WHERE user_id = ?2 AND id = ?1`, r.ID, db.user)
 		}
 		return err
 	})
@@ -392,13 +395,13 @@ func (db *DB) PutTurnReceipt(ctx context.Context, r Receipt, turn string) (other
 }
 
 // ReceiptCount is the number of archived receipts.
-func (db *DB) ReceiptCount(ctx context.Context) (int, error) {
+func (db *userDB) ReceiptCount(ctx context.Context) (int, error) {
 	c, err := db.conn(ctx)
 	if err != nil {
 		return 0, err
 	}
 	var n int
-	err = c.QueryRowContext(ctx, `SELECT count(*) FROM receipts`).Scan(&n)
+	err = c.QueryRowContext(ctx, `SELECT count(*) FROM receipts WHERE user_id = ?`, db.user).Scan(&n)
 	return n, err
 }
 

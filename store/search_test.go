@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func searchDB(t *testing.T, texts ...string) *DB {
+func searchDB(t *testing.T, texts ...string) *userDB {
 	t.Helper()
 	db, err := Open(context.Background(), filepath.Join(t.TempDir(), DBFileName))
 	if err != nil {
@@ -20,16 +20,16 @@ func searchDB(t *testing.T, texts ...string) *DB {
 	t.Cleanup(func() { db.Close() })
 	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
 	for i, text := range texts {
-		if err := db.AppendTurns(context.Background(), conv, Turn{MessageID: fmt.Sprint("m", i), Role: "user", Text: text, At: time.Now()}); err != nil {
+		if err := local(db).AppendTurns(context.Background(), conv, Turn{MessageID: fmt.Sprint("m", i), Role: "user", Text: text, At: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return db
+	return local(db)
 }
 
-func found(t *testing.T, db *DB, q string) []string {
+func found(t *testing.T, db *userDB, q string) []string {
 	t.Helper()
-	hits, err := db.SearchTurns(context.Background(), q, 0)
+	hits, err := db.searchHits(context.Background(), q, 0)
 	if err != nil {
 		t.Fatalf("search %q: %v", q, err)
 	}
@@ -88,7 +88,7 @@ func TestSearch_MigratedInPlaceToTrigrams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got := fmt.Sprint(found(t, db, "テスト")); got != "[漢字テスト]" {
+	if got := fmt.Sprint(found(t, local(db), "テスト")); got != "[漢字テスト]" {
 		t.Fatalf("after migrating: %s", got)
 	}
 }
@@ -120,12 +120,12 @@ func TestMigration_ReplaysCountedFromStoredTurns(t *testing.T) {
 	}
 	defer db.Close()
 	var got []Receipt
-	db.EachReceipt(ctx, ReceiptFilter{}, func(r Receipt) error { got = append(got, r); return nil })
+	local(db).EachReceipt(ctx, ReceiptFilter{}, func(r Receipt) error { got = append(got, r); return nil })
 	if len(got) != 1 || got[0].Replays != 2 {
 		t.Fatalf("after migrating: %+v", got)
 	}
 	// The first turn archiving it again is that same turn: no replay more.
-	if others, err := db.PutTurnReceipt(ctx, Receipt{ID: rid, JWS: "x.y.z", Verified: true}, "iface u1"); err != nil || others != 2 {
+	if others, err := local(db).PutTurnReceipt(ctx, Receipt{ID: rid, JWS: "x.y.z", Verified: true}, "iface u1"); err != nil || others != 2 {
 		t.Fatalf("the first turn again: %d others, %v", others, err)
 	}
 }

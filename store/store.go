@@ -1,7 +1,9 @@
 // Package store keeps pact's local state: where files live (PACT_HOME or the
-// XDG folders), each profile's SQLite database (DB: conversations, turns,
-// receipts, grants' metadata, card cache, pins), atomic writes, and locks
-// that let several pact processes share one profile safely.
+// XDG folders), the storage interface (storage.go: a Backend opens one
+// User's Store), each profile's SQLite database, the default Backend (DB:
+// conversations, turns, receipts, grants' metadata, card cache, pins),
+// atomic writes, and locks that let several pact processes share one
+// profile safely. The PostgreSQL Backend is package store/postgres.
 //
 // Configuration files (profiles' settings, the file keyring) are written
 // through WriteFile: a temporary file in the same

@@ -204,7 +204,7 @@ func Run(ctx context.Context, o Options) error {
 
 	// 4. A signed conversation.
 	opts := conversation.NewOptions(p, hc)
-	defer opts.DB.Close() // before the temporary folder is removed (Windows)
+	defer opts.Backend.Close() // before the temporary folder is removed (Windows)
 	cfg, _ := p.Load()
 	s, err := conversation.OpenCard(ctx, opts, cfg, card)
 	if err != nil {

@@ -210,7 +210,9 @@ type Reply struct {
 
 // ErrContextClosed is wrapped by the error Send returns when the Provider closed the
 // conversation (UNSUPPORTED_OPERATION on a known contextId, §4.2). The chat then asks the
-// User before starting a new conversation and sending the message again.
+// User before starting a new conversation and sending the message again; unless the error
+// also wraps ErrSentUnanswered (the message may have reached the Brand before): then it
+// says so and sends nothing again.
 var ErrContextClosed = errors.New("the Brand closed this conversation")
 
 // ErrContextUnknown is wrapped by the error Send returns when the Provider no longer knows
@@ -236,6 +238,16 @@ var ErrSentUnanswered = errors.New("the message may have reached the Brand")
 type Drafts interface {
 	LoadDraft() (input string, queue []string)
 	SaveDraft(input string, queue []string) error
+}
+
+// Abandoner is implemented by a Backend that keeps the record of the messages sent: the
+// chat tells it when the User replaces (edits, replaced is true) or removes a message that
+// was sent and left unanswered (Unanswered): its turn, whose ID is the messageId for a
+// turn of History, "" for one sent in this chat (the Backend then knows it by its text).
+// The message may have been delivered; it is no longer offered to be sent again when the
+// chat opens.
+type Abandoner interface {
+	Abandon(t Turn, replaced bool) error
 }
 
 // Backend is the conversation with one Brand, as the chat sees it.

@@ -2,9 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -134,5 +137,60 @@ func BenchmarkKeystrokeInput(b *testing.B) {
 				_ = m.View().Content
 			}
 		})
+	}
+}
+
+// pasteWatch is the chat with a signal: done is closed once the input holds want lines and
+// its last line is lastLen bytes long.
+type pasteWatch struct {
+	Model
+	want, lastLen int
+	done          chan struct{}
+}
+
+func (w pasteWatch) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	w.Model.Update(msg)
+	if ls := w.c.in.lines; len(ls) == w.want && len(ls[len(ls)-1]) == w.lastLen {
+		select {
+		case <-w.done:
+		default:
+			close(w.done)
+		}
+	}
+	return w, nil
+}
+
+// BenchmarkPaste50KB is a 50 KB paste in 500 lines without bracketed paste (issue 31: it
+// took 4–15 s to appear, one key event per character), written to the terminal in 4 KB
+// pieces: the time from the first byte until the whole text is in the input, through the
+// real reader, decoder and chat (bubbletea's Program, output discarded).
+func BenchmarkPaste50KB(b *testing.B) {
+	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", 2) + "0123456789"
+	text := strings.TrimSuffix(strings.Repeat(line+"\r", 500), "\r")
+	b.ReportMetric(float64(len(text)), "paste-bytes")
+	for range b.N {
+		b.StopTimer()
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := pasteWatch{Model: New(newFake(), testOptions()), want: 500, lastLen: len(line), done: make(chan struct{})}
+		p := tea.NewProgram(w, tea.WithInput(wrapInput(pr)), tea.WithOutput(io.Discard), tea.WithoutSignalHandler())
+		ran := make(chan struct{})
+		go func() { defer close(ran); p.Run() }()
+		b.StartTimer()
+		for i := 0; i < len(text); i += 4096 {
+			pw.Write([]byte(text[i:min(i+4096, len(text))]))
+		}
+		select {
+		case <-w.done:
+		case <-time.After(time.Minute):
+			b.Fatal("the paste was not in the input within a minute")
+		}
+		b.StopTimer()
+		p.Kill()
+		<-ran
+		pr.Close()
+		pw.Close()
 	}
 }

@@ -24,6 +24,7 @@ var commands = []command{
 	{"/receipts", "", "show the last receipt (also Ctrl+R)"},
 	{"/save", "", "save the files of the last reply that has files"},
 	{"/card", "", "show the Agent Card"},
+	{"/mouse", "", "the mouse: select text (as it starts) or scroll by wheel"},
 	{"/quit", "", "leave (also Ctrl+C)"},
 }
 
@@ -304,11 +305,15 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 		for i, s := range su.MissingScopes {
 			ids[i] = clean(s.ID)
 		}
-		text := clean(su.Text)
-		if text == "" {
-			text = c.brandName() + " needs more permission."
+		// The Brand's sentence in the Brand's voice (an agent turn, drawn as its replies
+		// are), pact's in a note: the Brand's words are never drawn as one of pact's.
+		ask := "Asking you to approve: " + strings.Join(ids, ", ") + "."
+		if strings.TrimSpace(su.Text) != "" {
+			c.addTurns(Turn{Role: RoleAgent, Text: su.Text, At: c.now()})
+		} else {
+			ask = c.brandName() + " needs more permission. " + ask
 		}
-		c.notice(text + " Asking you to approve: " + strings.Join(ids, ", ") + ".")
+		c.notice(ask)
 		return c.startLogin(su, su.MissingScopes)
 	}
 	return c.next()
@@ -319,6 +324,15 @@ func (c *chat) onReply(msg replyMsg) tea.Cmd {
 // died. The message is never lost: it waits at the head of the queue, drawn once.
 func (c *chat) onSendError(q *queued, err error) tea.Cmd {
 	switch {
+	case errors.Is(err, ErrContextClosed) && errors.Is(err, ErrSentUnanswered):
+		// Closed after the message may have reached the Brand: its answer can no longer
+		// be fetched, and sending it again in a new conversation could make the Brand's
+		// agent act twice. It is not offered again; the User decides (§4.3).
+		c.setState(q, Unanswered)
+		c.fail(clean(err.Error()))
+		c.last = nil
+		c.pauseQueue()
+		return nil
 	case errors.Is(err, ErrContextClosed), errors.Is(err, ErrContextUnknown):
 		what := c.brandName() + " closed this conversation."
 		if !errors.Is(err, ErrContextClosed) {
@@ -448,6 +462,14 @@ func (c *chat) command(name string, args []string) tea.Cmd {
 		done()
 		c.notice(clean(c.b.Card()))
 		return c.fetchExtendedCard()
+	case "/mouse":
+		done()
+		c.mouse = !c.mouse
+		if c.mouse {
+			c.flash = "The mouse wheel scrolls; selecting text now needs Shift in most terminals. /mouse again gives the mouse back."
+		} else {
+			c.flash = "The mouse selects text again; PgUp and PgDn scroll."
+		}
 	case "/quit", "/exit":
 		done() // the command is not a draft to keep for the next chat
 		return c.quit()

@@ -37,6 +37,7 @@ type input struct {
 	prompt, placeholder string
 	promptSt, cursorSt  lipgloss.Style
 	placeholderSt, text lipgloss.Style
+	arrows              [3]string // "↑ ", "↓ ", "↕ " drawn: the margin where there is more text
 }
 
 // wrapping is where the rows of one line start (byte offsets, the first 0), at width w.
@@ -48,9 +49,13 @@ type wrapping struct {
 const promptWidth = 2
 
 func newInput(st *styles, placeholder string) input {
-	return input{lines: []string{""}, wraps: make([]wrapping, 1), goal: -1, total: 1, w: 78, maxH: 5,
+	in := input{lines: []string{""}, wraps: make([]wrapping, 1), goal: -1, total: 1, w: 78, maxH: 5,
 		wm: ansi.WcWidth, prompt: "> ", placeholder: placeholder,
 		promptSt: st.user, cursorSt: st.cursor, placeholderSt: st.placeholder, text: st.input}
+	for i, a := range []string{"↑ ", "↓ ", "↕ "} {
+		in.arrows[i] = st.placeholder.Render(a)
+	}
+	return in
 }
 
 // maxInput is the tallest the input grows before it scrolls.

@@ -85,12 +85,13 @@ func (in *input) width(s string) int {
 
 func isControl(cl string) bool {
 	r := []rune(cl)
-	return len(r) == 1 && (unicode.IsControl(r[0]) || r[0] == '\u2028' || r[0] == '\u2029')
+	return len(r) == 1 && isControlRune(r[0])
 }
 
-// drawn is s as the terminal is given it: control characters visible.
+// drawn is s as the terminal is given it: control characters visible, each as its symbol
+// of Unicode's Control Pictures (ESC as ␛, NUL as ␀, DEL as ␡; others as �), one cell.
 func drawn(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }) {
+	if !strings.ContainsFunc(s, isControlRune) {
 		return s
 	}
 	var b strings.Builder
@@ -98,13 +99,29 @@ func drawn(s string) string {
 		switch {
 		case r == '\t':
 			b.WriteString("    ")
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('␡')
+		case isControlRune(r):
 			b.WriteRune('�')
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+func isControlRune(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
+
+// unpaste is the text of a bracketed paste as the User pasted it: the reader passes each
+// ESC in it as pastedEsc (reader.go), which the decoder keeps.
+func unpaste(s string) string { return strings.ReplaceAll(s, pastedEsc, "\x1b") }
+
+// hasControls reports whether pasted text holds control characters other than line breaks
+// and tabs (an escape sequence copied from a terminal).
+func hasControls(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\r' && r != '\t' && isControlRune(r) })
 }
 
 // cursorRow is the row of line in.row the cursor is on, and its display column in it.
@@ -260,6 +277,7 @@ func (in *input) view() string {
 	h := in.height()
 	rows := make([]string, 0, h)
 	p := in.top
+	below := false // rows after the last one shown
 	csub, _ := in.cursorRow()
 	for len(rows) < h {
 		line := in.lines[p.turn]
@@ -291,7 +309,22 @@ func (in *input) view() string {
 		if !ok {
 			break
 		}
-		p = next
+		p, below = next, len(rows) == h
+	}
+	// More text than the box shows: an arrow in the margin of its first row (text above)
+	// and of its last (text below).
+	_, above := in.prevRow(in.top)
+	if len(rows) == h && (above || below) {
+		first := in.arrows[0]
+		if h == 1 && above && below {
+			first = in.arrows[2]
+		}
+		if above {
+			rows[0] = first + strings.TrimPrefix(rows[0], "  ")
+		}
+		if below && (h > 1 || !above) {
+			rows[h-1] = in.arrows[1] + strings.TrimPrefix(rows[h-1], "  ")
+		}
 	}
 	return strings.Join(rows, "\n")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -314,8 +315,8 @@ func TestRemoteTextIsSanitisedEverywhere(t *testing.T) {
 func TestKeyMapDrivesHelp(t *testing.T) {
 	k := defaultKeys()
 	help := k.commandHelp()
-	for _, b := range []string{"Enter send", "Alt+Enter newline", "Tab complete", "Ctrl+R receipt", "Esc stop waiting", "Ctrl+C quit"} {
-		if !strings.Contains(help, b) {
+	for _, b := range [][2]string{{"Enter", "send"}, {"Alt+Enter", "newline"}, {"Tab", "complete"}, {"Ctrl+R", "receipt"}, {"Esc", "stop waiting"}, {"Ctrl+C", "quit"}} {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(b[0]) + ` +` + regexp.QuoteMeta(b[1]) + `$`).MatchString(help) {
 			t.Errorf("/help lacks %q", b)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // keyMap is every key of the chat, in one place: the handlers match these bindings and the
@@ -90,20 +91,41 @@ func (k keyMap) conversationHelp(waiting bool) []string {
 	return append(items, helpItems(k.Newline, k.Scroll, k.Complete, k.Receipt)...)
 }
 
-// commandHelp is what /help shows: the commands, then every key of the conversation.
+// commandHelp is what /help shows: the commands, then every key of the conversation, each
+// in two aligned columns.
 func (k keyMap) commandHelp() string {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
+	var rows [][2]string
 	for _, c := range commands {
-		b.WriteString(c.name)
+		name := c.name
 		if c.args != "" {
-			b.WriteString(" " + c.args)
+			name += " " + c.args
 		}
-		b.WriteString("  " + c.help + "\n")
+		rows = append(rows, [2]string{name, c.help})
 	}
-	b.WriteString("Keys: ")
-	b.WriteString(strings.Join(helpItems(k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Clear, k.Undo, k.EditQueued, k.QueuePrev, k.QueueNext, k.Quit, k.Suspend), " · "))
-	b.WriteString(". While a reply is on its way, Enter queues your next message; queued messages are shown above the input and sent in order. " +
-		"A command is one line starting with its name; anything else is sent as typed. Start a message with // to send text that begins with /.")
+	writeColumns(&b, rows)
+	b.WriteString("Keys:\n")
+	rows = rows[:0]
+	for _, kb := range []key.Binding{k.Send, k.Newline, k.Complete, k.Scroll, k.Top, k.Bottom, k.Home, k.End, k.Receipt, k.Stop, k.Clear, k.Undo, k.EditQueued, k.QueuePrev, k.QueueNext, k.Quit, k.Suspend} {
+		if h := kb.Help(); h.Key != "" {
+			rows = append(rows, [2]string{h.Key, h.Desc})
+		}
+	}
+	writeColumns(&b, rows)
+	b.WriteString("While a reply is on its way, Enter queues your next message; queued messages are shown above the input and sent in order. " +
+		"A command is one line starting with its name; anything else is sent as typed. Start a message with // to send text that begins with /. " +
+		"The mouse selects text as in any terminal; /mouse makes its wheel scroll instead.")
 	return b.String()
+}
+
+// writeColumns writes rows as two columns, the second aligned after the widest first.
+func writeColumns(b *strings.Builder, rows [][2]string) {
+	w := 0
+	for _, r := range rows {
+		w = max(w, ansi.StringWidth(r[0]))
+	}
+	for _, r := range rows {
+		b.WriteString("  " + r[0] + strings.Repeat(" ", w-ansi.StringWidth(r[0])+2) + r[1] + "\n")
+	}
 }

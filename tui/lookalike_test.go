@@ -16,10 +16,10 @@ func TestHeaderFlagsALookAlikeName(t *testing.T) {
 	now := time.Now()
 	got := ansi.Strip(renderHeader(&st, Header{BrandName: "Ex\u0430mple\u200b Bank", BrandDomain: "evil.example",
 		NameWarnings: []string{"the name looks like that of the Brand at bank.example"}}, now, 120)[0])
-	if !strings.Contains(got, "⚠ look-alike name") || !strings.Contains(got, `\u200b`) {
+	if !strings.Contains(got, "⚠ suspect name") || !strings.Contains(got, `\u200b`) {
 		t.Fatalf("header = %q", got)
 	}
-	if got := ansi.Strip(renderHeader(&st, Header{BrandName: "Example Bank", BrandDomain: "bank.example"}, now, 120)[0]); strings.Contains(got, "look-alike") {
+	if got := ansi.Strip(renderHeader(&st, Header{BrandName: "Example Bank", BrandDomain: "bank.example"}, now, 120)[0]); strings.Contains(got, "suspect") {
 		t.Fatalf("a plain name is flagged: %q", got)
 	}
 }

@@ -70,6 +70,7 @@ type chat struct {
 	last   *ReceiptMark // the most recent receipt of the current conversation
 
 	in       input
+	mouse    bool // the mouse wheel scrolls (/mouse); off, the terminal's mouse selects text
 	spin     spinner.Model
 	spinning bool
 
@@ -236,12 +237,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, c.key(msg)
 	case tea.PasteMsg:
 		c.flash = ""
+		text := unpaste(msg.Content)
 		if c.panel != nil {
-			if cmd, ok := c.panel.paste(c, msg.Content); ok {
+			if cmd, ok := c.panel.paste(c, text); ok {
 				return m, cmd
 			}
 		}
-		c.in.paste(msg.Content)
+		c.in.paste(text)
+		if hasControls(text) {
+			c.flash = "The paste holds control characters (shown as ␛ and the like): they are sent as pasted. Ctrl+U clears."
+		}
 		c.layout()
 		return m, nil
 	case replyMsg:
@@ -289,6 +294,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case savedMsg:
 		c.onSaved(msg)
+		return m, nil
+	case abandonedMsg:
+		if msg.err != nil {
+			c.fail("Could not record that the unanswered message was given up; it may be offered again: " + clean(msg.err.Error()))
+		}
 		return m, nil
 	case tickMsg:
 		if msg.seq != c.tickSeq {

@@ -59,15 +59,42 @@ func (c *chat) commitEdit() tea.Cmd {
 	text := trimBlankLines(c.in.value())
 	c.in.reset()
 	c.layout()
+	var abandon tea.Cmd
 	if i := c.queueIndex(q); i >= 0 {
-		if text == "" {
+		unanswered := q.e != nil && q.e.turn.State == Unanswered
+		switch {
+		case text == "":
 			c.queue = append(c.queue[:i], c.queue[i+1:]...)
 			c.flash = "Removed from the queue."
-		} else {
+			if unanswered {
+				abandon = c.abandon(q, false)
+			}
+		case unanswered && text != q.text:
+			// A message on record as sent and unanswered is not rewritten: it may
+			// have been delivered as it was. The new text is a new message, and
+			// the old one is abandoned on record, not offered again.
+			c.queue[i] = &queued{text: text}
+			abandon = c.abandon(q, true)
+		default:
 			q.text = text
 		}
 	}
-	return c.next()
+	return tea.Batch(abandon, c.next())
+}
+
+// abandonedMsg is the outcome of Abandoner.Abandon.
+type abandonedMsg struct{ err error }
+
+// abandon tells a Backend that keeps the record of messages sent (Abandoner) that the
+// User replaced or removed q, a message sent and left unanswered, so that the record
+// no longer offers it.
+func (c *chat) abandon(q *queued, replaced bool) tea.Cmd {
+	a, ok := c.b.(Abandoner)
+	if !ok {
+		return nil
+	}
+	t := q.e.turn
+	return func() tea.Msg { return abandonedMsg{err: a.Abandon(t, replaced)} }
 }
 
 // cancelEdit leaves the message being edited as it was and empties the input.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestIncompleteTail(t *testing.T) {
@@ -44,17 +45,17 @@ func TestPendingReaderKeepsSplitCharacter(t *testing.T) {
 	}()
 	var got []byte
 	buf := make([]byte, 4096)
-	for len(got) < len("a日b") {
+	for text, keys := unwrap(string(got)); len(text)+len(keys) < len("a日b"); text, keys = unwrap(string(got)) {
 		n, err := r.Read(buf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 && string(buf[:n]) == "a\xe6" {
-			t.Fatal("a read ended inside a character")
+		if !utf8.Valid(buf[:n]) {
+			t.Fatalf("a read ended inside a character: %q", buf[:n])
 		}
 		got = append(got, buf[:n]...)
 	}
-	if string(got) != "a日b" {
+	if text, keys := unwrap(string(got)); text+keys != "a日b" {
 		t.Fatalf("read %q", got)
 	}
 }
@@ -138,7 +139,7 @@ func TestPendingReaderReleasesHeldBytes(t *testing.T) {
 	pw.Write([]byte("\x1b]12"))
 	start := time.Now()
 	got := readFor(t, r, 1)
-	if got != "\x1b[93;3u12" {
+	if got != "\x1b[93;3u"+pasted("12") {
 		t.Fatalf("released %q", got)
 	}
 	if d := time.Since(start); d < 100*time.Millisecond || d > time.Second {
@@ -149,47 +150,58 @@ func TestPendingReaderReleasesHeldBytes(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		pw.Write([]byte("\r"))
 	}()
+	r.limit = 2 * time.Second
 	start = time.Now()
-	if got := readFor(t, r, 1); got != "\x1b[93;3u12hello\r" {
+	if got := readFor(t, r, 1); got != "\x1b[93;3u"+pasted("12hello")+"\r" {
 		t.Fatalf("released %q", got)
 	}
-	if d := time.Since(start); d > 140*time.Millisecond {
+	if d := time.Since(start); d > time.Second {
 		t.Fatalf("a CR did not end the hold at once: %v", d)
 	}
 }
 
 // Issue 19: an Enter inside a burst of input (a paste without bracketed paste) is a
 // newline; an Enter alone, at the end of a burst, after Esc or before an escape sequence
-// stays Enter.
-func TestBurstNewlines(t *testing.T) {
+// stays Enter. Issue 31 (4): the burst's text reaches the decoder as one paste.
+func TestShapeBursts(t *testing.T) {
 	never := func(*os.File, time.Duration) bool { return false }
 	r := &pendingReader{wait: never}
 	for _, c := range []struct{ in, want string }{
 		{"\r", "\r"},
-		{"hello\r", "hello\r"},
-		{"one\rtwo\rthree\r", "one\ntwo\nthree\r"},
-		{"one\r\ntwo", "one\ntwo"},
+		{"hello\r", pasted("hello") + "\r"},
+		{"one\rtwo\rthree\r", pasted("one\ntwo\nthree") + "\r"},
+		{"one\r\ntwo", pasted("one\ntwo")},
 		{"\x1b\r", "\x1b\r"},                                 // Alt+Enter
 		{"a\r\x1b[A", "a\r\x1b[A"},                           // Enter, then an arrow key
 		{"x\r\x1b]11;rgb:0/0/0\a", "x\r\x1b]11;rgb:0/0/0\a"}, // Enter, then a terminal's answer
-		{"\x1b[200~a\rb\x1b[201~", "\x1b[200~a\nb\x1b[201~"},
+		{"\x1b[200~a\rb\x1b[201~", "\x1b[200~a\rb\x1b[201~"}, // the terminal's paste, as it is
+		{"é", "é"}, // one character: a key
+		{"up\x1b[Adown\x15end", pasted("up") + "\x1b[A" + pasted("down") + "\x15" + pasted("end")},
+		{"\x1b[1;5Aab", "\x1b[1;5A" + pasted("ab")},
+		{"\x1bxyz", "\x1bx" + pasted("yz")},         // Alt+x, then text
+		{"a\tb", pasted("a\tb")},                    // a pasted tab is text, not completion
+		{"\x1b[M !!ab", "\x1b[M !!" + pasted("ab")}, // an X10 mouse report: its bytes are not text
 	} {
-		if got := string(r.burstNewlines([]byte(c.in))); got != c.want {
-			t.Errorf("burstNewlines(%q) = %q, want %q", c.in, got, c.want)
+		r.burst = time.Time{}
+		if got := string(r.shape([]byte(c.in))); got != c.want {
+			t.Errorf("shape(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 	more := &pendingReader{wait: func(*os.File, time.Duration) bool { return true }}
-	if got := string(more.burstNewlines([]byte("line one\r"))); got != "line one" || !more.cr {
+	if got := string(more.shape([]byte("line one\r"))); got != pasted("line one") || !more.cr {
 		t.Errorf("a burst going on in the next read: %q (Enter held %v), want its Enter held", got, more.cr)
 	}
-	if got := string(more.burstNewlines([]byte("line two"))); got != "\nline two" {
+	if got := string(more.shape([]byte("line two"))); got != pasted("\nline two") {
 		t.Errorf("the held Enter, then text: %q, want a newline", got)
 	}
-	more.burstNewlines([]byte("line three\r"))
-	if got := string(more.burstNewlines([]byte("\x1b[?2027;2$y"))); got != "\r\x1b[?2027;2$y" {
+	more.shape([]byte("line three\r"))
+	if got := string(more.shape([]byte("\x1b[?2027;2$y"))); got != "\r\x1b[?2027;2$y" {
 		t.Errorf("the held Enter, then a terminal's answer: %q, want Enter", got)
 	}
 }
+
+// pasted is s between bracketed-paste markers.
+func pasted(s string) string { return "\x1b[200~" + s + "\x1b[201~" }
 
 // An Enter that ends one read, then, in the next read within burstGap, a terminal's answer
 // or a key's escape sequence, is an Enter (the message is sent); then text is a newline
@@ -197,13 +209,13 @@ func TestBurstNewlines(t *testing.T) {
 // after, and the input showed "> hello" and a blank line.
 func TestPendingReaderEnterBeforeNextReadsAnswer(t *testing.T) {
 	for _, c := range []struct{ next, want string }{
-		{"\x1b[?2027;2$y", "hello\r\x1b[?2027;2$y"},                             // DECRQM answer
-		{"\x1b]11;rgb:1e1e/1e1e/1e1e\a", "hello\r\x1b]11;rgb:1e1e/1e1e/1e1e\a"}, // OSC 11 answer
-		{"\x1b[I", "hello\r\x1b[I"},                                             // focus in
-		{"\x1b[A", "hello\r\x1b[A"},                                             // arrow key
-		{"world", "hello\nworld"},                                               // the burst goes on
-		{"\nworld", "hello\nworld"},                                             // CR LF split across reads
-		{"\rworld", "hello\n\nworld"},                                           // a blank line in a paste
+		{"\x1b[?2027;2$y", pasted("hello") + "\r\x1b[?2027;2$y"},                             // DECRQM answer
+		{"\x1b]11;rgb:1e1e/1e1e/1e1e\a", pasted("hello") + "\r\x1b]11;rgb:1e1e/1e1e/1e1e\a"}, // OSC 11 answer
+		{"\x1b[I", pasted("hello") + "\r\x1b[I"},                                             // focus in
+		{"\x1b[A", pasted("hello") + "\r\x1b[A"},                                             // arrow key
+		{"world", pasted("hello") + pasted("\nworld")},                                       // the burst goes on
+		{"\nworld", pasted("hello") + pasted("\nworld")},                                     // CR LF split across reads
+		{"\rworld", pasted("hello") + pasted("\n\nworld")},                                   // a blank line in a paste
 	} {
 		pr, pw := inputPipe(t)
 		sent := false
@@ -228,7 +240,7 @@ func TestPendingReaderEnterBeforeNextReadsAnswer(t *testing.T) {
 	pr, pw := inputPipe(t)
 	r := wrapInput(pr)
 	pw.Write([]byte("hello\r"))
-	if got := readFor(t, r, len("hello\r")); got != "hello\r" {
+	if got := readFor(t, r, len(pasted("hello\r"))); got != pasted("hello")+"\r" {
 		t.Errorf("hello\\r alone: read %q", got)
 	}
 }
@@ -250,14 +262,118 @@ func TestPendingReaderPasteIsOneMessage(t *testing.T) {
 	}()
 	var got []byte
 	buf := make([]byte, 4096)
-	for len(got) < len(paste) {
+	for text, keys := unwrap(string(got)); len(text)+len(keys) < len(paste); text, keys = unwrap(string(got)) {
 		n, err := r.Read(buf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, buf[:n]...)
 	}
-	if want := strings.Join(lines, "\n") + "\r"; string(got) != want {
-		t.Fatalf("read %q\nwant %q", got, want)
+	if text, keys := unwrap(string(got)); text != strings.Join(lines, "\n") || keys != "\r" {
+		t.Fatalf("read %q: pasted %q, keys %q\nwant the lines pasted, then Enter", got, text, keys)
+	}
+}
+
+// unwrap splits what the decoder is given into the text inside bracketed-paste markers
+// and the rest (keys).
+func unwrap(s string) (text, keys string) {
+	for {
+		i := strings.Index(s, "\x1b[200~")
+		if i < 0 {
+			return text, keys + s
+		}
+		keys += s[:i]
+		s = s[i+len("\x1b[200~"):]
+		j := strings.Index(s, "\x1b[201~")
+		if j < 0 {
+			return text + s, keys
+		}
+		text += s[:j]
+		s = s[j+len("\x1b[201~"):]
+	}
+}
+
+// Issue 31 (3): the terminal's answer to a start-up query written between the two halves
+// of a character the User types goes to the decoder before the character, which stays
+// whole ("café" arrived as "caf").
+func TestIssue31_3_AnswerInsideACharacterGoesBeforeIt(t *testing.T) {
+	const answer = "\x1b]11;rgb:0000/0000/0000\x1b\\"
+	for _, c := range []struct{ in, ready, tail string }{
+		{"caf\xc3" + answer, "caf" + answer, "\xc3"},
+		{"caf\xc3" + answer + "\xa9!", "caf" + answer + "é!", ""},
+		{"\xe6\x97" + "\x1b[?2026;2$y" + "\xa5", "\x1b[?2026;2$y" + "日", ""},
+		{"caf\xc3" + answer[:9], "caf", "\xc3" + answer[:9]}, // the answer unfinished too
+	} {
+		ready, tail := settle([]byte(c.in))
+		if string(ready) != c.ready || string(tail) != c.tail {
+			t.Errorf("settle(%q) = %q, %q; want %q, %q", c.in, ready, tail, c.ready, c.tail)
+		}
+	}
+	pr, pw := inputPipe(t)
+	r := wrapInput(pr)
+	go func() {
+		for _, p := range []string{"caf\xc3", answer[:9], answer[9:] + "\xa9 \xe6\x97", "\xa5\r"} {
+			pw.Write([]byte(p))
+			time.Sleep(60 * time.Millisecond)
+		}
+	}()
+	var got string
+	for _, keys := unwrap(got); !strings.HasSuffix(keys, "\r"); _, keys = unwrap(got) {
+		got += readFor(t, r, 1)
+	}
+	if text, keys := unwrap(got); text+strings.TrimPrefix(keys, answer) != "café 日\r" || !strings.HasPrefix(keys, answer) {
+		t.Fatalf("read %q: want the answer whole, then café 日 and Enter", got)
+	}
+}
+
+// Issue 31 (4): inside the terminal's bracketed paste every ESC reaches the decoder as
+// pastedEsc (the decoder drops escape sequences in a paste), also when a read ends inside
+// one or inside what may be the end marker.
+func TestIssue31_4_EscapesInsideABracketedPaste(t *testing.T) {
+	pr, pw := inputPipe(t)
+	r := wrapInput(pr)
+	go func() {
+		for _, p := range []string{"\x1b[200~a \x1b[3", "1mred\x1b", "[0m \x1b[20", "1~"} {
+			pw.Write([]byte(p))
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	want := "\x1b[200~a " + pastedEsc + "[31mred" + pastedEsc + "[0m \x1b[201~"
+	var got string
+	for !strings.Contains(got, "\x1b[201~") {
+		got += readFor(t, r, 1)
+	}
+	if got != want {
+		t.Fatalf("read %q, want %q", got, want)
+	}
+	if got := unpaste("a " + pastedEsc + "[31mred"); got != "a \x1b[31mred" {
+		t.Fatalf("unpaste: %q", got)
+	}
+}
+
+// A Read never leaves bytes for the next one (bubbletea's reader waits for the terminal to
+// be readable before each Read: they would wait for the User's next key), whatever what
+// the reader adds: paste markers around short runs, released keys, held characters.
+func TestPendingReaderLeavesNothingBehind(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("ab\x01", 3000),
+		strings.Repeat("\x1b]12\r", 2000),
+		strings.Repeat("日本語", 3000),
+		strings.Repeat("x\r", 5000),
+		"\x1b[200~" + strings.Repeat("\x1b[31mx", 3000) + "\x1b[201~",
+	} {
+		pr, pw := inputPipe(t)
+		r := wrapInput(pr).(*pendingReader)
+		go func() { pw.Write([]byte(in)); pw.Close() }()
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			if len(r.out) > 0 {
+				t.Fatalf("%.20q…: a Read of %d bytes left %d bytes behind", in, n, len(r.out))
+			}
+			if err != nil {
+				break
+			}
+		}
 	}
 }

@@ -261,17 +261,21 @@ func countdown(d time.Duration) string {
 
 // renderHeader draws the three header lines, each fitted to width.
 func renderHeader(st *styles, h Header, now time.Time, width int) []string {
-	name := h.BrandName
+	name := cleanLine(h.BrandName)
 	if name == "" {
 		name = "Brand"
 	}
 	var l1 string
 	if len(h.NameWarnings) > 0 {
-		// The flag first, so that no width cuts it off.
-		flag := "⚠ look-alike name"
-		l1 = st.bad.Render(flag) + " " + headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width-st.wm.StringWidth(flag)-1)
+		// The flag first, so that no width cuts it off; the name quoted: the card's claim,
+		// not pact's words.
+		flag := "⚠ suspect name"
+		if width-st.wm.StringWidth(flag+" "+cleanLine(h.BrandDomain)+" "+cleanLine(h.Signature)) < 12 {
+			flag = "⚠" // narrow: the name's room and the card's host go first
+		}
+		l1 = st.bad.Render(flag) + " " + headerLine1(st, "“"+name+"”", cleanLine(h.BrandDomain), cleanLine(h.Signature), width-st.wm.StringWidth(flag)-1)
 	} else {
-		l1 = headerLine1(st, cleanLine(name), cleanLine(h.BrandDomain), cleanLine(h.Signature), width)
+		l1 = headerLine1(st, name, cleanLine(h.BrandDomain), cleanLine(h.Signature), width)
 	}
 	var parts []string
 	if h.Provider != "" {
@@ -305,9 +309,10 @@ func renderHeader(st *styles, h Header, now time.Time, width int) []string {
 }
 
 // headerLine1 is the Brand's name, its domain and the trust badge ("signed by DOMAIN ✓",
-// "unsigned") in width cells. The badge is never cut: when the line does not fit, the
-// domain goes first, then the badge takes its short form ("signed ✓"), then the name is
-// shortened (with …) to leave the badge its room.
+// "unsigned") in width cells. The badge and the domain are pact's findings, the name is the
+// card's claim (it may itself read "… signed by … ✓"): when the line does not fit, the badge
+// takes its short form ("signed ✓"), then the name is shortened (with …) to leave both their
+// room; the domain goes only when not even two cells of the name would be left.
 func headerLine1(st *styles, name, domain, sig string, width int) string {
 	badge, short := func(...string) string { return "" }, ""
 	switch {
@@ -316,17 +321,28 @@ func headerLine1(st *styles, name, domain, sig string, width int) string {
 	case sig != "":
 		badge, short = st.dim.Render, sig
 	}
-	full := st.brand.Render(name)
+	// What follows the name: the domain, then the badge in full or short.
+	dom, long, brief := "", "", ""
 	if domain != "" {
-		full += " " + st.dim.Render(domain)
+		dom = " " + st.dim.Render(domain)
+	}
+	if sig != "" {
+		long, brief = dom+" "+badge(sig), dom+" "+badge(short)
+	} else {
+		long, brief = dom, dom
+	}
+	nm := st.brand.Render(name)
+	if l := nm + long; st.wm.StringWidth(l) <= width {
+		return l
+	}
+	if l := nm + brief; st.wm.StringWidth(l) <= width {
+		return l
+	}
+	if room := width - st.wm.StringWidth(brief); room >= 2 {
+		return st.brand.Render(st.fit(name, room)) + brief
 	}
 	if sig == "" {
-		return full
-	}
-	for _, l := range []string{full + " " + badge(sig), st.brand.Render(name) + " " + badge(sig), st.brand.Render(name) + " " + badge(short)} {
-		if st.wm.StringWidth(l) <= width {
-			return l
-		}
+		return st.brand.Render(st.fit(name, width))
 	}
 	room := width - st.wm.StringWidth(short) - 1
 	if room < 2 {

@@ -10,13 +10,17 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// View draws the screen on the alternate screen, with the mouse wheel reported: header,
-// rule, scrollback or panel, status, input, help. Its cost depends on the window size, not
-// on the length of the conversation.
+// View draws the screen on the alternate screen: header, rule, scrollback or panel,
+// status, input, help. Its cost depends on the window size, not on the length of the
+// conversation. The mouse is the terminal's (selecting and copying text, a tracking
+// number) unless the User turned wheel scrolling on with /mouse: a terminal that reports
+// the mouse to the program no longer selects with it (issue 31).
 func (m Model) View() tea.View {
 	v := tea.NewView(m.c.render())
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	if m.c.mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	return v
 }
 

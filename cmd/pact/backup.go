@@ -9,8 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/postgres"
 )
 
 // backupJSON is the `pact backup --json` and `pact restore --json` shape
@@ -24,6 +26,13 @@ type backupJSON struct {
 	// NotIncluded says where what the file does not hold is: the secrets
 	// (keyring) and the profile's settings.
 	NotIncluded []string `json:"notIncluded"`
+}
+
+// restoreJSON is the `pact restore --json` shape: backupJSON and what the
+// file held that was not restored (docs/json.md).
+type restoreJSON struct {
+	backupJSON
+	LeftOut []string `json:"leftOut"`
 }
 
 func newBackupCmd(a *app) *cobra.Command {
@@ -47,6 +56,9 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 				return usageError{err}
 			}
 			d, file := a.dirs(), args[0]
+			if err := a.sqliteOnly("backup"); err != nil {
+				return err
+			}
 			if _, err := os.Stat(d.ProfileDataDir(a.profile)); errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("profile %q has no history to back up (no %s)", a.profile, d.ProfileDataDir(a.profile))
 			}
@@ -68,12 +80,12 @@ its file kept as privately as the keys). ` + "`pact restore FILE`" + ` puts the 
 			if a.json {
 				return a.printJSON(out)
 			}
-			st := a.io.OutStyles()
-			a.io.Printf("%s backed up profile %q to %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(n))
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s backed up profile %q to %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(n))
 			for _, s := range out.NotIncluded {
-				a.io.Printf("%s not in it: %s\n", st.Warning.Render("!"), safe(s))
+				a.io.Eprintf("%s not in it: %s\n", st.Warning.Render("!"), safe(s))
 			}
-			a.io.Printf("  restore it with: %s\n", profile.CommandWords(a.profile, "restore", out.File))
+			a.io.Eprintf("  restore it with: %s\n", profile.CommandWords(a.profile, "restore", out.File))
 			return nil
 		},
 	}
@@ -86,34 +98,51 @@ func newRestoreCmd(a *app) *cobra.Command {
 		Use:   "restore FILE",
 		Short: "Put back this profile's history from a file `pact backup` wrote",
 		Long: `Check FILE (an SQLite database that passes its integrity check, with a
-schema version this pact can read), keep the profile's current database
-aside as pact.db.before-restore-TIME (with its -wal), and put FILE in its
+schema version this pact can read, whose tables are pact's own), build a new
+database from its rows, keep the profile's current database aside as
+pact.db.before-restore-TIME (with its -wal), and put the new one in its
 place, migrated to this pact's schema. Conversations, receipts, grants'
-metadata, the card cache and pins come back as they were in FILE; secrets
-come from the keyring as before. It is refused while another pact process
-(an open chat, say) has the profile's database open. Nothing changes when
-FILE is refused.`,
+metadata and pins come back as they were in FILE (the card cache is fetched
+again); secrets come from the keyring as before. Only pact's own tables are
+read: triggers, views and other tables in FILE stay behind, and so do grants
+whose endpoints are not under their Provider's registration (as at login)
+and malformed pins; the restore names each. It is refused while another pact
+process (an open chat, say) has the profile's database open. Nothing changes
+when FILE is refused.`,
 		Args: exactArgs(1, "restore takes the backup file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := store.CheckProfileName(a.profile); err != nil {
 				return usageError{err}
 			}
 			file := args[0]
+			if err := a.sqliteOnly("restore"); err != nil {
+				return err
+			}
 			if _, err := os.Stat(file); err != nil {
 				return usageError{fmt.Errorf("no backup at %s: %w", file, err)}
 			}
-			res, err := store.Restore(cmd.Context(), a.dirs(), a.profile, file)
+			// A grant's endpoints are checked against the Provider
+			// registrations of the profile's settings (none yet: when used).
+			var cfg *profile.Config
+			if p, err := a.prof(); err == nil {
+				cfg, _ = p.Load()
+			}
+			res, err := store.Restore(cmd.Context(), a.dirs(), a.profile, file, conversation.RestoreChecks(cfg))
 			if err != nil {
 				return err
 			}
-			out := backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()}
+			out := restoreJSON{backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()},
+				append([]string{}, res.LeftOut...)}
 			if a.json {
 				return a.printJSON(out)
 			}
-			st := a.io.OutStyles()
-			a.io.Printf("%s restored profile %q from %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(res.Contents))
+			st := a.io.ErrStyles()
+			a.io.Eprintf("%s restored profile %q from %s: %s\n", st.Success.Render("✓"), a.profile, safe(out.File), contentsWords(res.Contents))
 			if res.Aside != "" {
-				a.io.Printf("  the database it replaced is kept as %s\n", safe(res.Aside))
+				a.io.Eprintf("  the database it replaced is kept as %s\n", safe(res.Aside))
+			}
+			for _, l := range res.LeftOut {
+				a.io.Printf("%s left out: %s\n", st.Warning.Render("!"), safe(l))
 			}
 			return nil
 		},
@@ -143,4 +172,15 @@ func absPath(p string) string {
 		return abs
 	}
 	return p
+}
+
+// sqliteOnly refuses `pact backup` and `pact restore` for a profile whose
+// state is in PostgreSQL: its database is backed up with pg_dump and
+// pg_restore (README), which pact does not run.
+func (a *app) sqliteOnly(what string) error {
+	if a.set.database == "" {
+		return nil
+	}
+	return usageError{fmt.Errorf("profile %q keeps its state in the PostgreSQL database %s, not in a file pact can %s: use pg_dump and pg_restore (see the README's \"Backups\"); the keyring and the profile's settings are not in the database",
+		a.profile, postgres.Redact(a.set.database), what)}
 }

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/opener"
+	"github.com/pact-cli/pact/profile"
 )
 
 // openLink starts the browser on link without waiting for it (polling
@@ -20,11 +24,18 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 	out := &browserLines{w: a.io.ErrOut, clear: a.io.CanRedrawErr()}
 	p, err := opener.Start(link, out)
 	switch {
+	case errors.Is(err, opener.ErrHeadless) && isLoopbackLink(link):
+		a.io.Eprintf("No browser here (a remote session without a display), and the link is on this machine: %s\n", a.headlessWays(link))
+		return
 	case errors.Is(err, opener.ErrHeadless):
 		a.io.Eprintf("No browser here (a remote session without a display): open the link on a device with a browser and log in with %s; pact never sees your password.\n", brand)
 		return
 	case err != nil:
 		a.io.Eprintf("%s could not open the browser (%v); open this link: %s\n", st.Warning.Render("!"), err, line(link))
+		if isLoopbackLink(link) {
+			a.io.Eprintf("It is on this machine: %s\n", a.headlessWays(link))
+			return
+		}
 		a.io.Eprintf("Log in with %s there; pact never sees your password.\n", brand)
 		return
 	}
@@ -43,6 +54,23 @@ func (a *app) openLink(link, brand string, finished <-chan struct{}) {
 		case <-finished:
 		}
 	}()
+}
+
+// isLoopbackLink reports whether link is on this machine (a loopback host):
+// another device cannot open it.
+func isLoopbackLink(link string) bool {
+	u, err := url.Parse(link)
+	return err == nil && httpx.IsLoopback(u.Hostname())
+}
+
+// headlessWays says how to answer a login link on this machine without a
+// desktop browser: a text browser, or, for the demo Provider, `pact demo
+// approve` (issue 31: a newcomer needed ten minutes to approve the demo
+// login without one).
+func (a *app) headlessWays(link string) string {
+	q := iostreams.ShellQuote(link)
+	return fmt.Sprintf("open it here in a text browser (w3m %s, or lynx), or, for the demo Provider of `pact demo serve`, answer it from another terminal with `%s`",
+		q, profile.Command(a.profile, "demo approve "+q))
 }
 
 // browserLines passes on what the browser program writes to its stderr one

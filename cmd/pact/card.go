@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -136,7 +137,13 @@ delegation; it is checked like the public card.`,
 			}
 			st := a.io.OutStyles()
 			row := func(k, v string) { a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-14s", k)), v) }
-			a.io.Printf("%s\n", st.Bold.Render(line(card.Name())))
+			if len(f.NameWarnings) > 0 {
+				// Quoted, with the card's host: the card's claim, never read as pact's
+				// finding ("Example Bank — signed by bank.example ✓").
+				a.io.Printf("%s %s\n", st.Bold.Render("“"+line(card.Name())+"”"), st.Faint.Render("(the name the card at "+line(cardHost(card.URL))+" gives itself)"))
+			} else {
+				a.io.Printf("%s\n", st.Bold.Render(line(card.Name())))
+			}
 			for _, w := range f.NameWarnings {
 				a.io.Printf("%s %s\n", st.Warning.Render("! warning:"), w)
 			}
@@ -216,7 +223,7 @@ delegation; it is checked like the public card.`,
 // by side and the User asked), and returns a plain-words note for the
 // table. A changed card is a *discovery.CardChangedError (CARD_CHANGED).
 func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, trust bool, expect string) (string, error) {
-	pins := discovery.NewPins(a.dirs(), a.profile)
+	pins := a.userStore()
 	if !trust {
 		return agent.PinNote(ctx, pins, arg, card, time.Now())
 	}
@@ -240,4 +247,12 @@ func (a *app) checkPin(ctx context.Context, arg string, card *discovery.Card, tr
 		a.io.Eprintf("%s accepted the card of %s (fingerprint %s); it was:\n%s", a.io.ErrStyles().Success.Render("✓"), line(arg), t.Fingerprint, safe(t.Changed.Table()))
 	}
 	return t.Note, nil
+}
+
+// cardHost is the host of a card URL (the URL itself when it has none).
+func cardHost(cardURL string) string {
+	if u, err := url.Parse(cardURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return cardURL
 }

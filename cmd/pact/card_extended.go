@@ -34,7 +34,7 @@ func (a *app) fetchExtended(ctx context.Context, brand string) (*discovery.Card,
 	ext, err := agent.ExtendedCard(ctx, s)
 	sp.Stop()
 	if err != nil {
-		return nil, false, err
+		return nil, false, a.explainRefusal(ctx, s.Provider, err)
 	}
 	return ext.Card, ext.Delegated, nil
 }

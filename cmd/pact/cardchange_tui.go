@@ -20,7 +20,7 @@ func (a *app) trustInTUI(ctx context.Context, brand string, f sessionFlags, s *c
 	if !errors.As(err, &changed) || a.json || !a.io.Interactive() || !a.tuiAvailable() {
 		return s, err
 	}
-	pins := discovery.NewPins(a.dirs(), a.profile)
+	pins := a.userStore()
 	if err := agent.AcceptChange(ctx, pins, brand, changed, time.Now(), func(changed *discovery.CardChangedError) (bool, error) {
 		return tui.AskCardChange(ctx, a.io.In, a.io.Out, tui.Options{NoColor: !a.io.Color()}, tui.CardChange{
 			Brand: brand, Changes: changed.Changes, Rows: discovery.PinRows(changed.Old, changed.New),

@@ -244,7 +244,11 @@ func (a *app) printTurn(t conversation.Turn) {
 		a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(safe(t.Text)))
 		return
 	}
-	a.io.Eprintf("%s\n", st.Faint.Render(safe(t.Text)))
+	// In the gutter, as a live reply is: a line of the Brand's must not pass for one of
+	// pact's (issue 31).
+	for _, l := range strings.Split(iostreams.Gutter(safe(t.Text), iostreams.GutterMark), "\n") {
+		a.io.Eprintf("%s\n", st.Faint.Render(l))
+	}
 }
 
 // reportLine reports one failed message in line mode and returns its code.
@@ -257,7 +261,17 @@ func (a *app) reportLine(err error) int {
 	msg := a.humanError(err)
 	var stale *conversation.StaleContextError
 	var lr *delegation.LoginRequiredError
-	if errors.As(err, &lr) {
+	var unknown *conversation.OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		// In the chat, the way to ask again is to type the same message.
+		msg = safe(unknown.What())
+		if !unknown.Closed {
+			msg += " " + safe(unknown.Remedy("type the same message again"))
+		}
+		if d := errDetail(err); a.debug && d != "" {
+			msg += "\n  detail: " + safe(d)
+		}
+	} else if errors.As(err, &lr) {
 		// In the chat, the command is /login, with the same scopes.
 		msg = safe(lr.What()) + "; type " + safe(strings.TrimSpace("/login "+iostreams.CommandHint(lr.Scopes...))) + " to delegate again"
 		if d := errDetail(err); a.debug && d != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/backend"
 )
 
 // fileConfig is the optional config file, config.json in the config folder
@@ -30,6 +31,7 @@ type fileConfig struct {
 	Debug     *bool   `json:"debug"`      // --debug, PACT_DEBUG; default false
 	NoBrowser *bool   `json:"no_browser"` // --no-browser, PACT_NO_BROWSER; default false
 	NoColor   *bool   `json:"no_color"`   // NO_COLOR; default false (colour on terminals)
+	Database  *string `json:"database"`   // --database, PACT_DATABASE_URL; default the profile's SQLite file
 }
 
 // configPath is where the config file is read from.
@@ -57,7 +59,7 @@ func loadConfig(path string) (fileConfig, error) {
 
 // configKeys lists the keys of fileConfig, for error messages and docs.
 func configKeys() string {
-	return "browser, debug, keyring, no_browser, no_color, profile"
+	return "browser, database, debug, keyring, no_browser, no_color, profile"
 }
 
 // settings are the resolved values of the settings a config file can hold.
@@ -65,6 +67,9 @@ type settings struct {
 	keyring string // "" (os), "os" or "file"
 	// keyringEnv is PACT_KEYRING, lower-cased ("" = not set).
 	keyringEnv string
+	// database is the PostgreSQL database that holds the profile's state
+	// ("" = the profile's SQLite file).
+	database string
 }
 
 // keyringValue checks a keyring setting ("os" or "file", any case); what
@@ -120,6 +125,20 @@ func (a *app) resolve(cmd *cobra.Command) error {
 		}
 	}
 	a.set.keyring = firstString(a.set.keyringEnv, &cfgKeyring, "")
+	// The database: --database, PACT_DATABASE_URL, the config file's
+	// "database"; a value that is no postgres:// URL is a usage error
+	// naming where it came from (without its password).
+	where := "--database"
+	a.set.database = a.databaseFlag
+	if !changed("database") {
+		a.set.database, where = os.Getenv("PACT_DATABASE_URL"), "PACT_DATABASE_URL"
+		if a.set.database == "" && cfg.Database != nil {
+			a.set.database, where = *cfg.Database, "the config file's \"database\""
+		}
+	}
+	if err := backend.Check(a.set.database); err != nil {
+		return usageError{fmt.Errorf("%s: %w", where, err)}
+	}
 	// The browser and colour are read from the environment by the opener
 	// and the TUI; the config file fills them in only when it says nothing.
 	if cfg.Browser != nil && *cfg.Browser != "" && os.Getenv("PACT_BROWSER") == "" && os.Getenv("BROWSER") == "" {

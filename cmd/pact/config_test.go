@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,6 +228,48 @@ func TestWriteJQ_RawStringsSanitisedOnATerminal(t *testing.T) {
 		}
 		if out.String() != want {
 			t.Errorf("tty=%v: got %q, want %q", tty, out.String(), want)
+		}
+	}
+}
+
+// Issue 28: the database is taken from --database, then PACT_DATABASE_URL,
+// then the config file's "database" (default: the profile's SQLite file);
+// a value that is no PostgreSQL URL is a usage error naming its source,
+// never its password.
+func TestIssue28_DatabaseSettingPrecedence(t *testing.T) {
+	const f, e, c = "postgres://f@db/pact", "postgres://e@db/pact", "postgresql://c@db/pact"
+	for _, tc := range []struct {
+		name string
+		cfg  string
+		env  string
+		args []string
+		want string
+	}{
+		{name: "default", want: ""},
+		{name: "config", cfg: `{"database":"` + c + `"}`, want: c},
+		{name: "env beats config", cfg: `{"database":"` + c + `"}`, env: e, want: e},
+		{name: "flag beats env", cfg: `{"database":"` + c + `"}`, env: e, args: []string{"--database", f}, want: f},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := resolveWith(t, tc.cfg, map[string]string{"PACT_DATABASE_URL": tc.env}, tc.args...)
+			if err != nil || a.set.database != tc.want {
+				t.Fatalf("database %q, %v; want %q", a.set.database, err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		cfg, env string
+		args     []string
+		source   string
+	}{
+		{args: []string{"--database", "mysql://u:s3cret@db/pact"}, source: "--database"},
+		{env: "file:/tmp/pact.db", source: "PACT_DATABASE_URL"},
+		{cfg: `{"database":"sqlite://u:s3cret@x"}`, source: `the config file's "database"`},
+	} {
+		_, err := resolveWith(t, tc.cfg, map[string]string{"PACT_DATABASE_URL": tc.env}, tc.args...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), tc.source+": ") || !strings.Contains(err.Error(), "is not a PostgreSQL URL") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", tc.source, err)
 		}
 	}
 }

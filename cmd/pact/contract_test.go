@@ -101,7 +101,7 @@ func cmdAgeGrants(ts *testscript.TestScript, neg bool, args []string) {
 	if err := db.Exec(context.Background(), `UPDATE grants SET data = json_set(data, '$.expiresAt', ?)`, exp); err != nil {
 		ts.Fatalf("%v", err)
 	}
-	if docs, _ := db.Grants(context.Background()); len(docs) == 0 {
+	if docs, _ := db.ForUser(store.LocalUser).Grants(context.Background()); len(docs) == 0 {
 		ts.Fatalf("no grants in %s", db.Path())
 	}
 }

@@ -144,7 +144,11 @@ lists them.`,
 					a.io.Eprintf("\n%s\n", st.Warning.Render("--rogue-card: each Brand's site serves its real card once, then a card signed by another key;\n"+
 						"the second `pact card` or `pact chat` shows the change and sends nothing until you accept it."))
 				}
-				a.io.Eprintf("\n%s\n", st.Faint.Render("Demo users for the Brand login: jane / jane-demo-pass, omar / omar-demo-pass. Ctrl+C to stop."))
+				a.io.Eprintf("\n%s\n", st.Faint.Render("Demo users for the Brand login: jane / jane-demo-pass, omar / omar-demo-pass."))
+				// No desktop browser (a server, SSH): the login answered here.
+				a.io.Eprintf("%s\n  %s\n%s\n", st.Faint.Render("Without a desktop browser, pact login can sign in as jane and approve for you:"),
+					"PACT_BROWSER='"+profile.Command(a.profile, "demo approve")+"' "+profile.Command(a.profile, "login "+brands[0].SiteURL+" --scope orders:read"),
+					st.Faint.Render("(or `pact demo approve LINK` with the link pact login prints). Ctrl+C to stop."))
 			}
 			<-cmd.Context().Done()
 			return nil
@@ -156,7 +160,7 @@ lists them.`,
 	serve.Flags().BoolVar(&rogue, "rogue-card", false, "after the first look, serve each Brand's card signed by another key (to see pact's pin warning)")
 	serve.Flags().StringArrayVar(&faultNames, "fault", nil, "break one PACT rule on purpose, for pact provider check (repeatable; \"list\" lists them)")
 	serve.Flags().StringArrayVar(&allow, "allow", nil, "accept only these personal agents: ISSUER[=JWKS_URI] (repeatable; default: any issuer that serves OIDC discovery)")
-	cmd.AddCommand(serve)
+	cmd.AddCommand(serve, newDemoApproveCmd(a))
 	return cmd
 }
 

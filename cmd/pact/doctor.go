@@ -14,6 +14,7 @@ import (
 	"github.com/pact-cli/pact/doctor"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/backend"
 )
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -38,23 +39,27 @@ fails, 1 otherwise. --json prints the report (see docs/json.md).`,
 			if err := store.CheckProfileName(a.profile); err != nil {
 				return usageError{err}
 			}
-			p := &profile.Profile{Name: a.profile, Dirs: a.dirs()}
+			p := &profile.Profile{Name: a.profile, Dirs: a.dirs(), Database: a.set.database}
 			sec, secErr := a.secrets()
 			p.Secrets = sec
 			o := doctor.Options{Profile: p, SecretsErr: secErr, HTTP: a.httpClient(),
 				FormatTime: func(t time.Time) string { return t.Local().Format(humanTime) }}
-			if _, err := os.Stat(p.Dirs.ProfileDataDir(p.Name)); err == nil {
-				// A profile with a data folder has a database to check (one
-				// without has nothing yet, and doctor creates none).
-				o.Database = store.ProfileDB(p.Dirs, p.Name).Check
+			if _, err := os.Stat(p.Dirs.ProfileDataDir(p.Name)); err == nil || p.Database != "" {
+				// A profile with a data folder, or on PostgreSQL, has a
+				// database to check (one without has nothing yet, and
+				// doctor creates none).
+				b, _ := backend.ForProfile(p.Dirs, p.Name, p.Database)
+				o.Database, o.Postgres = b.Check, backend.IsPostgres(p.Database)
 			}
 			if secErr == nil {
 				opts := conversation.NewOptions(p, a.httpClient())
 				o.Conversations = opts.Store.List
 				o.Grants = func() ([]delegation.Grant, error) { return conversation.ListGrants(opts) }
 				o.Pins = opts.Pins
-				o.ImportProblems = func() ([]string, string) {
-					return opts.DB.ImportProblems(cmd.Context()), filepath.Join(p.Dirs.ProfileDataDir(p.Name), store.ImportedDir)
+				if db, ok := opts.Backend.(*store.DB); ok { // the import of the files of a release before the database
+					o.ImportProblems = func() ([]string, string) {
+						return db.ImportProblems(cmd.Context()), filepath.Join(p.Dirs.ProfileDataDir(p.Name), store.ImportedDir)
+					}
 				}
 			}
 			sp := a.spinner("Checking profile " + p.Name + " as a Provider sees it")

@@ -18,6 +18,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/serverapi"
 	"github.com/pact-cli/pact/signer"
 )
 
@@ -47,6 +48,9 @@ const (
 var exitTable = []exitRule{
 	{is(context.Canceled), exitCancelled, "CANCELLED", 0},
 	{as(jqError{}), exitFailure, "JQ_ERROR", 0},
+	// The message may have been delivered (§4.3): before the rows of the
+	// Provider's last answer, which is not the message's fate (1).
+	{as(&conversation.OutcomeUnknownError{}), exitFailure, "OUTCOME_UNKNOWN", 0},
 	// Usage: bad flags, arguments, expressions (2).
 	{is(profile.ErrKeyringConflict), exitUsage, "KEYRING_CONFLICT", 0}, // before usageError, which may wrap it
 	{as(usageError{}), exitUsage, "USAGE", 0},
@@ -97,6 +101,20 @@ var exitTable = []exitRule{
 	{as(&httpx.NetError{}), exitFailure, "NETWORK", 0},
 	{as(&httpx.ErrBodyTooLarge{}), exitFailure, "TOO_LARGE", 0},
 	{is(httpx.ErrInsecureURL), exitFailure, "INSECURE_URL", 0},
+	// A pact server's answers to this device (pact serve): by their reason.
+	{serverReason(serverapi.ReasonUnauthenticated), exitAuth, "", 0},
+	{serverReason(serverapi.ReasonCodeRefused), exitAuth, "", 0},
+	{serverReason(serverapi.ReasonNotFound), exitNotFound, "", 0},
+	{serverReason(serverapi.ReasonUsage), exitUsage, "", 0},
+	{as(&serverapi.APIError{}), exitFailure, "", 0},
+}
+
+// serverReason matches a pact server's *serverapi.APIError with reason.
+func serverReason(reason string) matcher {
+	return matcher{func(err error) bool {
+		var e *serverapi.APIError
+		return errors.As(err, &e) && e.Reason == reason
+	}, &serverapi.APIError{Reason: reason}}
 }
 
 // exitRule is one row of exitTable.
@@ -142,12 +160,24 @@ func carriedReason(err error) (string, int) {
 	if errors.As(err, &ae) {
 		return ae.Reason, ae.HTTPStatus
 	}
+	var se *serverapi.APIError
+	if errors.As(err, &se) {
+		return se.Reason, se.HTTPStatus
+	}
 	var oe *deviceflow.OAuthError
 	if errors.As(err, &oe) {
 		return oe.Reason(), oe.StatusCode // the response's status (400 for access_denied)
 	}
+	var rs responseStatus
+	if errors.As(err, &rs) {
+		return "ERROR", rs.ResponseStatus() // e.g. an HTML page served 200 where a card should be
+	}
 	return "ERROR", 0
 }
+
+// responseStatus is an error about an HTTP response that says its status
+// (discovery.InvalidCardError, discovery.StatusError).
+type responseStatus interface{ ResponseStatus() int }
 
 // classify maps an error to its exit code, --json reason and HTTP status
 // through exitTable; an error no row knows is a failure (1, "ERROR").
@@ -196,7 +226,7 @@ func (a *app) keyringError(err error) error {
 	if errors.As(err, &ke) {
 		return err
 	}
-	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()})
+	summary, fix := doctor.KeyringUnavailable(&profile.Profile{Name: a.profile, Dirs: a.dirs()}, a.initFlags...)
 	return keyringError{msg: summary + "; " + fix, cause: err}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/conversation"
+	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/profile"
 )
 
@@ -68,7 +69,7 @@ func newGrantsCmd(a *app) *cobra.Command {
 						exp += " since " + g.DeadSince.Local().Format(humanTime)
 					}
 					exp += " (the Brand no longer accepts it; run pact login again)"
-					login := []string{"login", g.Brand}
+					login := []string{"login", discovery.BrandArg(g.Brand)}
 					for _, sc := range g.Scopes {
 						login = append(login, "--scope", sc)
 					}

@@ -72,8 +72,9 @@ func (a *app) printIdentity(id identityJSON, where string) {
 func newInitCmd(a *app) *cobra.Command {
 	var issuer, jwksURI, alg, keyring, keyURI string
 	var force bool
+	var srv initServerFlags
 	cmd := &cobra.Command{
-		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--keyring os|file] [--key URI] [--force]",
+		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--keyring os|file] [--key URI] [--force] | init --server URL --code CODE",
 		Short: "Create this profile's identity: a signing key and a pairwise-sub secret",
 		Long: `Create the profile's identity: a signing key kept in the OS keyring
 (or a 0600 file with --keyring file or PACT_KEYRING=file) and a secret from
@@ -94,9 +95,17 @@ PACT_KEYRING (move them with ` + "`pact keyring move --to file|os`" + `).
 See "Keys in hardware or a KMS" in the README.
 
 Running it again keeps the key (use --force to replace it). It prints the
-registration a Provider needs: issuer and jwks_uri.`,
+registration a Provider needs: issuer and jwks_uri.
+
+With --server URL --code CODE instead, this device joins a pact server
+(pact serve) as one of your devices: it makes a device key in the keyring
+(or file), enrols it with the one-time code, and records a server profile.
+The server's identity then speaks to Brands for you.`,
 		Args: exactArgs(0, "init takes no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if srv.server != "" || srv.code != "" {
+				return a.runInitServer(cmd, srv, issuer != "", keyring, force)
+			}
 			if issuer == "" {
 				return usageError{fmt.Errorf("--issuer is required, for example: pact init --issuer https://pa.example.com")}
 			}
@@ -120,6 +129,13 @@ registration a Provider needs: issuer and jwks_uri.`,
 				}
 			}
 			a.keyringFlag = keyring
+			a.initFlags = []string{"--issuer", issuer}
+			if cmd.Flags().Changed("alg") {
+				a.initFlags = append(a.initFlags, "--alg", alg)
+			}
+			if jwksURI != "" {
+				a.initFlags = append(a.initFlags, "--jwks-uri", jwksURI)
+			}
 			p, err := a.prof()
 			if err != nil {
 				return err
@@ -174,6 +190,9 @@ registration a Provider needs: issuer and jwks_uri.`,
 	f.BoolVar(&force, "force", false, "replace the signing key")
 	f.StringVar(&keyring, "keyring", "", "where to keep this profile's secrets: os or file (default PACT_KEYRING, else os); recorded in the profile")
 	f.StringVar(&keyURI, "key", "", "where the signing key lives: keyring: (default), pkcs11:token=…;object=…, or awskms:KEY (see --help)")
+	f.StringVar(&srv.server, "server", "", "enrol this device with a pact server at URL instead (with --code)")
+	f.StringVar(&srv.code, "code", "", "the one-time enrolment code for --server")
+	f.StringVar(&srv.name, "device-name", "", "this device's name at the server (default: the host name)")
 	return cmd
 }
 
@@ -186,6 +205,9 @@ func newWhoamiCmd(a *app) *cobra.Command {
 			p, c, err := a.loadProfile()
 			if err != nil {
 				return err
+			}
+			if c.Server != nil {
+				return a.printServerProfile(p, c)
 			}
 			id := a.identity(p, c)
 			if a.json {

@@ -69,7 +69,7 @@ the old copies are deleted; if a copy fails nothing changes.`,
 			if err != nil {
 				return usageError{err}
 			}
-			p := &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: src}
+			p := &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: src, Database: a.set.database}
 			if _, err := p.Load(); err != nil {
 				return err
 			}
@@ -80,6 +80,14 @@ the old copies are deleted; if a copy fails nothing changes.`,
 				}
 			} else {
 				return fmt.Errorf("reading the delegation grants: %w", err)
+			}
+			if p.Database != "" {
+				// The tokens are sealed in the database; their data keys move.
+				names, err := conversation.DataKeys(p).KeyNames()
+				if err != nil {
+					return fmt.Errorf("reading the data keys: %w", err)
+				}
+				extra = append(extra, names...)
 			}
 			res, err := p.MoveSecrets(dst, extra)
 			if err != nil && res.Moved == 0 && to == "os" && errors.Is(err, secrets.ErrUnavailable) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/publish"
 )
@@ -268,9 +269,9 @@ the key that is already active changes nothing.`,
 			if a.json {
 				return a.printJSON(map[string]any{"kid": args[0], "retired": true})
 			}
-			st := a.io.ErrStyles()
-			a.io.Eprintf("%s retired key %s; re-export or re-upload your JWKS so it is no longer published\n", st.Success.Render("✓"), args[0])
-			a.io.Eprintf("  Providers that fetched your JWKS may go on accepting tokens it signed until their copy expires (pact jwks serve says max-age=300: 5 minutes).\n")
+			a.io.Eprintf("%s retired key %s; re-export or re-upload your JWKS so it is no longer published (pact serve and pact jwks serve stop serving it at once)\n", a.io.ErrStyles().Success.Render("✓"), args[0])
+			a.io.Eprintf("  Providers may keep the key set they fetched for up to %s (the JWKS's Cache-Control: max-age=%d): until then a token it signed can still verify\n",
+				humanDuration(jwks.CacheMaxAge), int(jwks.CacheMaxAge/time.Second))
 			if k.KeyURI().Held() {
 				a.io.Eprintf("  The key itself stays at %s: pact never destroys it. Once nothing else uses it, delete it there%s.\n", p.Where(k), deleteHint(k))
 			}
@@ -291,4 +292,16 @@ func (a *app) completeKIDs(cmd *cobra.Command, args []string, toComplete string)
 		out = append(out, k.KID)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// humanDuration says a whole number of minutes in words ("5 minutes"),
+// else Go's form ("90s").
+func humanDuration(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		if d == time.Minute {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+	}
+	return d.String()
 }

@@ -63,6 +63,9 @@ func (a *app) showDeviceLogin(card *discovery.Card, scopes []string, finished <-
 			a.openLink(auth.VerificationURIComplete, name, finished)
 		} else {
 			a.io.Eprintf("Open the link in a browser and log in with %s; pact never sees your password.\n", name)
+			if isLoopbackLink(auth.VerificationURIComplete) {
+				a.io.Eprintf("No desktop browser here? The link is on this machine: %s\n", a.headlessWays(auth.VerificationURIComplete))
+			}
 		}
 		if a.json || !a.io.IsStderrTTY() {
 			a.io.Eprintf("Waiting for approval (the code expires in %s)…\n", time.Until(auth.ExpiresAt).Round(time.Second))
@@ -93,7 +96,7 @@ func (a *app) reportGrant(asked []string, g *delegation.Grant) {
 // the message again.
 func (a *app) stepUp(ctx context.Context, s *conversation.Session, su *agent.StepUp) (*delegation.Grant, error) {
 	st := a.io.ErrStyles()
-	a.io.Printf("%s\n", safe(su.Text))
+	a.printStepUpText(su.Result) // once: not again when it streamed
 	a.io.Eprintf("%s %s needs more permission: %s\n", st.Warning.Render("!"), line(s.Card.Name()), line(strings.Join(su.IDs(), ", ")))
 	g, err := a.login(ctx, s, su.IDs())
 	if err != nil {

@@ -35,9 +35,10 @@ func TestMain(m *testing.M) {
 // user story, each against its own demo Provider on 127.0.0.1.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
-		Setup:               setupScript,
-		Cmds:                withKeyCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant, "forge-receipt": cmdForgeReceipt, "cut-half": cmdCutHalf, "relabel-bundle": cmdRelabelBundle}),
+		Dir:   "testdata/script",
+		Setup: setupScript,
+		Cmds: withKeyCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant, "forge-receipt": cmdForgeReceipt, "cut-half": cmdCutHalf, "relabel-bundle": cmdRelabelBundle,
+			"pg-database": cmdPGDatabase, "pg-tokens-sealed": cmdPGTokensSealed}),
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			if cond == "realkeyring" {
@@ -45,6 +46,9 @@ func TestScripts(t *testing.T) {
 			}
 			if ok, known := keyCondition(cond); known {
 				return ok, nil
+			}
+			if cond == "postgres" {
+				return condPostgres()
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -139,7 +143,7 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(os.Args[0], args[1:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = append(os.Environ(), "PACT_HOME="+ts.Getenv("PACT_HOME"), "PACT_KEYRING=file", "NO_COLOR=1")
-	for _, k := range append([]string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH"}, keyScriptEnv...) {
+	for _, k := range append([]string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH", "PACT_DATABASE_URL"}, keyScriptEnv...) {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	if k := ts.Getenv("PACT_KEYRING"); k != "" {

@@ -17,14 +17,16 @@ func newProviderCmd(a *app) *cobra.Command {
 whose interface URL starts with it (scheme, host, port, then whole path
 segments; the longest match wins) is reached with this audience. pact looks
 once whether anything answers at URL and warns if nothing does; the Provider
-is registered either way (it may not be running yet).`,
+is registered either way (it may not be running yet). Adding a URL already
+registered replaces its audience and says so, old and new: a wrong audience
+is refused on every send, and the refusal names the change.`,
 		Args: exactArgs(1, "provider add needs the Provider URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := a.prof()
 			if err != nil {
 				return err
 			}
-			reg, err := p.AddProvider(args[0], audience)
+			reg, replaced, err := p.SetProvider(args[0], audience)
 			if err != nil {
 				return err
 			}
@@ -36,8 +38,15 @@ is registered either way (it may not be running yet).`,
 				if err := a.printJSON(reg); err != nil {
 					return err
 				}
+			} else if replaced != "" {
+				// Never silent: every PA JWT to this Provider's Brands
+				// now carries the new audience, and a wrong one is
+				// refused on every send.
+				a.io.Eprintf("%s changed the audience of %s from %s to %s\n", a.io.ErrStyles().Warning.Render("!"), reg.URL, safe(replaced), safe(reg.Audience))
+				a.io.Eprintf("  Every message to its Brands now carries %s; if the Provider did not assign it, put it back: %s\n",
+					safe(reg.Audience), profile.CommandWords(a.profile, "provider", "add", reg.URL, "--audience", replaced))
 			} else {
-				a.io.Eprintf("%s registered %s with audience %s\n", a.io.ErrStyles().Success.Render("✓"), reg.URL, reg.Audience)
+				a.io.Eprintf("%s registered %s with audience %s\n", a.io.ErrStyles().Success.Render("✓"), reg.URL, safe(reg.Audience))
 			}
 			if unreachable != nil {
 				a.io.Eprintf("%s nothing answered at %s (%s); it is registered anyway: check the URL, unless the Provider is just not running yet\n",

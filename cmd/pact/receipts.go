@@ -20,6 +20,10 @@ type receiptItemJSON struct {
 	receipts.Item
 	CardURL   string `json:"cardUrl"`
 	BrandName string `json:"brandName"`
+	// InterfaceURL is the brand claim again under the name every other
+	// shape gives the interface URL (issue 31: `brand` is the card URL
+	// everywhere else; it stays the signed claim here).
+	InterfaceURL string `json:"interfaceUrl"`
 }
 
 func newReceiptsCmd(a *app) *cobra.Command {
@@ -69,10 +73,11 @@ func newReceiptsCmd(a *app) *cobra.Command {
 				ref := a.brandIndex(opts).receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
 				return a.printJSON(struct {
 					*receipts.Entry
-					Brand     string `json:"brand"`
-					CardURL   string `json:"cardUrl"`
-					BrandName string `json:"brandName"`
-				}{e, c.Brand, ref.CardURL, ref.Name})
+					Brand        string `json:"brand"`
+					CardURL      string `json:"cardUrl"`
+					BrandName    string `json:"brandName"`
+					InterfaceURL string `json:"interfaceUrl"` // the brand claim, named as elsewhere
+				}{e, c.Brand, ref.CardURL, ref.Name, c.Brand})
 			}
 			st := a.io.OutStyles()
 			status := st.Success.Render("verified")
@@ -175,9 +180,10 @@ receipt fails.`,
 				// docs/json.md (brand: the signed claim; cardUrl, brandName).
 				type checkJSON struct {
 					receipts.Check
-					Brand     string `json:"brand"`
-					CardURL   string `json:"cardUrl"`
-					BrandName string `json:"brandName"`
+					Brand        string `json:"brand"`
+					CardURL      string `json:"cardUrl"`
+					BrandName    string `json:"brandName"`
+					InterfaceURL string `json:"interfaceUrl"` // the brand claim, named as elsewhere
 				}
 				ix := a.brandIndex(opts)
 				results := make([]checkJSON, len(checks))
@@ -186,7 +192,7 @@ receipt fails.`,
 					if e, err := opts.Receipts.Get(ch.ID); err == nil {
 						c := e.ParsedClaims()
 						ref := ix.receipt(c.Brand, e.Expect.Card, e.Expect.BrandName)
-						results[i].Brand, results[i].CardURL, results[i].BrandName = c.Brand, ref.CardURL, ref.Name
+						results[i].Brand, results[i].CardURL, results[i].BrandName, results[i].InterfaceURL = c.Brand, ref.CardURL, ref.Name, c.Brand
 					}
 				}
 				if err := a.printJSON(map[string]any{"verified": tally.Verified, "failed": tally.Failed, "unchecked": tally.Unchecked, "results": results}); err != nil {

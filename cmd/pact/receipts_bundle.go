@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +39,7 @@ the key is in the Brand's published set. Exits 6 if any line fails.`
 		if len(args) > 0 || cmd.Flags().Changed("all") || cmd.Flags().Changed("offline") {
 			return usageError{errors.New("--bundle checks a file on its own: give no receipt IDs, --all or --offline with it")}
 		}
-		return a.bundleRun(bundle, nil, nil)
+		return a.bundleRun(cmd.Context(), bundle, nil, nil)
 	}
 	receiptsCmd.AddCommand(newReceiptsExportCmd(a), newReceiptsImportCmd(a))
 }
@@ -170,8 +173,11 @@ of the Brand's authorization server metadata, found from this profile's grant
 or the Brand's Agent Card, never from the line), and add the receipts that
 verify to this profile's archive. Lines that do not verify, or are signed by a
 key the Brand does not publish, are refused and reported; when the Brand's
-keys cannot be fetched the receipt is kept as not verified. Exit 6 if any
-line is not verified.`,
+keys cannot be fetched the receipt is kept as not verified. One import looks
+up the keys of 16 Brands at most (the lines of others are kept as not
+verified, and it says so: import again to check 16 more). FILE may be - for
+stdin, or a FIFO; Ctrl+C ends the import at once. Exit 6 if any line is not
+verified.`,
 		Args: exactArgs(1, "import needs the bundle FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := a.sessionOptions()
@@ -180,6 +186,7 @@ line is not verified.`,
 			}
 			// One transaction per thousand receipts, not one per receipt.
 			b := opts.Receipts.NewBatch(1000)
+			tooMany := 0 // receipts of Brands past conversation.MaxLookups
 			keysOf := conversation.BrandKeysResolver(cmd.Context(), opts)
 			cardOf := conversation.CardOfBrandResolver(cmd.Context(), opts)
 			put := func(c *receipts.BundleCheck, res *receipts.Result) (bool, error) {
@@ -221,7 +228,12 @@ line is not verified.`,
 					if errors.Is(err, receipts.ErrKeysUnavailable) {
 						why = err.Error()
 					}
-					res.Problems = []string{"not checked: " + why + "; kept as not verified: import the bundle again when the Brand can be reached"}
+					again := "import the bundle again when the Brand can be reached"
+					if errors.Is(err, conversation.ErrTooManyBrands) {
+						tooMany++
+						again = fmt.Sprintf("import the bundle again to check %d more Brands", conversation.MaxLookups)
+					}
+					res.Problems = []string{"not checked: " + why + "; kept as not verified: " + again}
 					c.Verified, c.Problems = false, res.Problems
 					return true, b.Add(res)
 				case len(problems) > 0:
@@ -230,7 +242,13 @@ line is not verified.`,
 				}
 				return true, b.Add(res)
 			}
-			return a.bundleRun(args[0], put, b.Flush)
+			err = a.bundleRun(cmd.Context(), args[0], put, b.Flush)
+			if tooMany > 0 {
+				a.io.Eprintf("%s the bundle names receipts of more than %d Brands: pact looked up the keys of %d only (a bundle is a file anyone can write, and each Brand is two or three requests to addresses it names); %s of the other Brands %s kept as not verified: import the bundle again to check %d more\n",
+					a.io.ErrStyles().Warning.Render("!"), conversation.MaxLookups, conversation.MaxLookups,
+					plural(tooMany, "receipt", "receipts"), map[bool]string{true: "was", false: "were"}[tooMany == 1], conversation.MaxLookups)
+			}
+			return err
 		},
 	}
 }
@@ -238,22 +256,39 @@ line is not verified.`,
 // bundleRun verifies the bundle at path line by line and, with put, adds
 // each verified receipt (import; put says false for a receipt already in
 // the archive; flush, when set, after the last line); it reports every
-// line (--json: one document) and exits 6 when any line fails.
-func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.Result) (bool, error), flush func() error) error {
-	var r io.Reader = a.io.In
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return usageError{fmt.Errorf("reading the bundle: %w", err)}
-		}
-		defer f.Close()
-		r = f
+// line as it comes (--json: one document, written as the lines are
+// checked, so that memory stays flat however long the bundle; with --jq
+// the document is built first) and exits 6 when any line fails. Ctrl+C or
+// TERM ends it at once, even while it waits for a FIFO or stdin.
+func (a *app) bundleRun(ctx context.Context, path string, put func(*receipts.BundleCheck, *receipts.Result) (bool, error), flush func() error) error {
+	r, closeIn, err := openBundle(ctx, path, a.io.In)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	st := a.io.ErrStyles()
 	ok, failed, already, kept := 0, 0, 0, 0
-	results := []receipts.BundleCheck{}
+	var results []receipts.BundleCheck
+	var doc *jsonDoc
+	if a.json {
+		if a.jq == nil {
+			doc = newJSONDoc(a.io.Out, "results")
+		} else {
+			results = []receipts.BundleCheck{}
+		}
+	}
 	sp := a.spinner("Verifying receipts")
-	err := receipts.VerifyBundle(r, func(c receipts.BundleCheck, res *receipts.Result) error {
+	// Lines are handled on a goroutine of their own, so that a signal ends
+	// the command even while a read blocks; mu makes the last line handled
+	// before the signal the last one reported.
+	var mu sync.Mutex
+	stopped := false
+	each := func(c receipts.BundleCheck, res *receipts.Result) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return context.Canceled
+		}
 		keptNow := false
 		if res != nil && put != nil {
 			added, err := put(&c, res)
@@ -275,6 +310,9 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 		default:
 			failed++
 		}
+		if doc != nil {
+			return doc.add(c)
+		}
 		if a.json {
 			results = append(results, c)
 			return nil
@@ -289,32 +327,63 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 			a.io.Printf("%s line %d: %s\n", st.Error.Render("✗"), c.Line, strings.Join(c.Problems, "; "))
 		}
 		return nil
-	})
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := receipts.VerifyBundle(r, each)
+		if err == nil && flush != nil {
+			mu.Lock()
+			if !stopped {
+				err = flush()
+			}
+			mu.Unlock()
+		}
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		closeIn() // a FIFO or pipe read returns now; a terminal's is left behind
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		err = ctx.Err()
+	}
 	sp.Stop()
-	if err == nil && flush != nil {
-		err = flush()
+	counts := map[string]any{"failed": failed}
+	key := "verified"
+	if put != nil {
+		key = "imported"
+		counts["alreadyInArchive"] = already
+		counts["keptNotVerified"] = kept
+	} else {
+		// Only the signature with the line's key: say so.
+		counts["checkedAgainstPublishedKeys"] = false
+	}
+	counts[key] = ok
+	if doc != nil {
+		if err != nil {
+			code, reason, status := classify(err)
+			counts["error"] = map[string]any{"reason": reason, "message": jsonMessage(err), "httpStatus": status}
+			if werr := doc.finish(counts); werr != nil {
+				return werr
+			}
+			a.io.Eprintf("%s %s\n", st.Error.Render("error:"), safe(err.Error()))
+			return silentError{code: code}
+		}
+		if err := doc.finish(counts); err != nil {
+			return err
+		}
 	}
 	if err != nil {
 		return err
 	}
-	if a.json {
-		key := "verified"
-		if put != nil {
-			key = "imported"
-		}
-		doc := map[string]any{key: ok, "failed": failed, "results": results}
-		if put == nil {
-			// Only the signature with the line's key: say so.
-			doc["checkedAgainstPublishedKeys"] = false
-		}
-		if put != nil {
-			doc["alreadyInArchive"] = already
-			doc["keptNotVerified"] = kept
-		}
-		if err := a.printJSON(doc); err != nil {
+	if a.json && doc == nil {
+		counts["results"] = results
+		if err := a.printJSON(counts); err != nil {
 			return err
 		}
-	} else if put != nil {
+	} else if put != nil && !a.json {
 		words := []string{fmt.Sprintf("%d imported", ok-already)}
 		if already > 0 {
 			words = append(words, fmt.Sprintf("%d already in the archive", already))
@@ -323,7 +392,7 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 			words = append(words, fmt.Sprintf("%d kept as not verified (the Brand's keys could not be fetched)", kept))
 		}
 		a.io.Eprintf("%s, %d refused\n", strings.Join(words, ", "), failed)
-	} else {
+	} else if !a.json {
 		a.io.Eprintf("%d verified, %d failed\n", ok, failed)
 		if ok > 0 {
 			a.io.Eprintf("%s\n", st.Faint.Render("verified: signature valid with the key in the bundle; not checked against the Brand's published keys (`pact receipts import` checks that)"))
@@ -333,4 +402,40 @@ func (a *app) bundleRun(path string, put func(*receipts.BundleCheck, *receipts.R
 		return silentError{code: exitReceipts}
 	}
 	return nil
+}
+
+// openBundle opens the bundle at path ("-": in) for reading; closeIn ends
+// a read in progress where the system can (a FIFO, a pipe). Opening a FIFO
+// waits for its writer: ctx ends that wait.
+func openBundle(ctx context.Context, path string, in io.Reader) (io.Reader, func(), error) {
+	if path == "-" {
+		if f, ok := in.(*os.File); ok {
+			return f, func() { f.SetReadDeadline(time.Now()) }, nil
+		}
+		return in, func() {}, nil
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, nil, usageError{fmt.Errorf("reading the bundle: %w", o.err)}
+		}
+		var once sync.Once
+		return o.f, func() { once.Do(func() { o.f.Close() }) }, nil
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, nil, ctx.Err()
+	}
 }

@@ -90,6 +90,8 @@ func (m *jsonMemo) appendItem(b []byte, it *receiptItemJSON) []byte {
 	b = appendJSONString(b, it.CardURL)
 	b = append(b, ",\n    \"brandName\": "...)
 	b = appendJSONString(b, it.BrandName)
+	b = append(b, ",\n    \"interfaceUrl\": "...)
+	b = appendJSONString(b, it.InterfaceURL)
 	return append(b, "\n  }"...)
 }
 

@@ -61,7 +61,7 @@ func (a *app) listReceipts(ctx context.Context, opts conversation.Options, lo re
 	ix := a.brandIndex(opts)
 	withBrand := func(it receipts.Item) receiptItemJSON {
 		ref := ix.receipt(it.Brand, it.CardURL, it.BrandName)
-		return receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name}
+		return receiptItemJSON{Item: it, CardURL: ref.CardURL, BrandName: ref.Name, InterfaceURL: it.Brand}
 	}
 	if brandArg != "" {
 		// One rule for every spelling of a Brand (receipts.BrandFilter).

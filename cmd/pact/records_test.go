@@ -106,9 +106,9 @@ func TestCardChangedSeenStopsASendHoldingTheCachedCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pin, _, _ := db.Pin(context.Background(), cardURL)
+	pin, _, _ := db.ForUser(store.LocalUser).Pin(context.Background(), cardURL)
 	pin.KeyThumbprint = "another-key"
-	if err := db.NoteCardChange(context.Background(), cardURL, pin, []string{"signed by another key"}); err != nil {
+	if err := db.ForUser(store.LocalUser).NoteCardChange(context.Background(), cardURL, pin, []string{"signed by another key"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -20,9 +20,8 @@ func (a *app) printReply(res *conversation.Result, saveDir string) error {
 	// output usually ends on a terminal too (`| less -R`, `| cat`).
 	o := reply.Options{Markdown: a.io.IsStdoutTTY() && a.io.Color(), Width: a.stdoutWidth() - len([]rune(iostreams.GutterMark)), Clean: safe}
 	if a.replyShown(res) {
-		// The text was printed as it streamed (streamFront): end its line
-		// and show only the other parts.
-		a.io.Printf("\n")
+		// The text was printed as it streamed (streamFront), its line ended:
+		// show only the other parts.
 		if rest := nonText(parts); len(rest) > 0 {
 			a.printBrandText(reply.Render(rest, o))
 		}

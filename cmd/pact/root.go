@@ -17,6 +17,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/store"
+	"github.com/pact-cli/pact/store/backend"
 	"github.com/pact-cli/pact/tui"
 )
 
@@ -41,6 +42,11 @@ type app struct {
 	set      settings // resolved from the environment and config file
 	// keyringFlag is `pact init --keyring` ("" = not given).
 	keyringFlag string
+	// initFlags are the flags of the `pact init` being run (--issuer URL…,
+	// without --keyring), for the fix a keyring error names.
+	initFlags []string
+	// databaseFlag is --database ("" = not given).
+	databaseFlag string
 
 	once struct {
 		secrets sync.Once
@@ -78,7 +84,15 @@ func (a *app) prof() (*profile.Profile, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, PIN: a.askPIN, MintAhead: a.mintAhead}, nil
+	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database, PIN: a.askPIN, MintAhead: a.mintAhead}, nil
+}
+
+// userStore is the selected profile's state (backend.ForProfile: its
+// SQLite file, or the PostgreSQL database --database names), opened on
+// first use. It needs no secret store.
+func (a *app) userStore() store.Store {
+	b, user := backend.ForProfile(a.dirs(), a.profile, a.set.database)
+	return b.ForUser(user)
 }
 
 // loadProfile returns the selected profile and its configuration; it fails
@@ -146,8 +160,9 @@ Start with:  pact demo`,
 	pf.StringVar(&a.jqExpr, "jq", "", "filter the JSON output with a jq expression (implies --json; strings print raw, with control characters shown visibly on a terminal)")
 	pf.BoolVar(&a.debug, "debug", false, "trace HTTP exchanges on stderr, secrets redacted (env PACT_DEBUG=1)")
 	pf.BoolVar(&a.noBrows, "no-browser", false, "print links instead of opening a browser (env PACT_NO_BROWSER=1)")
+	pf.StringVar(&a.databaseFlag, "database", "", "keep the profile's state in the PostgreSQL database at this postgres:// URL instead of its own SQLite file (env PACT_DATABASE_URL)")
 	root.RegisterFlagCompletionFunc("profile", a.completeProfiles)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.resolve(cmd) }
 
 	root.AddCommand(
@@ -156,6 +171,7 @@ Start with:  pact demo`,
 		newDemoCmd(a), newVersionCmd(a),
 		newMCPCmd(a),
 	)
+	root.AddCommand(newServeCmd(a), newDevicesCmd(a))
 	root.AddCommand(newDoctorCmd(a), newKeyringCmd(a))
 	root.AddCommand(newBackupCmd(a), newRestoreCmd(a))
 	addDelegationCommands(a, root)
@@ -187,6 +203,7 @@ Start with:  pact demo`,
 	// Likewise `help`, so that `pact help send` works before Execute
 	// (checkCommandPath looks commands up first).
 	root.InitDefaultHelpCmd()
+	addExamples(root)
 	return root
 }
 

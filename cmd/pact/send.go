@@ -58,11 +58,21 @@ func (a *app) spinner(label string) stopper {
 
 // deliver sends one message as agent.Send does and answers its events as
 // the CLI contract asks: a spinner while waiting; a closed context is told
-// and a new one started (under --json it is reported instead); a dead grant
-// is noted; a step-up on a terminal asks the User (a.stepUp), otherwise it
-// stays pending (*agent.StepUpPending: exit 4 with the task).
+// and a new one started (under --json it is reported instead; the core asks
+// only when the message never reached the Brand, else the turn ends with
+// *conversation.OutcomeUnknownError); a dead grant is noted; a step-up on a
+// terminal asks the User (a.stepUp), otherwise it stays pending
+// (*agent.StepUpPending: exit 4 with the task). The same text as a message
+// left unanswered goes under its messageId, and is noted.
 func (a *app) deliver(ctx context.Context, s *conversation.Session, text string) (*conversation.Result, error) {
 	f := agent.Front{
+		Again: func(earlier *conversation.Turn) {
+			if a.json {
+				return
+			}
+			a.io.Eprintf("%s Asking again for the answer to your message of %s (the same message id, so the Brand's agent does not act twice).\n",
+				a.io.ErrStyles().Faint.Render("·"), earlier.At.Local().Format("2006-01-02 15:04"))
+		},
 		Waiting: func(s *conversation.Session) func() { return a.spinner("Waiting for " + line(s.Card.Name())).Stop },
 		Restart: func(*conversation.ClosedError) bool {
 			if a.json {
@@ -79,7 +89,11 @@ func (a *app) deliver(ctx context.Context, s *conversation.Session, text string)
 		f.NeedsScopes = func(ctx context.Context, su *agent.StepUp) (*delegation.Grant, error) { return a.stepUp(ctx, s, su) }
 	}
 	a.streamFront(&f)
-	return agent.Send(ctx, s, text, f)
+	res, err := agent.Send(ctx, s, text, f)
+	if err != nil {
+		err = explainDeadGrant(a.explainRefusal(ctx, s.Provider, err))
+	}
+	return res, err
 }
 
 // printUnsaved shows a reply that arrived but could not be saved (a full
@@ -103,7 +117,7 @@ func (a *app) printUnsaved(res *conversation.Result, err error, saveDir string) 
 		return silentError{code: code}
 	}
 	a.printResult(res, saveDir)
-	if res.Receipt != nil && res.Receipt.JWS != "" {
+	if res.Receipt != nil && res.Receipt.JWS != "" && res.Receipt.ArchiveError == "" { // else printReceiptNote gave it
 		a.io.Eprintf("%s the receipt %s may not have been saved; keep it, it is the Brand's signed proof of what it did:\n%s\n",
 			a.io.ErrStyles().Warning.Render("!"), receipts.ShortID(res.Receipt.ID), safe(res.Receipt.JWS))
 	}
@@ -121,6 +135,22 @@ func (a *app) printReceiptNote(res *conversation.Result) {
 		return
 	}
 	st := a.io.ErrStyles()
+	if rc := res.Receipt; rc.ArchiveError != "" {
+		// Not in the archive: whatever it says, the User holds the only copy.
+		verdict := "verified"
+		if !rc.Verified {
+			var why []string
+			for _, p := range rc.Problems {
+				if !strings.HasPrefix(p, "archiving failed: ") {
+					why = append(why, p)
+				}
+			}
+			verdict = "FAILED verification (" + safe(strings.Join(why, "; ")) + ")"
+		}
+		a.io.Eprintf("%s receipt %s %s, but pact could NOT archive it (%s); keep it, it is the Brand's signed proof of what it did:\n%s\n",
+			st.Warning.Render("!"), receipts.ShortID(rc.ID), verdict, safe(rc.ArchiveError), safe(rc.JWS))
+		return
+	}
 	if res.Receipt.Verified {
 		a.io.Eprintf("%s receipt %s verified\n", st.Success.Render("✓"), receipts.ShortID(res.Receipt.ID))
 		return
@@ -144,7 +174,10 @@ func newSendCmd(a *app) *cobra.Command {
 		Long: `Send one message and print the agent's reply. The stored conversation with the
 Brand is continued (one contextId per profile and Brand) unless --new;
 --context names one. Retries after a network error or 5xx reuse the same
-messageId, so the agent never acts twice; an error answer is final.
+messageId, so the agent never acts twice; an error answer is final. A message
+whose answer never came (it may have been delivered) stays on record: sending
+the same text again in the same conversation asks for its answer under the
+same messageId.
 
 On a terminal with colour the reply is rendered as Markdown (theme: dark, or
 PACT_MARKDOWN_STYLE=light or plain); with NO_COLOR or when stdout is not a

@@ -27,6 +27,23 @@ type streamShow struct {
 	stop    func() // the spinner, stopped at the first text
 	printed string // the text printed so far (raw, before Sanitize)
 	broken  bool   // the text changed other than by growing
+	ended   bool   // the line of the printed text was ended
+}
+
+// end ends the line of the text printed so far, once: what pact prints next (the reply's
+// other parts, the whole reply when it differs, an error) starts on a line of its own.
+func (p *streamShow) end() {
+	if p.printed != "" && !p.ended && !p.broken {
+		p.a.io.Printf("\n")
+		p.ended = true
+	}
+}
+
+// cutNote says, on stderr, that the text printed as it streamed is not the reply: the
+// stream broke and the reply came otherwise. Without it the broken text reads as part of
+// the Brand's reply (issue 31: it was glued to the reply on one line).
+func (a *app) cutNote() {
+	a.io.Eprintf("%s the text above was cut off: the stream broke, and the whole reply follows\n", a.io.ErrStyles().Faint.Render("·"))
 }
 
 func (p *streamShow) event(ev a2aclient.StreamEvent) {
@@ -43,6 +60,7 @@ func (p *streamShow) event(ev a2aclient.StreamEvent) {
 		// here; the whole reply is printed when it is complete.
 		p.broken = true
 		a.io.Printf("\n")
+		a.cutNote()
 		return
 	}
 	delta := safe(ev.Text[len(p.printed):])
@@ -83,6 +101,7 @@ func (a *app) streamFront(f *agent.Front) {
 		a.streamed = nil
 		return func() {
 			stop()
+			p.end()
 			if !p.broken && p.printed != "" {
 				a.streamed = p
 			}
@@ -96,15 +115,24 @@ func (a *app) streamFront(f *agent.Front) {
 }
 
 // replyShown reports whether res's text was already printed as it
-// streamed (then only a line end and the non-text parts are left to show).
+// streamed (then only the non-text parts are left to show). When other
+// text was printed as it streamed (the stream broke and the reply came
+// otherwise), it says so on stderr: the whole reply is printed next.
 func (a *app) replyShown(res *conversation.Result) bool {
-	return a.streamed != nil && res != nil && a.streamed.printed == res.Text()
+	if a.streamed == nil || res == nil {
+		return false
+	}
+	if a.streamed.printed == res.Text() {
+		return true
+	}
+	a.cutNote()
+	a.streamed = nil
+	return false
 }
 
 // printStepUpText prints a step-up reply's text, unless it streamed.
 func (a *app) printStepUpText(res *conversation.Result) {
 	if a.replyShown(res) {
-		a.io.Printf("\n")
 		return
 	}
 	a.printBrandText(safe(res.Text()))

@@ -243,12 +243,14 @@ func TestIssue19_FirstFrameUsesTheRealSize(t *testing.T) {
 	s.quit(t)
 }
 
-// At 40 columns the trust badge is shown in its short form, never cut.
+// At 40 columns the trust badge is shown in its short form, never cut; the card's host
+// stays beside it and the name gives way (issue 31: the origin was dropped first).
 func TestIssue19_TrustBadgeAt40Columns(t *testing.T) {
 	e := newPTYEnv(t)
 	s := startOnPTYSize(t, e.command(context.Background(), "chat", e.brand), 40, 20, true, nil)
 	s.waitFor("identity only", 0)
-	if scr := s.shown(); !strings.Contains(scr, "Example Co. Support signed ✓") {
+	host := strings.TrimPrefix(e.brand, "http://")
+	if scr := s.shown(); !strings.Contains(scr, "Example Co") || !strings.Contains(scr, "… "+host+" signed ✓") {
 		t.Errorf("the header at 40 columns:\n%s", scr)
 	}
 	s.quit(t)

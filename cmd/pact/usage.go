@@ -42,10 +42,21 @@ func checkCommandPath(root *cobra.Command, args []string) error {
 		return nil // the group's help, as asked
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", pos[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		// cobra sets its default (2) only on the path it walks itself:
+		// without it SuggestionsFor finds nothing for `receipts lst`.
+		c.SuggestionsMinimumDistance = 2
+	}
 	if s := c.SuggestionsFor(pos[0]); len(s) > 0 {
 		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
 	}
 	return usageError{fmt.Errorf("%s\nRun '%s --help' for its commands", msg, c.CommandPath())}
+}
+
+// flagError is a usage error about c's flags (unknown, missing value, bad
+// value) that ends with the --help that lists them.
+func flagError(c *cobra.Command, err error) error {
+	return usageError{fmt.Errorf("%s\nRun '%s --help' for its flags", strings.TrimRight(err.Error(), "\n"), c.CommandPath())}
 }
 
 // leadingUnknownFlag reports a flag unknown to the command reached so far,
@@ -68,7 +79,7 @@ func leadingUnknownFlag(root *cobra.Command, args []string) error {
 			name, _, hasValue := strings.Cut(a[2:], "=")
 			f := lookupFlag(c, name)
 			if f == nil {
-				return usageError{fmt.Errorf("unknown flag: --%s", name)}
+				return flagError(c, fmt.Errorf("unknown flag: --%s", name))
 			}
 			if !hasValue && f.NoOptDefVal == "" {
 				i++ // the flag's value
@@ -78,7 +89,7 @@ func leadingUnknownFlag(root *cobra.Command, args []string) error {
 			for j, r := range body {
 				f := lookupShort(c, string(r))
 				if f == nil {
-					return usageError{fmt.Errorf("unknown shorthand flag: %q in %s", r, a)}
+					return flagError(c, fmt.Errorf("unknown shorthand flag: %q in %s", r, a))
 				}
 				if f.NoOptDefVal == "" {
 					if j == len(body)-1 && !hasValue {

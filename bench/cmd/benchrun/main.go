@@ -25,13 +25,24 @@
 //  9. `pact chat` line mode: turns 2,501–3,000 vs turns 1–500 of one
 //     conversation, as processes                               target ≤ 1.25×
 //
-//  10. `pact send` with the signing key in AWS KMS 20 ms away (local-kms
-//     behind a delaying proxy) vs a keyring key               target ≤ 1.2×
+// 10–13. the storage interface on SQLite and PostgreSQL side by side
+//
+//	(issue 28, storage.go): turn append at 100,000 vs 10 turns ≤ 1.25×;
+//	50 concurrent writers, nothing lost; `pact conversations search`
+//	over 1,000,000 turns < 0.3 s; `pact receipts list --json` over
+//	100,000 receipts < 1 s, < 60 MB RSS
+//
+// 14. `pact send` with a KMS key
+//
+//	(issue 27, keys.go): the signing key in AWS KMS 20 ms away (local-kms
+//	behind a delaying proxy) vs a keyring key ≤ 1.2×
 //
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
+// -storage rows 10–13 only (they need Debian's postgresql, or
+// PACT_BENCH_POSTGRES_URL);
 // -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
-// -keys row 10 only;
+// -keys row 14 only;
 // -breakdown prints where one `pact send` spends its time (startup.go).
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
@@ -100,7 +111,8 @@ var (
 	sends       = flag.Int("sends", 300, "profiled sends for -breakdown")
 	keepProfile = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
 	rcptOnly    = flag.Bool("receipts", false, "run only the receipts list rows (8)")
-	keysOnly    = flag.Bool("keys", false, "run only row 10 (pact send with a KMS key 20 ms away vs a keyring key)")
+	storageOnly = flag.Bool("storage", false, "run only the storage rows on SQLite and PostgreSQL (10–13, issue 28)")
+	keysOnly    = flag.Bool("keys", false, "run only row 14 (pact send with a KMS key 20 ms away vs a keyring key)")
 )
 
 func main() {
@@ -160,6 +172,9 @@ func run() ([]row, error) {
 	}
 	if *rcptOnly {
 		return receiptRows(tmp, pact)
+	}
+	if *storageOnly {
+		return storageRows(tmp, pact)
 	}
 	home := filepath.Join(tmp, "home")
 	os.Setenv("PACT_HOME", home)
@@ -292,6 +307,10 @@ func run() ([]row, error) {
 	rows = append(rows, row{name: fmt.Sprintf("6. peak RSS, pact chat line mode, %d turns (MiB)", *turns), value: fmt.Sprintf("%.1f MiB", float64(kb)/1024), measured: float64(kb) / 1024, target: 100})
 	sr, err := storeRows(tmp, pact)
 	rows = append(rows, sr...)
+	if err == nil {
+		sr, err = storageRows(tmp, pact)
+		rows = append(rows, sr...)
+	}
 	if err != nil {
 		return rows, err
 	}

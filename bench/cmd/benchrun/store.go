@@ -83,6 +83,11 @@ func seedReceipts(home string, n int, problems bool) error {
 		return err
 	}
 	defer db.Close()
+	return seedReceiptsInto(db.ForUser(store.LocalUser), n, problems)
+}
+
+// seedReceiptsInto writes n receipt rows (seedReceipts) into a User's store.
+func seedReceiptsInto(db store.Receipts, n int, problems bool) error {
 	batch := make([]store.Receipt, 0, 5000)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < n; i++ {

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// abandonFake is a Backend that keeps the record of messages sent
+// (Abandoner): it notes what the chat abandoned.
+type abandonFake struct {
+	*fake
+	mu        sync.Mutex
+	abandoned []string // "ID replaced" or "ID removed"
+}
+
+func (a *abandonFake) Abandon(t Turn, replaced bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	how := "removed"
+	if replaced {
+		how = "replaced"
+	}
+	id := t.ID
+	if id == "" {
+		id = "text:" + t.Text
+	}
+	a.abandoned = append(a.abandoned, id+" "+how)
+	return nil
+}
+
+func (a *abandonFake) told() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.abandoned)
+}
+
+// Issue 31 item 2: the chat opens with an unanswered message at the head of
+// the queue. ↑, Ctrl+U, a new text, Enter: the new text goes as a new
+// message, the original is abandoned on record (it is not rewritten: it may
+// have been delivered as it was). Removing it (↑, Ctrl+U, Enter) abandons it
+// too. Either way the Backend is told, so the next open does not bring it
+// back.
+func TestIssue31_2_EditedOrRemovedUnansweredMessageReachesTheRecord(t *testing.T) {
+	for _, c := range []struct {
+		name, typed, want string
+		sent              []string
+	}{
+		{"edited", "cancel order A-10002 instead", "m-1 replaced", []string{"cancel order A-10002 instead"}},
+		{"removed", "", "m-1 removed", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &abandonFake{fake: newFake()}
+			f.history = []Turn{{ID: "m-1", Role: RoleUser, Text: "cancel order A-10001", At: t0, State: Unanswered}}
+			h := newHarness(t, f, testOptions(), 80, 30)
+			h.until("the unanswered message held", h.screenHas("unanswered 1 · cancel order A-10001"))
+			h.key("up")
+			h.key("ctrl+u")
+			h.typeText(c.typed)
+			h.key("enter")
+			h.until("the record told", func() bool { return len(f.told()) > 0 })
+			if got := f.told(); !slices.Equal(got, []string{c.want}) {
+				t.Errorf("abandoned %q, want %q", got, c.want)
+			}
+			if c.sent != nil {
+				if p := plain(h.view()); !strings.Contains(p, "queued 1 · "+c.typed) {
+					t.Fatalf("the new text is not a new queued message:\n%s", p)
+				}
+				h.key("enter") // the held queue goes
+				h.until("the new text sent", func() bool { return slices.Equal(f.sentTexts(), c.sent) })
+				h.until("its answer", h.screenHas("what is the order number?"))
+				p := plain(h.view())
+				if !strings.Contains(p, "cancel order A-10001") {
+					t.Errorf("the original message was rewritten in the conversation:\n%s", p)
+				}
+			} else if p := plain(h.view()); strings.Contains(p, "unanswered 1") {
+				t.Errorf("the removed message is still queued:\n%s", p)
+			}
+		})
+	}
+}
+
+// Issue 31 item 2: an edit that leaves the text as it was is no edit.
+func TestIssue31_2_UnchangedUnansweredMessageIsKept(t *testing.T) {
+	f := &abandonFake{fake: newFake()}
+	f.history = []Turn{{ID: "m-1", Role: RoleUser, Text: "cancel order A-10001", At: t0, State: Unanswered}}
+	h := newHarness(t, f, testOptions(), 80, 30)
+	h.key("up")
+	h.key("enter")
+	h.key("enter")
+	h.until("sent again", func() bool { return slices.Equal(f.sentTexts(), []string{"cancel order A-10001"}) })
+	if got := f.told(); len(got) != 0 {
+		t.Errorf("abandoned %q for an unchanged message", got)
+	}
+}
+
+// Issue 31 item 1: a closed conversation after the message may have reached
+// the Brand (the error wraps ErrContextClosed and ErrSentUnanswered) is told
+// as the Backend says, and nothing is offered: no question, no new
+// conversation, the message not sent again.
+func TestIssue31_1_ClosedAfterAnUnknownOutcomeAsksNothing(t *testing.T) {
+	f := newFake()
+	f.reply = func(context.Context, string) (Reply, error) {
+		return Reply{}, fmt.Errorf("ended, and your message may have reached it before: %w; %w", ErrContextClosed, ErrSentUnanswered)
+	}
+	h := newHarness(t, f, testOptions(), 80, 30)
+	h.typeText("cancel order A-10001")
+	h.key("enter")
+	h.until("the failure shown", h.screenHas("may have reached it before"))
+	p := plain(h.view())
+	if strings.Contains(p, "Start a new conversation") || h.m.c.panel != nil {
+		t.Fatalf("a new conversation with the message sent again is offered:\n%s", p)
+	}
+	if f.newConvs != 0 || len(f.sentTexts()) != 1 {
+		t.Errorf("new conversations %d, sent %q", f.newConvs, f.sentTexts())
+	}
+	if !strings.Contains(p, "no answer yet") || strings.Contains(p, "not sent") {
+		t.Errorf("the message is not shown as unanswered:\n%s", p)
+	}
+}
+
+// Issue 31 item 2, for a message of this chat left unanswered (its answer
+// never came): edited, it is abandoned too, known to the Backend by its
+// text.
+func TestIssue31_2_EditedMessageOfThisChatReachesTheRecord(t *testing.T) {
+	f := &abandonFake{fake: newFake()}
+	calls := 0
+	f.reply = func(context.Context, string) (Reply, error) {
+		calls++
+		if calls == 1 {
+			return Reply{}, fmt.Errorf("no answer: %w", ErrSentUnanswered)
+		}
+		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "Done.", At: t0}}}, nil
+	}
+	h := newHarness(t, f, testOptions(), 80, 30)
+	h.typeText("cancel order A-10001")
+	h.key("enter")
+	h.until("left unanswered", h.screenHas("unanswered 1 · cancel order A-10001"))
+	h.key("up")
+	h.key("ctrl+u")
+	h.typeText("cancel order A-10002")
+	h.key("enter")
+	h.until("the record told", func() bool { return len(f.told()) > 0 })
+	if got := f.told(); !slices.Equal(got, []string{"text:cancel order A-10001 replaced"}) {
+		t.Errorf("abandoned %q", got)
+	}
+}
