@@ -320,6 +320,13 @@ func PluginDir(kind string) (string, error) {
 		if err := goBuild(root, bin, "./cmd/pact-"+kind); err != nil {
 			return "", fmt.Errorf("building pact-%s: %v", kind, err)
 		}
+		// Builds of earlier sources are not used again.
+		old, _ := filepath.Glob(filepath.Join(cacheDir(), "plugin-"+kind+"-*"))
+		for _, o := range old {
+			if o != dir {
+				os.RemoveAll(o)
+			}
+		}
 	}
 	pluginBuilt[kind] = dir
 	return dir, nil
