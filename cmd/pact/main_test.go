@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"pact":             func() { os.Exit(run(os.Args[1:], iostreams.System())) },
 		"scripted-browser": scriptedBrowser,
+		"pact-hsm":         hsmTool, // keys_pkcs11_test.go
 	})
 }
 
@@ -38,12 +39,15 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/script",
 		Setup: setupScript,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant, "forge-receipt": cmdForgeReceipt, "cut-half": cmdCutHalf, "relabel-bundle": cmdRelabelBundle,
-			"pg-database": cmdPGDatabase, "pg-tokens-sealed": cmdPGTokensSealed},
+		Cmds: withKeyCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant, "forge-receipt": cmdForgeReceipt, "cut-half": cmdCutHalf, "relabel-bundle": cmdRelabelBundle,
+			"pg-database": cmdPGDatabase, "pg-tokens-sealed": cmdPGTokensSealed}),
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			if cond == "realkeyring" {
 				return os.Getenv("PACT_TEST_REAL_KEYRING") == "1", nil
+			}
+			if ok, known := keyCondition(cond); known {
+				return ok, nil
 			}
 			if cond == "postgres" {
 				return condPostgres()
@@ -135,7 +139,7 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(os.Args[0], args[1:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = append(os.Environ(), "PACT_HOME="+ts.Getenv("PACT_HOME"), "PACT_KEYRING=file", "NO_COLOR=1")
-	for _, k := range []string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH", "PACT_DATABASE_URL"} {
+	for _, k := range append([]string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH", "PACT_DATABASE_URL"}, keyScriptEnv...) {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	if k := ts.Getenv("PACT_KEYRING"); k != "" {

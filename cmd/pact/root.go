@@ -56,6 +56,7 @@ type app struct {
 	secErr error
 	hc     *http.Client
 	ag     agent.Agent // the profile's agent, once built (a.agent)
+	held   heldKeys    // PINs asked, refills started (keys_held.go)
 }
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
@@ -84,7 +85,7 @@ func (a *app) prof() (*profile.Profile, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database}, nil
+	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database, PIN: a.askPIN, MintAhead: a.mintAhead}, nil
 }
 
 // loadProfile returns the selected profile and its configuration; it fails

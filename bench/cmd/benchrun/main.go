@@ -32,11 +32,17 @@
 //	over 1,000,000 turns < 0.3 s; `pact receipts list --json` over
 //	100,000 receipts < 1 s, < 60 MB RSS
 //
+// 14. `pact send` with a KMS key
+//
+//	(issue 27, keys.go): the signing key in AWS KMS 20 ms away (local-kms
+//	behind a delaying proxy) vs a keyring key ≤ 1.2×
+//
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
 // -storage rows 10–13 only (they need Debian's postgresql, or
 // PACT_BENCH_POSTGRES_URL);
 // -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
+// -keys row 14 only;
 // -breakdown prints where one `pact send` spends its time (startup.go).
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
@@ -106,6 +112,7 @@ var (
 	keepProfile = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
 	rcptOnly    = flag.Bool("receipts", false, "run only the receipts list rows (8)")
 	storageOnly = flag.Bool("storage", false, "run only the storage rows on SQLite and PostgreSQL (10–13, issue 28)")
+	keysOnly    = flag.Bool("keys", false, "run only row 14 (pact send with a KMS key 20 ms away vs a keyring key)")
 )
 
 func main() {
@@ -222,6 +229,9 @@ func run() ([]row, error) {
 	if *brkOnly {
 		return breakdown(tmp, pact, brand.CardURL, *sends)
 	}
+	if *keysOnly {
+		return kmsRows(tmp, pact, brand.CardURL, &jwks)
+	}
 
 	// 1. pact send vs curl with a pre-minted PA JWT.
 	hdr, err := curlHeaders(tmp, prov.Audience())
@@ -305,7 +315,12 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	cr, err := chatTurnRows(pact, brand.CardURL)
-	return append(rows, cr...), err
+	rows = append(rows, cr...)
+	if err != nil {
+		return rows, err
+	}
+	kr, err := kmsRows(tmp, pact, brand.CardURL, &jwks)
+	return append(rows, kr...), err
 }
 
 // releaseBuild is `go build` with the release's flags (.goreleaser.yaml:
