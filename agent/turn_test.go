@@ -18,6 +18,7 @@ import (
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
@@ -29,6 +30,7 @@ import (
 // sessions.
 func demo(t *testing.T) (conversation.Options, demoprovider.Brand) {
 	t.Helper()
+	testrun.Parallel(t)
 	dir := t.TempDir()
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
 	sec, err := secrets.Open("file", dirs.Data, 0)

@@ -21,6 +21,7 @@ import (
 	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/iostreams"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
@@ -101,6 +102,7 @@ type rig struct {
 // whose "browser" is a scripted person approving every scope.
 func newRig(t *testing.T, cfg demoprovider.Config) *rig {
 	t.Helper()
+	testrun.Parallel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cfg.PollInterval = time.Second

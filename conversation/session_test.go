@@ -22,6 +22,7 @@ import (
 	"github.com/pact-cli/pact/deviceflow"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
@@ -46,6 +47,7 @@ func newEnv(t *testing.T, cfg demoprovider.Config) *env {
 
 func newEnvIn(t *testing.T, cfg demoprovider.Config, dir string) *env {
 	t.Helper()
+	testrun.Parallel(t)
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
 	sec, _ := secrets.Open("file", dirs.Data, 0)
 	p := &profile.Profile{Name: "t", Dirs: dirs, Secrets: sec}

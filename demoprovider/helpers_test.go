@@ -19,6 +19,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/jwks"
 )
 
@@ -47,24 +48,57 @@ type testPA struct {
 	srv   *httptest.Server
 }
 
+// paKeySet is the private keys of one test personal agent.
+type paKeySet struct {
+	ec, ec384, ec521 *ecdsa.PrivateKey
+	rk               *rsa.PrivateKey
+}
+
+// paKeys hands out key sets: a test's first personal agent gets the first
+// set, its second the second, so two personal agents of one test never
+// share a key, while the tests (each with its own servers) share the sets
+// instead of generating an RSA key each (about 0.1 s of CPU apiece, most
+// of this package's CPU).
+var paKeys struct {
+	mu   sync.Mutex
+	sets []*paKeySet
+	used map[string]int // top-level test name → key sets it has taken
+}
+
+func takePAKeys(t testing.TB) *paKeySet {
+	t.Helper()
+	name, _, _ := strings.Cut(t.Name(), "/")
+	paKeys.mu.Lock()
+	defer paKeys.mu.Unlock()
+	if paKeys.used == nil {
+		paKeys.used = map[string]int{}
+	}
+	i := paKeys.used[name]
+	paKeys.used[name]++
+	for len(paKeys.sets) <= i {
+		var k paKeySet
+		var err error
+		if k.ec, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+			t.Fatal(err)
+		}
+		if k.rk, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+			t.Fatal(err)
+		}
+		if k.ec384, err = ecdsa.GenerateKey(elliptic.P384(), rand.Reader); err != nil {
+			t.Fatal(err)
+		}
+		if k.ec521, err = ecdsa.GenerateKey(elliptic.P521(), rand.Reader); err != nil {
+			t.Fatal(err)
+		}
+		paKeys.sets = append(paKeys.sets, &k)
+	}
+	return paKeys.sets[i]
+}
+
 func newTestPA(t testing.TB) *testPA {
 	t.Helper()
-	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rk, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec521, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := takePAKeys(t)
+	ec, rk, ec384, ec521 := k.ec, k.rk, k.ec384, k.ec521
 	pa := &testPA{
 		es: jose.JSONWebKey{Key: ec, KeyID: "es-1", Algorithm: "ES256", Use: "sig"},
 		rs: jose.JSONWebKey{Key: rk, KeyID: "rs-1", Algorithm: "RS256", Use: "sig"},
@@ -139,6 +173,9 @@ type env struct {
 
 func start(t testing.TB, edit func(*Config, *testPA)) *env {
 	t.Helper()
+	if tt, ok := t.(*testing.T); ok {
+		testrun.Parallel(tt)
+	}
 	pa := newTestPA(t)
 	clk := &clock{t: time.Now()}
 	cfg := Config{Policy: AllowList, Registered: []Registration{pa.registration()}, Now: clk.Now, PollInterval: time.Second}

@@ -121,6 +121,7 @@ type Server struct {
 
 	httpSrv  *http.Server
 	siteSrvs []*http.Server
+	unused   unusedConns
 	done     chan struct{}
 
 	mu          sync.Mutex
@@ -236,11 +237,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	s.httpSrv = &http.Server{Handler: http.HandlerFunc(s.serveProvider), ReadHeaderTimeout: 10 * time.Second}
+	s.unused.watch(s.httpSrv)
 	var wg sync.WaitGroup
 	wg.Add(1 + len(siteLns))
 	go func() { defer wg.Done(); _ = s.httpSrv.Serve(ln) }()
 	for i, b := range s.brands {
 		srv := &http.Server{Handler: s.siteHandler(b), ReadHeaderTimeout: 10 * time.Second}
+		s.unused.watch(srv)
 		s.siteSrvs = append(s.siteSrvs, srv)
 		go func(l net.Listener) { defer wg.Done(); _ = srv.Serve(l) }(siteLns[i])
 	}
@@ -311,6 +314,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		s.unused.drop()
 		errs := []error{s.httpSrv.Shutdown(ctx)}
 		for _, srv := range s.siteSrvs {
 			errs = append(errs, srv.Shutdown(ctx))

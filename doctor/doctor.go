@@ -45,6 +45,7 @@ const (
 	CheckDiscovery  = "discovery"
 	CheckJWKS       = "jwks"
 	CheckStagedKey  = "staged-key"
+	CheckKey        = "key"
 	CheckProvider   = "provider"
 	CheckCard       = "card"
 	CheckPAJWT      = "pa-jwt"
@@ -362,11 +363,18 @@ func (r *runner) profile() bool {
 		_, err = p.Sub("doctor")
 	}
 	if err != nil {
-		r.add(Check{ID: CheckSigningKey, Status: Fail, Summary: err.Error(),
-			Fix: "restore the keyring that holds it, or make a new identity: " + r.cmd("init --issuer "+c.Issuer+" --force")})
+		fix := "restore the keyring that holds it, or make a new identity: " + r.cmd("init --issuer "+c.Issuer+" --force")
+		if a := c.Active(); a != nil && a.KeyURI().Held() {
+			fix = keyFix(r, *a, err)
+		}
+		r.add(Check{ID: CheckSigningKey, Subject: activeKID(c), Status: Fail, Summary: err.Error(), Fix: fix})
 		return false
 	}
-	r.add(Check{ID: CheckSigningKey, Subject: s.KID(), Status: OK, Summary: fmt.Sprintf("%s key %s signs your PA JWTs", s.Alg(), s.KID())})
+	sum := fmt.Sprintf("%s key %s signs your PA JWTs", s.Alg(), s.KID())
+	if s.Held() {
+		sum = fmt.Sprintf("%s key %s at %s is the key that signs your PA JWTs (the key check below tries it)", s.Alg(), s.KID(), p.Where(*c.Active()))
+	}
+	r.add(Check{ID: CheckSigningKey, Subject: s.KID(), Status: OK, Summary: sum})
 	return true
 }
 
@@ -404,6 +412,9 @@ func (r *runner) identity(ctx context.Context) {
 			fix = "take the file down now, then " + r.cmd("key rotate") + " and re-export: its private keys are exposed"
 		}
 		r.add(Check{ID: CheckJWKS, Subject: live.JWKSURI, Status: Fail, Summary: live.JWKSErr.Error(), Fix: fix})
+		for _, k := range c.Keys {
+			r.key(ctx, k, live)
+		}
 		return
 	}
 	active := c.Active()
@@ -434,6 +445,63 @@ func (r *runner) identity(ctx context.Context) {
 		r.add(Check{ID: CheckStagedKey, Subject: k.KID, Status: OK,
 			Summary: fmt.Sprintf("the staged key is live: switch to it with `%s`", r.cmd("key activate -- "+k.KID))})
 	}
+	for _, k := range c.Keys {
+		r.key(ctx, k, live)
+	}
+}
+
+// key checks one signing key where it lives: reachable (the keyring read,
+// the token logged in to, the KMS key found), its public part the
+// recorded one, a probe signature verified with it; and whether the live
+// jwks_uri publishes it. A key that cannot sign fails when it is the
+// active one (nothing can be sent), else warns.
+func (r *runner) key(ctx context.Context, k profile.KeyInfo, live *publish.Live) {
+	p := r.o.Profile
+	kctx, cancel := r.ctx(ctx)
+	err := p.CheckKey(kctx, r.cfg, k)
+	cancel()
+	if err != nil {
+		st, sum := Warn, err.Error()
+		if k.Active {
+			st, sum = Fail, sum+"; no PA JWT can be signed, so pact sends nothing"
+		}
+		r.add(Check{ID: CheckKey, Subject: k.KID, Status: st, Summary: sum, Fix: keyFix(r, k, err)})
+		return
+	}
+	st, pub := OK, "published at the jwks_uri"
+	switch {
+	case live.JWKSErr != nil:
+		pub = "whether the jwks_uri publishes it is unknown (see the jwks check)"
+	case live.Has(k) != nil:
+		st, pub = Warn, "but the jwks_uri does not publish it ("+live.Has(k).Error()+")"
+	}
+	c := Check{ID: CheckKey, Subject: k.KID, Status: st,
+		Summary: fmt.Sprintf("the %s %s key at %s is reachable and signs; %s", k.State(), k.Alg, p.Where(k), pub)}
+	if st != OK {
+		c.Fix = fmt.Sprintf("run `%s`, upload DIR so it answers at your issuer (or keep `%s` running)", r.cmd("jwks export DIR"), r.cmd("jwks serve"))
+	}
+	r.add(c)
+}
+
+// keyFix is the fix for a key that cannot sign.
+func keyFix(r *runner, k profile.KeyInfo, err error) string {
+	where := r.o.Profile.Where(k)
+	switch {
+	case errors.Is(err, signer.ErrKeyMismatch):
+		return fmt.Sprintf("put the key %s back at %s, or publish the key now there as a new one: `%s`, then `%s`",
+			k.KID, where, r.cmd("key rotate --key "+k.KeyURI().String()), r.cmd("key activate -- NEWKID"))
+	case !k.Active:
+		return fmt.Sprintf("make it reachable again at %s, or stop publishing it: `%s`", where, r.cmd("key retire -- "+k.KID))
+	}
+	return fmt.Sprintf("make the key at %s reachable again (the summary says what is wrong), or move to another key: `%s`, publish, then `%s`",
+		where, r.cmd("key rotate --key URI"), r.cmd("key activate -- NEWKID"))
+}
+
+func activeKID(c *profile.Config) string {
+	if a := c.Active(); a != nil {
+		return a.KID
+	}
+	return ""
 }
 
 // brand is one Brand the profile talks to.

@@ -11,6 +11,7 @@ import (
 // --json` on a card without an HTTP+JSON 1.0 interface prints the card as
 // received and the problem (the contract's card shape), and exits 1.
 func TestSection2_1_CardFailingTheChecksIsShownWithItsProblem(t *testing.T) {
+	t.Parallel()
 	f := newFakeProvider(t, nil)
 	f.Card = func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(cardJSON(f.Iface(), map[string]any{

@@ -142,6 +142,7 @@ func readCard(t *testing.T, r result) cardDoc {
 }
 
 func TestA2A_8_4_E2E_ValidSignatureIsShownAndUsed(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k := newSigner(t, "brand-1")
 	site.serve(t, a.Iface(), []signer{k}, k)
@@ -180,6 +181,7 @@ func refusedCard(t *testing.T, e *env, site *brandSite, a *fakeProvider, msg str
 }
 
 func TestA2A_8_4_E2E_TamperedCardIsRefused(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k := newSigner(t, "brand-1")
 	site.serve(t, a.Iface(), []signer{k}, k)
@@ -188,6 +190,7 @@ func TestA2A_8_4_E2E_TamperedCardIsRefused(t *testing.T) {
 }
 
 func TestA2A_8_4_E2E_KeyURLOnAnotherOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	evil := newBrandSite(t)
 	k := newSigner(t, "brand-1")
@@ -201,6 +204,7 @@ func TestA2A_8_4_E2E_KeyURLOnAnotherOriginIsRefused(t *testing.T) {
 }
 
 func TestA2A_8_4_E2E_UnknownAlgorithmIsRefused(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k := newSigner(t, "brand-1")
 	k.hdr = `{"alg":"ES512","kid":"brand-1","jku":"JKU"}`
@@ -209,6 +213,7 @@ func TestA2A_8_4_E2E_UnknownAlgorithmIsRefused(t *testing.T) {
 }
 
 func TestA2A_8_4_E2E_UnsignedCardIsAcceptedAndShownUnsigned(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	site.serve(t, a.Iface(), nil)
 	d := readCard(t, e.must("card", site.URL(), "--json"))
@@ -262,6 +267,7 @@ func changedCard(t *testing.T, e *env, site *brandSite, providers ...*fakeProvid
 }
 
 func TestPin_E2E_SignedThenUnsignedStops(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k := newSigner(t, "brand-1")
 	site.serve(t, a.Iface(), []signer{k}, k)
@@ -274,6 +280,7 @@ func TestPin_E2E_SignedThenUnsignedStops(t *testing.T) {
 }
 
 func TestPin_E2E_ProviderMovedReceivesNothingBeforeTrust(t *testing.T) {
+	t.Parallel()
 	e, site, a, b := cardsEnv(t)
 	k := newSigner(t, "brand-1")
 	site.serve(t, a.Iface(), []signer{k}, k)
@@ -308,6 +315,7 @@ func TestPin_E2E_ProviderMovedReceivesNothingBeforeTrust(t *testing.T) {
 }
 
 func TestPin_E2E_AnotherKeyStops(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k1, k2 := newSigner(t, "brand-1"), newSigner(t, "brand-2")
 	site.serve(t, a.Iface(), []signer{k1}, k1)
@@ -317,6 +325,7 @@ func TestPin_E2E_AnotherKeyStops(t *testing.T) {
 }
 
 func TestPin_E2E_KeyRotationSignedByTheOldKeyIsAccepted(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k1, k2 := newSigner(t, "brand-1"), newSigner(t, "brand-2")
 	site.serve(t, a.Iface(), []signer{k1}, k1)
@@ -353,6 +362,7 @@ func cardNote(t *testing.T, e *env, site *brandSite) string {
 // accepted") and then matches, never flapping back; k2 alone is sent to;
 // the retired k1 alone is a change.
 func TestPin_E2E_RotationMovesThePinOnceAndNeverBack(t *testing.T) {
+	t.Parallel()
 	e, site, a, _ := cardsEnv(t)
 	k1, k2 := newSigner(t, "brand-1"), newSigner(t, "brand-2")
 	site.serve(t, a.Iface(), []signer{k1}, k1)
@@ -384,6 +394,7 @@ func TestPin_E2E_RotationMovesThePinOnceAndNeverBack(t *testing.T) {
 // changed again after the CARD_CHANGED error (here: unsigned, on another
 // Provider), the fingerprint differs and nothing is accepted.
 func TestPin_E2E_TrustAcceptsOnlyTheCardShown(t *testing.T) {
+	t.Parallel()
 	e, site, a, b := cardsEnv(t)
 	k1, k2 := newSigner(t, "brand-1"), newSigner(t, "brand-2")
 	site.serve(t, a.Iface(), []signer{k1}, k1)

@@ -153,11 +153,11 @@ func TestDurability_SIGKILLMidWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("30 killed processes")
 	}
+	t.Parallel() // then build: the other tests run meanwhile
 	bin, err := hookBin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Parallel()
 	d := newDemoEnv(t, demoprovider.Config{}, nil)
 	base := parseSend(t, d.run("send", d.brand.SiteURL, "hello", "--json"))
 	earlier := d.loadAll(t)[base.ContextID]

@@ -17,6 +17,7 @@ import (
 // grown), sending works again. Mounting needs root (CI runs as root);
 // elsewhere it is skipped.
 func TestDurability_FullDiskFailsCleanlyAndKeepsWhatWasThere(t *testing.T) {
+	t.Parallel()
 	d := newDemoEnv(t, demoprovider.Config{}, nil)
 	small := t.TempDir()
 	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=1m"); err != nil {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -19,12 +20,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -47,12 +50,17 @@ func binName(goos, name string) string {
 }
 
 func TestMain(m *testing.M) {
+	testrun.RaiseParallel()
+	flag.Parse()
 	dir, err := os.MkdirTemp("", "pact-e2e-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	pactBin = filepath.Join(dir, binName(runtime.GOOS, "pact"))
+	if willRun("TestDurability_SIGKILLMidWrite") && !testing.Short() {
+		go hookBin() // linked while the binary below is
+	}
 	build := exec.Command("go", "build", "-o", pactBin, "github.com/pact-cli/pact/cmd/pact")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -66,6 +74,18 @@ func TestMain(m *testing.M) {
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// willRun reports whether -test.run (as parsed) selects the top-level test
+// name: no filter, or a filter whose first part matches it.
+func willRun(name string) bool {
+	f := flag.Lookup("test.run")
+	if f == nil || f.Value.String() == "" {
+		return true
+	}
+	first, _, _ := strings.Cut(f.Value.String(), "/")
+	ok, err := regexp.MatchString(first, name)
+	return ok || err != nil
 }
 
 // result is one finished pact process.

@@ -105,6 +105,7 @@ func (d doctorOut) status(id, subject string) string {
 // checking the PA JWT with GET tasks (§2.2), then fails naming the jwks_uri
 // once the site is down.
 func TestSection3_1_ExportedStaticSiteIsAcceptedAndDoctorChecksIt(t *testing.T) {
+	t.Parallel()
 	p := newPublishedEnv(t, demoprovider.Config{})
 	// Export is idempotent: a second run leaves the files as they were.
 	before := p.snapshot()
@@ -172,6 +173,7 @@ func (p *publishedEnv) keys(t *testing.T) map[string]keyOut {
 // the key, and switches once the re-exported site serves it; the active key
 // cannot be retired.
 func TestRotation_StagedKeyKeepsSendingAndActivatesOnceLive(t *testing.T) {
+	t.Parallel()
 	p := newPublishedEnv(t, demoprovider.Config{})
 	parseSend(t, p.run("send", p.card, "hello", "--json"))
 	var old keyOut
@@ -228,6 +230,7 @@ func TestRotation_StagedKeyKeepsSendingAndActivatesOnceLive(t *testing.T) {
 // PACT_KEYRING=file works with the variable unset; an explicit conflicting
 // setting is a usage error naming both.
 func TestKeyring_ProfileRemembersItsKeyring(t *testing.T) {
+	t.Parallel()
 	p := newPublishedEnv(t, demoprovider.Config{})
 	p.extra = append(p.extra, "PACT_KEYRING=")
 	var id struct {
@@ -305,6 +308,7 @@ type grantOut struct {
 // 3 naming `pact login`, its --json error carrying the refusal's 401; the
 // grant is then dead, and the next send goes identity-only with a notice.
 func TestSection5_5_DroppedGrantIsMarkedDeadAndTurnsGoIdentityOnly(t *testing.T) {
+	t.Parallel()
 	cfg := demoprovider.Config{PollInterval: time.Second}
 	p := newPublishedEnv(t, cfg)
 	p.login(t, "orders:read")

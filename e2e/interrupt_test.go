@@ -18,6 +18,7 @@ import (
 // for the User (the "browser" never answers): pact says so, exits 130, and
 // nothing stored changes.
 func TestInterrupt_LoginCancelledCleanly(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows has no SIGINT to send to another process (Ctrl+C there is a console event)")
 	}

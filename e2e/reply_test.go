@@ -27,6 +27,7 @@ func partsReply() string {
 // inline files, under a safe name, never overwriting. Not a terminal: plain
 // text, no escape sequences. --json is unchanged (the reply as received).
 func TestSection4_2_SendShowsAndSavesNonTextParts(t *testing.T) {
+	t.Parallel()
 	f := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/a2a+json")
 		w.Write([]byte(partsReply()))
@@ -87,6 +88,7 @@ func TestSection4_2_SendShowsAndSavesNonTextParts(t *testing.T) {
 // human line says what happened in plain words and offers --new; --json
 // keeps the wire detail. A 503 is retried with the same messageId.
 func TestSection6_ErrorAnswerIsFinalAgainstMisbehavingProvider(t *testing.T) {
+	t.Parallel()
 	f := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/a2a+json")
 		w.WriteHeader(400)

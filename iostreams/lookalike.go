@@ -3,8 +3,6 @@ package iostreams
 import (
 	"strings"
 	"unicode"
-
-	"github.com/mtibben/confusables"
 )
 
 // Look-alike names. A Brand's name is the Brand's own claim: a card can
@@ -67,7 +65,8 @@ func MixedScripts(s string) []string {
 // invisible characters (IsInvisible) and bidi controls removed first and
 // the result case-folded: two names with the same skeleton look alike to
 // a reader ("Exаmple Bank" with a Cyrillic "а", "Examp\u200ble Bank" and
-// "Example Bank" share one). Source: github.com/mtibben/confusables.
+// "Example Bank" share one). Source: github.com/mtibben/confusables
+// (confusableSkeleton).
 func Skeleton(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if IsInvisible(r) || isBidi(r) {
@@ -75,7 +74,7 @@ func Skeleton(s string) string {
 		}
 		return r
 	}, s)
-	return strings.ToLower(confusables.Skeleton(strings.Join(strings.Fields(s), " ")))
+	return strings.ToLower(confusableSkeleton(strings.Join(strings.Fields(s), " ")))
 }
 
 // HidesCharacters reports whether s holds characters that show nothing or

@@ -19,6 +19,7 @@ import (
 	"github.com/pact-cli/pact/demoprovider"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
@@ -54,6 +55,7 @@ func newEnv(t *testing.T, noBrowser bool, cfgs ...demoprovider.Config) *env {
 // newEnvWith is newEnv whose HTTP transport wrap wraps (nil: as is).
 func newEnvWith(t *testing.T, noBrowser bool, wrap func(http.RoundTripper) http.RoundTripper, cfgs ...demoprovider.Config) *env {
 	t.Helper()
+	testrun.Parallel(t)
 	dir := t.TempDir()
 	dirs := store.Dirs{Config: filepath.Join(dir, "config"), Data: filepath.Join(dir, "data")}
 	sec, _ := secrets.Open("file", dirs.Data, 0)

@@ -196,3 +196,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// Detach makes cmd start as Start starts a browser: in a session (Unix)
+// or process group (Windows) of its own, so that the terminal's Ctrl+C
+// does not reach it. pact starts its own background work this way (PA
+// JWTs minted ahead, profile.Profile.MintAhead).
+func Detach(cmd *exec.Cmd) { detach(cmd) }

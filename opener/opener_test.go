@@ -148,7 +148,11 @@ func TestMissingProgramIsAStartError(t *testing.T) {
 
 func TestRefusesNonHTTPURLs(t *testing.T) {
 	noDisplayEnv(t)
-	refused := []string{"--help", "file:///etc/passwd", "javascript:alert(1)", "/relative"}
+	// Some have no host; the others have one, so only the scheme check can
+	// refuse them.
+	refused := []string{"--help", "file:///etc/passwd", "javascript:alert(1)", "/relative",
+		"file://brand.example/etc/passwd", "ftp://brand.example/login", "javascript://brand.example/%0Aalert(1)",
+		"ssh://brand.example", "x-scheme-handler://brand.example/login"}
 	// With a browser that cannot start, an attempt to run it fails in Start
 	// itself ("could not start"): a refusal naming the link proves that
 	// nothing was run, without waiting for a browser that might write later.

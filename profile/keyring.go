@@ -6,6 +6,7 @@ import (
 
 	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/signer/keyuri"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -63,11 +64,21 @@ func ResolveKeyring(d store.Dirs, name string, ch KeyringChoice) (string, error)
 }
 
 // SecretKeys are the secret-store entries of the profile's own identity:
-// each key's private half and the pairwise-sub secret.
+// each key's private half (a key held on a token or in KMS has none), the
+// PIN kept for a token (`pact key pin`), and the pairwise-sub secret.
 func (p *Profile) SecretKeys(c *Config) []string {
 	out := []string{p.subSecret()}
+	seen := map[string]bool{}
 	for _, k := range c.Keys {
-		out = append(out, p.keySecret(k.KID))
+		switch u := k.KeyURI(); {
+		case u.Kind == keyuri.PKCS11:
+			if pin := p.pinSecret(u); !seen[pin] {
+				seen[pin] = true
+				out = append(out, pin)
+			}
+		case !u.Held():
+			out = append(out, p.keySecret(k.KID))
+		}
 	}
 	if c.Server != nil {
 		out = append(out, p.deviceKeySecret())

@@ -61,8 +61,10 @@ func (p *Profile) Activate(kid string) (KeyInfo, error) {
 		if k == nil {
 			return notFound("no key %q in profile %q (see `%s`)", kid, p.Name, Command(p.Name, "key list"))
 		}
-		if _, err := p.Secrets.Get(p.keySecret(kid)); err != nil {
-			return fmt.Errorf("the private key %s cannot be read from %s: %w", kid, p.Secrets.Where(), err)
+		if !k.KeyURI().Held() {
+			if _, err := p.Secrets.Get(p.keySecret(kid)); err != nil {
+				return fmt.Errorf("the private key %s cannot be read from %s: %w", kid, p.Secrets.Where(), err)
+			}
 		}
 		for i := range c.Keys {
 			c.Keys[i].Active = c.Keys[i].KID == kid
@@ -73,6 +75,9 @@ func (p *Profile) Activate(kid string) (KeyInfo, error) {
 		out = *c.Key(kid)
 		return nil
 	})
+	if err == nil {
+		p.Stock().Clear() // tokens minted ahead by the previous key
+	}
 	return out, err
 }
 

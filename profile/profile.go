@@ -8,6 +8,7 @@
 package profile
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -24,6 +25,8 @@ import (
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/signer/keyplugin"
+	"github.com/pact-cli/pact/signer/keyuri"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -37,6 +40,15 @@ type KeyInfo struct {
 	// sign yet; Activate makes it the active key (see State).
 	Staged bool            `json:"staged,omitempty"`
 	Public jose.JSONWebKey `json:"jwk"`
+	// URI is where the private half lives (package keyuri): "" for the
+	// profile's secret store (the keyring or its file), else a pkcs11: or
+	// awskms: URI; such a key signs but never leaves (see heldkeys.go).
+	URI string `json:"uri,omitempty"`
+	// KeyARN is an AWS KMS key's ARN, an alias resolved when recorded.
+	KeyARN string `json:"keyArn,omitempty"`
+	// Generated: pact made this key on the token or in the KMS (`pact key
+	// retire` then says how to delete it there; pact never does).
+	Generated bool `json:"generated,omitempty"`
 }
 
 // Registration is what a Provider assigned this personal agent (§3.1):
@@ -83,6 +95,15 @@ type Profile struct {
 	// (store/backend).
 	Database string
 	Now      func() time.Time // nil = time.Now
+	// PIN asks the User for a PKCS#11 token's user PIN when neither
+	// PACT_PKCS11_PIN nor the keyring holds it (nil: nobody to ask; the
+	// error then says how to give it). token names the token.
+	PIN func(token string) (string, error)
+	// MintAhead, when set, starts minting PA JWTs ahead for audience in
+	// another process (Stock); it is called when a held key's stock runs low.
+	MintAhead func(audience string)
+
+	held *held // per-process state of held keys (heldkeys.go)
 }
 
 func (p *Profile) path() string {
@@ -155,6 +176,18 @@ type InitResult struct {
 // unless force is set, which replaces every key (the sub secret is kept, so
 // Providers still see the same sub). jwksURI "" means DefaultJWKSURI.
 func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, error) {
+	return p.InitKey(issuer, jwksURI, alg, "", force)
+}
+
+// InitKey is Init with the key made or found where keyURI says (package
+// keyuri; "" = the profile's secret store): a PKCS#11 token's key or an
+// AWS KMS key signs but never leaves. A URI that names an existing key
+// uses it, its algorithm following its public part.
+func (p *Profile) InitKey(issuer, jwksURI, alg, keyURI string, force bool) (*InitResult, error) {
+	u, err := keyuri.Parse(keyURI)
+	if err != nil {
+		return nil, errs.New(fmt.Sprintf("--key: %v", strings.TrimPrefix(err.Error(), keyuri.ErrInvalid.Error()+": ")), ErrInvalidInput, err)
+	}
 	if err := CheckIssuer(issuer); err != nil {
 		return nil, fmt.Errorf("--issuer: %w", err)
 	}
@@ -190,7 +223,7 @@ func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, er
 	}
 	created := false
 	if !exists || force || len(c.Keys) == 0 {
-		info, err := p.newKey(alg)
+		info, err := p.newKey(issuer, alg, u)
 		if err != nil {
 			return nil, err
 		}
@@ -199,13 +232,21 @@ func (p *Profile) Init(issuer, jwksURI, alg string, force bool) (*InitResult, er
 		c.Keyring = p.Secrets.Kind()
 		created = true
 		if err := p.save(&c, issuer, jwksURI); err != nil {
-			p.Secrets.Delete(p.keySecret(info.KID))
+			p.deleteSecret(info)
 			return nil, err
 		}
 		for _, k := range old {
-			p.Secrets.Delete(p.keySecret(k.KID))
+			if k.KID != info.KID {
+				p.deleteSecret(k)
+			}
 		}
 		return &InitResult{Config: &c, Created: created}, nil
+	}
+	if keyURI != "" {
+		if a := c.Active(); a == nil || a.KeyURI().String() != u.String() {
+			return nil, errs.New(fmt.Sprintf("profile %q already has its signing key %s; to sign with the key at %s, run `%s` (or init again with --force to replace every key)",
+				p.Name, c.Keys[0].KID, u, Command(p.Name, "key rotate --key "+u.String())), ErrInvalidInput)
+		}
 	}
 	if c.Keyring == "" {
 		c.Keyring = p.Secrets.Kind()
@@ -228,9 +269,23 @@ func (p *Profile) save(c *Config, issuer, jwksURI string) error {
 	return store.WriteJSON(p.path(), c, 0o600)
 }
 
-// newKey generates a key, stores its private half, and returns its info
-// (active). The caller saves the config; on failure it deletes the secret.
-func (p *Profile) newKey(alg string) (KeyInfo, error) {
+// deleteSecret deletes k's private half when the secret store holds it
+// (a key held elsewhere stays where it is).
+func (p *Profile) deleteSecret(k KeyInfo) {
+	if !k.KeyURI().Held() {
+		p.Secrets.Delete(p.keySecret(k.KID))
+	}
+}
+
+// newKey makes the key u names (see newHeldKey) or, for the secret store,
+// generates one and stores its private half; it returns its info
+// (active). The caller saves the config; on failure it calls deleteSecret.
+func (p *Profile) newKey(issuer, alg string, u keyuri.URI) (KeyInfo, error) {
+	if u.Held() {
+		ctx, cancel := context.WithTimeout(context.Background(), keyplugin.CallTimeout)
+		defer cancel()
+		return p.newHeldKey(ctx, issuer, alg, u)
+	}
 	if alg == "" {
 		alg = signer.ES256
 	}
@@ -266,16 +321,33 @@ func (p *Profile) update(fn func(c *Config) error) error {
 // that Providers can fetch it before it is needed (no outage). The active
 // key keeps signing; an earlier staged key stays staged.
 func (p *Profile) Rotate(alg string) (KeyInfo, error) {
+	return p.RotateKey(alg, "")
+}
+
+// RotateKey is Rotate with the new key made or found where keyURI says
+// (package keyuri); "" = where the active key lives: the secret store,
+// the same token (a new object), or a new KMS key. A key already in the
+// profile is refused.
+func (p *Profile) RotateKey(alg, keyURI string) (KeyInfo, error) {
 	var info KeyInfo
 	err := p.update(func(c *Config) error {
+		u, err := keyuri.Parse(keyURI)
+		if err != nil {
+			return errs.New(fmt.Sprintf("--key: %v", strings.TrimPrefix(err.Error(), keyuri.ErrInvalid.Error()+": ")), ErrInvalidInput, err)
+		}
+		if keyURI == "" {
+			u = nextLocation(c, p.now())
+		}
 		if alg == "" {
 			if a := c.Active(); a != nil {
 				alg = a.Alg
 			}
 		}
-		var err error
-		if info, err = p.newKey(alg); err != nil {
+		if info, err = p.newKey(c.Issuer, alg, u); err != nil {
 			return err
+		}
+		if old := c.Key(info.KID); old != nil {
+			return errs.New(fmt.Sprintf("the key at %s is already key %s of profile %q (%s)", u, info.KID, p.Name, old.State()), ErrInvalidInput)
 		}
 		info.Active, info.Staged = false, true
 		c.Keys = append(c.Keys, info)
@@ -297,6 +369,10 @@ func (p *Profile) Retire(kid string) error {
 					ErrActiveKey, kid, Command(p.Name, "key rotate"), Command(p.Name, "key activate -- NEWKID"))
 			}
 			c.Keys = append(c.Keys[:i], c.Keys[i+1:]...)
+			p.Stock().Clear()
+			if k.KeyURI().Held() {
+				return nil // it stays on the token or in the KMS: pact never destroys it
+			}
 			return p.Secrets.Delete(p.keySecret(kid))
 		}
 		return notFound("no key %q in profile %q (see `pact key list`)", kid, p.Name)
@@ -323,24 +399,16 @@ func (c *Config) JWKS() jose.JSONWebKeySet {
 	return set
 }
 
-// Signer loads the active private key from the secret store.
+// Signer returns the Signer of the active key: loaded from the secret
+// store, or held on a token or in a KMS (see signerFor). A key whose
+// public part is not the recorded one is refused (signer.ErrKeyMismatch);
+// one that cannot be reached is signer.ErrKeyUnavailable, naming the key.
 func (p *Profile) Signer(c *Config) (*signer.Signer, error) {
 	a := c.Active()
 	if a == nil {
 		return nil, fmt.Errorf("profile %q has no active key; run `%s`", p.Name, Command(p.Name, "key rotate"))
 	}
-	enc, err := p.Secrets.Get(p.keySecret(a.KID))
-	if errors.Is(err, secrets.ErrNotFound) {
-		return nil, fmt.Errorf("the private key %s is missing from %s; run `%s` to make a new one", a.KID, p.Secrets.Where(), Command(p.Name, "init --issuer "+c.Issuer+" --force"))
-	}
-	if err != nil {
-		return nil, err
-	}
-	k, err := signer.ParsePrivate(enc)
-	if err != nil {
-		return nil, err
-	}
-	return signer.New(c.Issuer, k, nil)
+	return p.signerFor(c, *a)
 }
 
 // Sub returns the pairwise sub for a Provider's audience (§3.2).

@@ -37,8 +37,14 @@ func (s *Signer) Ahead(audience, sub string) *Ahead {
 
 // Token returns a token nobody else received, minted at most MaxAge ago,
 // and starts minting the next one. When a token is being minted ahead it
-// waits for that one rather than signing a second.
+// waits for that one rather than signing a second. A Signer with a Stock
+// (WithStock) first takes one minted ahead by another process.
 func (a *Ahead) Token() (string, error) {
+	if a.s.stock != nil {
+		if tok, ok := a.s.stock.Take(a.s.kid, a.s.issuer, a.aud, a.sub); ok {
+			return tok, nil
+		}
+	}
 	maxAge := a.MaxAge
 	if maxAge == 0 {
 		maxAge = DefaultMaxAge

@@ -56,18 +56,28 @@ func Generate(alg string, rsaBits int) (crypto.Signer, error) {
 	return nil, fmt.Errorf("unsupported algorithm %q: PACT allows ES256 or RS256", alg)
 }
 
-// AlgOf returns the PACT algorithm for a private key's type.
+// AlgOf returns the PACT algorithm for a key, from its public part.
 func AlgOf(k crypto.Signer) (string, error) {
-	switch k := k.(type) {
-	case *ecdsa.PrivateKey:
+	return AlgOfPublic(k.Public())
+}
+
+// AlgOfPublic returns the PACT algorithm for a public key: ES256 for a
+// P-256 key, RS256 for an RSA key of at least 2048 bits (§3.2 allows no
+// other). Anything else is an error naming what it is.
+func AlgOfPublic(pub crypto.PublicKey) (string, error) {
+	switch k := pub.(type) {
+	case *ecdsa.PublicKey:
 		if k.Curve != elliptic.P256() {
-			return "", errors.New("EC keys must use P-256 for ES256")
+			return "", fmt.Errorf("EC keys must use P-256 for ES256, not %s", k.Curve.Params().Name)
 		}
 		return ES256, nil
-	case *rsa.PrivateKey:
+	case *rsa.PublicKey:
+		if k.N.BitLen() < 2048 {
+			return "", fmt.Errorf("RSA keys must have at least 2048 bits for RS256, not %d", k.N.BitLen())
+		}
 		return RS256, nil
 	}
-	return "", fmt.Errorf("unsupported key type %T", k)
+	return "", fmt.Errorf("unsupported key type %T: PACT allows ES256 (P-256) or RS256 (RSA) keys", pub)
 }
 
 // MarshalPrivate encodes k as base64 (standard alphabet) PKCS#8 DER.
@@ -123,25 +133,62 @@ func PublicJWK(k crypto.Signer) (jose.JSONWebKey, error) {
 	return jose.JSONWebKey{Key: k.Public(), KeyID: kid, Algorithm: alg, Use: "sig"}, nil
 }
 
-// Signer mints PA JWTs with one private key. It is safe for concurrent use.
+// Signer mints PA JWTs with one key, through crypto.Signer: a private key
+// in memory, or a key held elsewhere (a PKCS#11 token, a KMS; see NewHeld)
+// that signs but never leaves. It is safe for concurrent use.
 type Signer struct {
 	issuer string
 	kid    string
 	alg    string
 	key    crypto.Signer
+	// pub is the public key every token is verified with: the key's own
+	// for an in-memory key, the published one for a key held elsewhere.
+	pub crypto.PublicKey
+	// held: the key is held elsewhere, so every signature it makes is
+	// verified with pub before a token leaves (a token or KMS that now
+	// holds another key under the same name is refused).
+	held   bool
 	header string // base64url of the protected header, fixed per key
 	now    func() time.Time
+	stock  Stock // tokens minted ahead by other processes (nil: none)
 }
 
-// New returns a Signer for issuer using key; kid is its thumbprint. now may
-// be nil (time.Now).
+// New returns a Signer for issuer using key, a private key in memory; kid
+// is its thumbprint. now may be nil (time.Now).
 func New(issuer string, key crypto.Signer, now func() time.Time) (*Signer, error) {
-	if issuer == "" {
-		return nil, errors.New("issuer is empty")
-	}
 	jwk, err := PublicJWK(key)
 	if err != nil {
 		return nil, err
+	}
+	return newSigner(issuer, key, jwk, false, now)
+}
+
+// NewHeld returns a Signer for issuer using key, a key held outside this
+// process (a PKCS#11 token, a KMS), whose public half was recorded and
+// published as published. The kid and alg are published's (its kid must
+// be its RFC 7638 thumbprint). The key's own public part is never asked
+// for here: every signature it makes is verified with the published key
+// before a token is handed out, and one that does not verify fails with
+// ErrKeyMismatch (the token or KMS now holds another key under that name).
+func NewHeld(issuer string, key crypto.Signer, published jose.JSONWebKey, now func() time.Time) (*Signer, error) {
+	pub := published.Public()
+	alg, err := AlgOfPublic(pub.Key)
+	if err != nil {
+		return nil, err
+	}
+	kid, err := Thumbprint(pub.Key)
+	if err != nil {
+		return nil, err
+	}
+	if published.KeyID != kid {
+		return nil, fmt.Errorf("%w: the recorded key %s has the thumbprint %s", ErrKeyMismatch, published.KeyID, kid)
+	}
+	return newSigner(issuer, key, jose.JSONWebKey{Key: pub.Key, KeyID: kid, Algorithm: alg, Use: "sig"}, true, now)
+}
+
+func newSigner(issuer string, key crypto.Signer, jwk jose.JSONWebKey, held bool, now func() time.Time) (*Signer, error) {
+	if issuer == "" {
+		return nil, errors.New("issuer is empty")
 	}
 	h, err := json.Marshal(struct {
 		Alg string `json:"alg"`
@@ -154,9 +201,13 @@ func New(issuer string, key crypto.Signer, now func() time.Time) (*Signer, error
 	if now == nil {
 		now = time.Now
 	}
-	return &Signer{issuer: issuer, kid: jwk.KeyID, alg: jwk.Algorithm, key: key,
+	return &Signer{issuer: issuer, kid: jwk.KeyID, alg: jwk.Algorithm, key: key, pub: jwk.Key, held: held,
 		header: base64.RawURLEncoding.EncodeToString(h), now: now}, nil
 }
+
+// Held reports whether the key is held outside this process (NewHeld):
+// each signature is then a round trip to a token or a KMS.
+func (s *Signer) Held() bool { return s.held }
 
 // KID is the key id put in every token's header.
 func (s *Signer) KID() string { return s.kid }
@@ -203,32 +254,17 @@ func (s *Signer) Mint(audience, sub string) (string, error) {
 }
 
 // sign returns the compact JWS (RFC 7515 §7.1) of payload: the fixed
-// header, the payload, and an ES256 (RFC 7518 §3.4: R||S, 32 bytes each)
-// or RS256 (PKCS #1 v1.5, SHA-256) signature over "header.payload".
+// header, the payload, and the signature over "header.payload" (ES256 as
+// R‖S, RS256 as PKCS #1 v1.5; see signature).
 func (s *Signer) sign(payload []byte) (string, error) {
 	enc := base64.RawURLEncoding
 	buf := make([]byte, 0, len(s.header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(512))
 	buf = append(buf, s.header...)
 	buf = append(buf, '.')
 	buf = enc.AppendEncode(buf, payload)
-	digest := sha256.Sum256(buf)
-	var sig []byte
-	switch k := s.key.(type) {
-	case *ecdsa.PrivateKey:
-		r, ss, err := ecdsa.Sign(rand.Reader, k, digest[:])
-		if err != nil {
-			return "", err
-		}
-		sig = make([]byte, 64)
-		r.FillBytes(sig[:32])
-		ss.FillBytes(sig[32:])
-	case *rsa.PrivateKey:
-		var err error
-		if sig, err = rsa.SignPKCS1v15(rand.Reader, k, crypto.SHA256, digest[:]); err != nil {
-			return "", err
-		}
-	default:
-		return "", fmt.Errorf("unsupported key type %T", s.key)
+	sig, err := s.signature(buf, s.alg)
+	if err != nil {
+		return "", err
 	}
 	buf = append(buf, '.')
 	buf = enc.AppendEncode(buf, sig)

@@ -13,6 +13,7 @@ import (
 // TestTour_PlaysTheWholeProtocol runs `pact demo` in-process against the real
 // demo Provider and checks every step happened, in order.
 func TestTour_PlaysTheWholeProtocol(t *testing.T) {
+	t.Parallel()
 	io, _, out, _ := iostreams.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -45,6 +46,7 @@ func TestTour_PlaysTheWholeProtocol(t *testing.T) {
 // TestTour_JSONLinesOnePerStep: with Emit (pact --json demo) nothing goes to
 // stdout as text, and each step arrives once, in order, with its content.
 func TestTour_JSONLinesOnePerStep(t *testing.T) {
+	t.Parallel()
 	io, _, out, _ := iostreams.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

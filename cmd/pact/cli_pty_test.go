@@ -23,6 +23,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/iostreams"
 )
 
@@ -45,6 +46,7 @@ type cliTerm struct {
 
 func (e *pactEnv) startTerm(setup func(cmd *exec.Cmd, tty *os.File), args ...string) *cliTerm {
 	e.t.Helper()
+	testrun.Parallel(e.t) // it waits on the terminal far more than it computes
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		e.t.Skipf("no pseudo-terminal available: %v", err)

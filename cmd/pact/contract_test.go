@@ -23,6 +23,7 @@ import (
 // the --json shapes of docs/json.md, --jq, shell completion, the config
 // file's precedence, and a --debug session that leaks no secret.
 func TestContractScripts(t *testing.T) {
+	t.Parallel()
 	jsonDoc, err := filepath.Abs("../../docs/json.md")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/secrets"
 	"github.com/pact-cli/pact/serverapi"
+	"github.com/pact-cli/pact/signer"
 )
 
 // Exit codes of the CLI contract (README "Exit codes").
@@ -89,6 +90,8 @@ var exitTable = []exitRule{
 	{is(profile.ErrUntrustedEndpoint), exitFailure, "UNTRUSTED_ENDPOINT", 0},
 	{is(profile.ErrActiveKey), exitFailure, "ACTIVE_KEY", 0},
 	{is(errKeyNotLive), exitFailure, "KEY_NOT_LIVE", 0},
+	{is(signer.ErrKeyMismatch), exitFailure, "KEY_MISMATCH", 0},       // a token's or KMS key is not the published one
+	{is(signer.ErrKeyUnavailable), exitFailure, "KEY_UNAVAILABLE", 0}, // a token's or KMS key cannot sign now
 	{is(profile.ErrNotInitialised), exitFailure, "NOT_INITIALISED", 0},
 	{is(conversation.ErrNoDelegation), exitFailure, "NO_DELEGATION", 0},
 	{is(secrets.ErrUnavailable), exitFailure, "KEYRING_UNAVAILABLE", 0},

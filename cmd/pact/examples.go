@@ -102,7 +102,10 @@ $ pact init --issuer https://pa.example.com --keyring file
 # for the demo Provider on this machine
 $ pact init --issuer http://127.0.0.1:8787
 # join a pact server as one of your devices, with the code its operator gave you
-$ pact init --server https://pa.example.com --code CODE`,
+$ pact init --server https://pa.example.com --code CODE
+# the signing key on a PKCS#11 token, or in AWS KMS (README: Keys in hardware or a KMS)
+$ pact init --issuer https://pa.example.com --key 'pkcs11:token=pact;object=pa-key'
+$ pact init --issuer https://pa.example.com --key awskms:alias/pact-signing`,
 	"jwks": `
 $ pact jwks
 $ pact jwks --jq '.keys[].kid'`,
@@ -127,7 +130,15 @@ $ pact key list --json --jq '.[] | select(.active) | .kid'`,
 $ pact key retire -- OLDKID`,
 	"key rotate": `
 $ pact key rotate
-$ pact key rotate --alg RS256`,
+$ pact key rotate --alg RS256
+# the new key in AWS KMS, on a PKCS#11 token, or back in the keyring
+$ pact key rotate --key awskms:alias/pact-2027
+$ pact key rotate --key 'pkcs11:token=pact;object=pa-2027'
+$ pact key rotate --key keyring:`,
+	"key pin": `
+# asked on the terminal, without echo; checked with the token, then kept in the keyring
+$ pact key pin
+$ pact key pin --forget`,
 	"keyring": `
 $ pact keyring move --to file`,
 	"keyring move": `

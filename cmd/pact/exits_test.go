@@ -16,6 +16,7 @@ import (
 // TestExitStories runs testdata/exits: every exit code of every command
 // (CLI contract "Exit codes"), as a user meets them.
 func TestExitStories(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/exits",
 		Setup: setupScript,

@@ -17,12 +17,22 @@ type identityJSON struct {
 	Alg        string                 `json:"alg"`
 	KeyStorage string                 `json:"keyStorage"`
 	Providers  []profile.Registration `json:"providers"`
+	// The active key's place (added in the fourth round): keyUri is its
+	// URI ("keyring:", "pkcs11:…", "awskms:…"), keyLocation the place in
+	// words (the keyring or file, the token and object, the KMS key's
+	// ARN), keyArn a KMS key's ARN. keyStorage stays the secret store of
+	// the profile's other secrets (os or file).
+	KeyURI      string `json:"keyUri"`
+	KeyLocation string `json:"keyLocation"`
+	KeyARN      string `json:"keyArn"`
+	held        bool
 }
 
 func (a *app) identity(p *profile.Profile, c *profile.Config) identityJSON {
 	out := identityJSON{Profile: p.Name, Issuer: c.Issuer, JWKSURI: c.JWKSURI, KeyStorage: p.Secrets.Kind(), Providers: c.Providers}
 	if k := c.Active(); k != nil {
 		out.KID, out.Alg = k.KID, k.Alg
+		out.KeyURI, out.KeyLocation, out.KeyARN, out.held = k.KeyURI().String(), p.Where(*k), k.KeyARN, k.KeyURI().Held()
 	}
 	if out.Providers == nil {
 		out.Providers = []profile.Registration{}
@@ -40,6 +50,10 @@ func (a *app) printIdentity(id identityJSON, where string) {
 		{"alg", id.Alg},
 		{"keys stored in", where},
 	}
+	if id.held {
+		rows[len(rows)-1] = []string{"signing key at", id.KeyLocation}
+		rows = append(rows, []string{"secrets in", where})
+	}
 	for _, r := range rows {
 		a.io.Printf("%s %s\n", st.Faint.Render(fmt.Sprintf("%-15s", r[0])), r[1])
 	}
@@ -56,17 +70,29 @@ func (a *app) printIdentity(id identityJSON, where string) {
 }
 
 func newInitCmd(a *app) *cobra.Command {
-	var issuer, jwksURI, alg, keyring string
+	var issuer, jwksURI, alg, keyring, keyURI string
 	var force bool
 	var srv initServerFlags
 	cmd := &cobra.Command{
-		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--keyring os|file] [--force] | init --server URL --code CODE",
+		Use:   "init --issuer URL [--alg ES256|RS256] [--jwks-uri URL] [--keyring os|file] [--key URI] [--force] | init --server URL --code CODE",
 		Short: "Create this profile's identity: a signing key and a pairwise-sub secret",
 		Long: `Create the profile's identity: a signing key kept in the OS keyring
 (or a 0600 file with --keyring file or PACT_KEYRING=file) and a secret from
 which a different, stable, anonymous sub is derived for each Provider. The
 profile records where its secrets live; later runs use that without
 PACT_KEYRING (move them with ` + "`pact keyring move --to file|os`" + `).
+
+--key puts the signing key where it signs but never leaves:
+
+  --key 'pkcs11:token=LABEL;object=LABEL'   a PKCS#11 token (YubiKey, smart card, HSM): the key
+                                            there, or a new one made there (pact built with pkcs11;
+                                            module from PACT_PKCS11_MODULE or ?module-path=…;
+                                            PIN from PACT_PKCS11_PIN, ` + "`pact key pin`" + `, or asked)
+  --key awskms:alias/NAME                   AWS KMS (key id, ARN or alias): the key there, or a new
+                                            ECC_NIST_P256 SIGN_VERIFY key with that alias
+  --key awskms:                             a new AWS KMS key
+
+See "Keys in hardware or a KMS" in the README.
 
 Running it again keeps the key (use --force to replace it). It prints the
 registration a Provider needs: issuer and jwks_uri.
@@ -117,7 +143,8 @@ The server's identity then speaks to Brands for you.`,
 			if p.Secrets.Kind() == "file" && !a.json {
 				a.io.Eprintf("note: secrets are stored in %s (recorded in the profile)\n", p.Secrets.Where())
 			}
-			res, err := p.Init(issuer, jwksURI, alg, force)
+			// No spinner: a PKCS#11 token may ask for its PIN on the terminal.
+			res, err := p.InitKey(issuer, jwksURI, alg, keyURI, force)
 			if err != nil {
 				return err
 			}
@@ -126,7 +153,9 @@ The server's identity then speaks to Brands for you.`,
 				return a.printJSON(id)
 			}
 			st := a.io.ErrStyles()
-			if res.Created {
+			if res.Created && id.held {
+				a.io.Eprintf("%s the %s signing key %s is at %s: it signs there and never leaves\n", st.Success.Render("✓"), id.Alg, id.KID, id.KeyLocation)
+			} else if res.Created {
 				a.io.Eprintf("%s created a new %s signing key %s\n", st.Success.Render("✓"), id.Alg, id.KID)
 			} else {
 				a.io.Eprintf("%s kept the existing key %s (use --force to replace it)\n", st.Success.Render("✓"), id.KID)
@@ -160,6 +189,7 @@ The server's identity then speaks to Brands for you.`,
 	f.StringVar(&alg, "alg", "ES256", "signing algorithm: ES256 or RS256")
 	f.BoolVar(&force, "force", false, "replace the signing key")
 	f.StringVar(&keyring, "keyring", "", "where to keep this profile's secrets: os or file (default PACT_KEYRING, else os); recorded in the profile")
+	f.StringVar(&keyURI, "key", "", "where the signing key lives: keyring: (default), pkcs11:token=…;object=…, or awskms:KEY (see --help)")
 	f.StringVar(&srv.server, "server", "", "enrol this device with a pact server at URL instead (with --code)")
 	f.StringVar(&srv.code, "code", "", "the one-time enrolment code for --server")
 	f.StringVar(&srv.name, "device-name", "", "this device's name at the server (default: the host name)")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,29 +18,36 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/internal/testrun"
 	"github.com/pact-cli/pact/iostreams"
 )
 
 // TestMain lets testscript run this test binary as the real `pact` command.
 func TestMain(m *testing.M) {
+	testrun.RaiseParallel()
 	testscript.Main(m, map[string]func(){
 		"pact":             func() { os.Exit(run(os.Args[1:], iostreams.System())) },
 		"scripted-browser": scriptedBrowser,
+		"pact-hsm":         hsmTool, // keys_pkcs11_test.go
 	})
 }
 
 // TestScripts runs the acceptance tests in testdata/script: one file per
 // user story, each against its own demo Provider on 127.0.0.1.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/script",
 		Setup: setupScript,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant, "forge-receipt": cmdForgeReceipt, "cut-half": cmdCutHalf, "relabel-bundle": cmdRelabelBundle,
-			"pg-database": cmdPGDatabase, "pg-tokens-sealed": cmdPGTokensSealed},
+		Cmds: withKeyCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){"pact-exit": cmdPactExit, "waitfor": cmdWaitFor, "jsonpath": cmdJSONPath, "sleep": cmdSleep, "no-secrets": cmdNoSecrets, "revoke-grant": cmdRevokeGrant, "forge-receipt": cmdForgeReceipt, "cut-half": cmdCutHalf, "relabel-bundle": cmdRelabelBundle,
+			"pg-database": cmdPGDatabase, "pg-tokens-sealed": cmdPGTokensSealed}),
 		RequireExplicitExec: true,
 		Condition: func(cond string) (bool, error) {
 			if cond == "realkeyring" {
 				return os.Getenv("PACT_TEST_REAL_KEYRING") == "1", nil
+			}
+			if ok, known := keyCondition(cond); known {
+				return ok, nil
 			}
 			if cond == "postgres" {
 				return condPostgres()
@@ -82,27 +88,21 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("BRAND2", b[1].SiteURL)
 	env.Setenv("CARD", b[0].CardURL)
 	env.Setenv("IFACE", b[0].InterfaceURL)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	env.Setenv("JWKS_ADDR", addr)
-	env.Setenv("ISSUER", "http://"+addr)
-	// Free addresses for stories that run `pact demo serve` themselves.
-	for _, name := range []string{"DEMO_ADDR1", "DEMO_ADDR2"} {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	// Free addresses (freeAddr): for `pact jwks serve`, for stories that run `pact demo
+	// serve` themselves, and a closed port for "Provider stopped" stories.
+	addrs := map[string]string{}
+	for _, name := range []string{"JWKS_ADDR", "DEMO_ADDR1", "DEMO_ADDR2", "DEAD_ADDR"} {
+		addr, err := freeAddr()
 		if err != nil {
 			return err
 		}
-		env.Setenv(name, l.Addr().String())
-		l.Close()
+		addrs[name] = addr
 	}
-	// A closed port, for "Provider stopped" stories.
-	ln, _ = net.Listen("tcp", "127.0.0.1:0")
-	env.Setenv("DEAD", "http://"+ln.Addr().String())
-	ln.Close()
+	env.Setenv("JWKS_ADDR", addrs["JWKS_ADDR"])
+	env.Setenv("ISSUER", "http://"+addrs["JWKS_ADDR"])
+	env.Setenv("DEMO_ADDR1", addrs["DEMO_ADDR1"])
+	env.Setenv("DEMO_ADDR2", addrs["DEMO_ADDR2"])
+	env.Setenv("DEAD", "http://"+addrs["DEAD_ADDR"])
 	return nil
 }
 
@@ -139,7 +139,7 @@ func cmdPactExit(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(os.Args[0], args[1:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = append(os.Environ(), "PACT_HOME="+ts.Getenv("PACT_HOME"), "PACT_KEYRING=file", "NO_COLOR=1")
-	for _, k := range []string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH", "PACT_DATABASE_URL"} {
+	for _, k := range append([]string{"PACT_BROWSER", "BROWSER", "PACT_DEBUG", "PACT_PROFILE", "PERSON_APPROVE", "PERSON_USER", "PATH", "PACT_DATABASE_URL"}, keyScriptEnv...) {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	if k := ts.Getenv("PACT_KEYRING"); k != "" {

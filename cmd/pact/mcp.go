@@ -37,7 +37,7 @@ pact and the User. Stdout carries only protocol messages; notices (and
 			if err != nil {
 				return err
 			}
-			srv := mcpserver.New(mcpserver.Config{Agent: ag, NoBrowser: a.noBrows, Log: a.io.ErrOut, Version: version})
+			srv := mcpserver.New(mcpserver.Config{Agent: ag, NoBrowser: a.noBrows, Log: a.io.ErrOut, Version: stamp().version})
 			// A line that is not a JSON-RPC message is answered with an
 			// error and skipped, never the end of the session.
 			logw := a.io.ErrOut

@@ -16,6 +16,7 @@ import (
 // Then, stdin closed with a request still owed, the answer still comes
 // before pact exits 0.
 func TestMCP_MalformedLineIsAnsweredAndTheServerGoesOn(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if out, err := pactCmd(home, "init", "--issuer", "https://pa.example.com").CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)

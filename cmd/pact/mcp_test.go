@@ -166,9 +166,10 @@ func TestMCP_E2E_ClientDrivesTheRealBinaryOverStdio(t *testing.T) {
 	}
 }
 
+// waitHTTP waits (at most 15 s) until url answers 200.
 func waitHTTP(t *testing.T, url string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		resp, err := (&http.Client{Timeout: time.Second}).Get(url)
 		if err == nil {
 			resp.Body.Close()
@@ -186,6 +187,7 @@ func waitHTTP(t *testing.T, url string) {
 // messages on stdout and nothing else, even with --debug and a failing
 // tool; the server exits when the client closes stdin.
 func TestMCP_StdoutCarriesOnlyProtocolMessages(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if out, err := pactCmd(home, "init", "--issuer", "https://pa.example.com").CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)

@@ -110,6 +110,7 @@ func TestProviderCheck_CleanDemoPassesEveryCheck(t *testing.T) {
 // Every deliberate fault of the demo Provider is caught: the check meant
 // for it fails, and the run exits 1.
 func TestProviderCheck_EveryDemoFaultIsCaught(t *testing.T) {
+	t.Parallel()
 	for _, f := range demoprovider.Faults() {
 		want, ok := caughtBy[f.Name]
 		if !ok {

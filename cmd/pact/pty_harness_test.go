@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/internal/testrun"
 )
 
 // The set-up shared by the tests that run the real pact binary (this test binary re-executed
@@ -30,16 +35,16 @@ type pactEnv struct {
 }
 
 // newPactEnv starts a demo Provider with cfg, and sets up and registers a profile for it;
-// extraEnv comes after (and so overrides) the base environment.
+// extraEnv comes after (and so overrides) the base environment. The test runs in parallel
+// with the others (testrun.Parallel).
 func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pactEnv {
 	t.Helper()
+	testrun.Parallel(t)
 	srv := startDemo(t, cfg)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	home := t.TempDir()
 	e := &pactEnv{t: t, srv: srv, brand: srv.Brands()[0].SiteURL, dir: home, issuer: "http://" + addr, env: append([]string{
 		"PACT_HOME=" + filepath.Join(home, "pact"), "PACT_KEYRING=file", "PACT_BROWSER=scripted-browser",
@@ -51,6 +56,9 @@ func newPactEnv(t *testing.T, cfg demoprovider.Config, extraEnv ...string) *pact
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { jw.Process.Kill(); jw.Wait() })
+	// The Provider fetches the keys from there on the first request: wait until it can (a
+	// loaded machine may take a while to start the server).
+	waitHTTP(t, e.issuer+"/.well-known/jwks.json")
 	e.run("provider", "add", srv.URL(), "--audience", srv.Audience())
 	return e
 }
@@ -130,4 +138,39 @@ func startDemo(t *testing.T, cfg demoprovider.Config) *demoprovider.Server {
 	}
 	t.Cleanup(func() { srv.Close() })
 	return srv
+}
+
+// freeAddr is a 127.0.0.1 address nothing listens on, for a server a test starts in another
+// process (pact jwks serve, pact demo serve) or for an address nothing should answer. It is
+// taken below the kernel's ephemeral ports (32768–60999 on Linux, 49152 and up on macOS and
+// Windows), where every listener on port 0 and every connection's own port come from: a port
+// taken there and let go was, with the tests running side by side, now and then taken by
+// another connection or server before pact listened on it (jwks serve could not start, or
+// the test's Provider fetched another test's keys). It is never handed out twice in one test
+// binary.
+func freeAddr() (string, error) {
+	freePorts.mu.Lock()
+	defer freePorts.mu.Unlock()
+	if freePorts.used == nil {
+		freePorts.used = map[int]bool{}
+	}
+	for range 1000 {
+		p := 20000 + rand.IntN(12000)
+		if freePorts.used[p] {
+			continue
+		}
+		freePorts.used[p] = true
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue // another program's
+		}
+		ln.Close()
+		return ln.Addr().String(), nil
+	}
+	return "", errors.New("no free port on 127.0.0.1 between 20000 and 32000")
+}
+
+var freePorts struct {
+	mu   sync.Mutex
+	used map[int]bool
 }

@@ -56,6 +56,7 @@ type app struct {
 	secErr error
 	hc     *http.Client
 	ag     agent.Agent // the profile's agent, once built (a.agent)
+	held   heldKeys    // PINs asked, refills started (keys_held.go)
 }
 
 func (a *app) dirs() store.Dirs { return store.DefaultDirs() }
@@ -84,7 +85,7 @@ func (a *app) prof() (*profile.Profile, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database}, nil
+	return &profile.Profile{Name: a.profile, Dirs: a.dirs(), Secrets: sec, Database: a.set.database, PIN: a.askPIN, MintAhead: a.mintAhead}, nil
 }
 
 // loadProfile returns the selected profile and its configuration; it fails
@@ -104,7 +105,7 @@ func (a *app) loadProfile() (*profile.Profile, *profile.Config, error) {
 // httpClient is the hardened client, tracing to stderr under --debug.
 func (a *app) httpClient() *http.Client {
 	a.once.http.Do(func() {
-		o := httpx.Options{UserAgent: "pact/" + version}
+		o := httpx.Options{UserAgent: "pact/" + stamp().version}
 		if a.debug {
 			o.Debug = a.io.ErrOut
 		}
@@ -155,7 +156,7 @@ account at the Brand and keeps signed receipts of what was done.
 Start with:  pact demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       stamp().version,
 	}
 	root.SetVersionTemplate("pact {{.Version}}\n")
 	// Flag defaults are the built-in ones; resolve applies the environment

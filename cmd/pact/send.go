@@ -52,7 +52,9 @@ func (a *app) spinner(label string) stopper {
 	if a.json {
 		return noSpinner{}
 	}
-	return a.io.StartSpinner(label)
+	sp := a.io.StartSpinner(label)
+	a.held.spinning(sp) // a PIN prompt stops it (keys_held.go)
+	return sp
 }
 
 // deliver sends one message as agent.Send does and answers its events as

@@ -112,7 +112,17 @@ func sentIDs(t *testing.T, f *os.File) []string {
 // and keeps the draft; the next chat shows both, and Enter fetches the answer by sending
 // the message again under the same messageId (§4.3).
 func TestIssue19_QuitWhileWaitingKeepsEverything(t *testing.T) {
-	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, AgentDelay: 5 * time.Second})
+	// The Brand answers nothing until the reopened chat is checked (a gate, not a delay
+	// that a loaded machine may outlast or a quiet one wait out).
+	gate := make(chan struct{})
+	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, AgentGate: gate})
+	defer func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	}()
 	tr := traceFile(t)
 	s := e.startPTY(true, tr, "--debug", "chat", e.brand)
 	at := s.waitFor("identity only", 0)
@@ -130,6 +140,7 @@ func TestIssue19_QuitWhileWaitingKeepsEverything(t *testing.T) {
 	}
 	s.typeKeys("\x15") // Ctrl+U: the draft goes (Ctrl+Y would bring it back)
 	s.waitFor("Ctrl+Y brings it back", at)
+	close(gate)
 	s.typeKeys("\r")
 	s.waitFor("What is your order number?", at)
 	ids := sentIDs(t, tr)

@@ -19,6 +19,8 @@ import (
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/pact-cli/pact/internal/testrun"
 )
 
 // The full-screen chat, end to end: the real pact binary (this test binary
@@ -110,6 +112,7 @@ func startOnPTY(t *testing.T, cmd *exec.Cmd, answer bool, errFile *os.File) *scr
 // startOnPTYSize is startOnPTY on a pty of cols×rows.
 func startOnPTYSize(t *testing.T, cmd *exec.Cmd, cols, rows int, answer bool, errFile *os.File) *screen {
 	t.Helper()
+	testrun.Parallel(t) // it waits on the terminal far more than it computes
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal available (%v); the full-screen chat needs one", err)

@@ -32,17 +32,23 @@
 //	over 1,000,000 turns < 0.3 s; `pact receipts list --json` over
 //	100,000 receipts < 1 s, < 60 MB RSS
 //
-// 14–15. pact serve replicas on one PostgreSQL behind nginx (issue 30,
+// 14. `pact send` with a KMS key
+//
+//	(issue 27, keys.go): the signing key in AWS KMS 20 ms away (local-kms
+//	behind a delaying proxy) vs a keyring key ≤ 1.2×
+//
+// 15–16. pact serve replicas on one PostgreSQL behind nginx (issue 30,
 //
 //	replicas.go): authenticated calls/s with 1, 2 and 3 replicas; the
 //	time from a replica's death (SIGKILL) to the next call served < 1 s
 //
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
 // -storage rows 10–13 only (they need Debian's postgresql, or
-// PACT_BENCH_POSTGRES_URL); -replicas rows 14–15 only (postgresql and
+// PACT_BENCH_POSTGRES_URL); -replicas rows 15–16 only (postgresql and
 // nginx-light);
 // -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
+// -keys row 14 only;
 // -breakdown prints where one `pact send` spends its time (startup.go).
 //
 // Needs hyperfine, curl and /usr/bin/time (Debian: hyperfine, curl, time).
@@ -112,7 +118,8 @@ var (
 	keepProfile  = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
 	rcptOnly     = flag.Bool("receipts", false, "run only the receipts list rows (8)")
 	storageOnly  = flag.Bool("storage", false, "run only the storage rows on SQLite and PostgreSQL (10–13, issue 28)")
-	replicasOnly = flag.Bool("replicas", false, "run only the replica rows: pact serve on PostgreSQL behind nginx (14–15, issue 30)")
+	keysOnly     = flag.Bool("keys", false, "run only row 14 (pact send with a KMS key 20 ms away vs a keyring key)")
+	replicasOnly = flag.Bool("replicas", false, "run only the replica rows: pact serve on PostgreSQL behind nginx (15–16, issue 30)")
 )
 
 func main() {
@@ -232,6 +239,9 @@ func run() ([]row, error) {
 	if *brkOnly {
 		return breakdown(tmp, pact, brand.CardURL, *sends)
 	}
+	if *keysOnly {
+		return kmsRows(tmp, pact, brand.CardURL, &jwks)
+	}
 
 	// 1. pact send vs curl with a pre-minted PA JWT.
 	hdr, err := curlHeaders(tmp, prov.Audience())
@@ -319,14 +329,21 @@ func run() ([]row, error) {
 		return rows, err
 	}
 	cr, err := chatTurnRows(pact, brand.CardURL)
-	return append(rows, cr...), err
+	rows = append(rows, cr...)
+	if err != nil {
+		return rows, err
+	}
+	kr, err := kmsRows(tmp, pact, brand.CardURL, &jwks)
+	return append(rows, kr...), err
 }
 
 // releaseBuild is `go build` with the release's flags (.goreleaser.yaml:
-// -trimpath, -tags pactrelease, -ldflags "-s -w"; CGO_ENABLED=0 is set in
-// main) and then args.
+// -trimpath, -tags pactrelease, -ldflags "-s -w" and the version, commit
+// and date stamped by the linker, which a release never reads from the
+// build information; CGO_ENABLED=0 is set in main) and then args.
 func releaseBuild(args ...string) []string {
-	return append([]string{"build", "-trimpath", "-tags", "pactrelease", "-ldflags", "-s -w"}, args...)
+	stamps := "-X main.version=bench -X main.commit=bench -X main.date=" + time.Now().UTC().Format(time.RFC3339)
+	return append([]string{"build", "-trimpath", "-tags", "pactrelease", "-ldflags", "-s -w " + stamps}, args...)
 }
 
 // curlHeaders mints a PA JWT for audience with the profile and signer

@@ -21,11 +21,11 @@ import (
 	"github.com/pact-cli/pact/secrets"
 )
 
-// Rows 14 and 15 (issue 30): several `pact serve` replicas on one
+// Rows 15 and 16 (issue 30): several `pact serve` replicas on one
 // PostgreSQL behind nginx (internal/replicaset: real processes, a real
 // nginx, all on 127.0.0.1).
 //
-// 14. Authenticated calls per second through nginx to 1, 2 and 3 replicas:
+// 15. Authenticated calls per second through nginx to 1, 2 and 3 replicas:
 // GET /v1/devices from 8 devices at once, each call with a fresh device
 // token, so that every call asks the database for the device, records
 // its jti once and counts it in its rate window (the work every API call
@@ -33,7 +33,7 @@ import (
 // faster; the row shows that they are not slower, i.e. that nothing
 // serialises them (informational).
 //
-// 15. The time from a replica's death (SIGKILL, seen exited) to the next
+// 16. The time from a replica's death (SIGKILL, seen exited) to the next
 // call served through nginx, and the slowest of the next six calls (one of
 // which nginx first sends to the dead replica, then to the next one),
 // medians of five deaths.                                   target < 1 s
@@ -82,11 +82,11 @@ func replicaRows(tmp, pact string) ([]row, error) {
 			return rows, err
 		}
 		rows = append(rows,
-			row{name: "14. authenticated calls/s through nginx, 1 / 2 / 3 replicas", value: fmt.Sprintf("%.0f / %.0f / %.0f per s", rps[0], rps[1], rps[2]),
+			row{name: "15. authenticated calls/s through nginx, 1 / 2 / 3 replicas", value: fmt.Sprintf("%.0f / %.0f / %.0f per s", rps[0], rps[1], rps[2]),
 				ratio: rps[2] / rps[0]},
-			row{name: "15. replica killed (SIGKILL): next call served after", value: fmt.Sprintf("%s (slowest of the next 6: %s)", next.Round(10*time.Microsecond), slowest.Round(10*time.Microsecond)),
+			row{name: "16. replica killed (SIGKILL): next call served after", value: fmt.Sprintf("%s (slowest of the next 6: %s)", next.Round(10*time.Microsecond), slowest.Round(10*time.Microsecond)),
 				measured: slowest.Seconds(), target: 1, strictLT: true},
-			row{name: "15'. a replica started again is sent calls after", value: rejoined.Round(10*time.Millisecond).String() + " (nginx's fail_timeout)"})
+			row{name: "16'. a replica started again is sent calls after", value: rejoined.Round(10*time.Millisecond).String() + " (nginx's fail_timeout)"})
 	}
 	return rows, nil
 }
