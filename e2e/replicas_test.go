@@ -38,18 +38,32 @@ const replicaRateLimit = 24
 // The replica set is started once for the package (three replicas,
 // nginx, a database of its own) by the first test that needs it, and
 // stopped after the last test (atExit). Each test makes Users and
-// devices of its own, so that they do not meet.
+// devices of its own, so that they do not meet, and runs beside the
+// others; a test that calls every replica directly holds the set's read
+// lock (allReplicas), the one that kills a replica its write lock.
 var replicaFixture struct {
 	once sync.Once
 	set  *replicaset.Set
 	err  error
 	n    atomic.Int64
+	up   sync.RWMutex // read: every replica is needed up; write: one is killed
+}
+
+// allReplicas is replicas for a test that calls each replica directly:
+// none is killed until it ends.
+func allReplicas(t *testing.T) *replicaset.Set {
+	t.Helper()
+	set := replicas(t)
+	replicaFixture.up.RLock()
+	t.Cleanup(replicaFixture.up.RUnlock)
+	return set
 }
 
 // replicas returns the running set; a test without PostgreSQL or nginx
 // is skipped saying why, or fails under CI=true.
 func replicas(t *testing.T) *replicaset.Set {
 	t.Helper()
+	t.Parallel()
 	server := storetest.RequirePostgres(t)
 	if _, run, why, err := replicaset.FindNginx(); err != nil {
 		t.Fatal(err)
@@ -146,7 +160,7 @@ func clientAt(t *testing.T, d *env, base string) *device.Client {
 // The operator's registrations are the database's, seen from every
 // replica's home.
 func TestIssue30_EnrolmentCodeUsedOnceAcrossReplicas(t *testing.T) {
-	set := replicas(t)
+	set := allReplicas(t)
 	r1, r2 := set.Replicas[0], set.Replicas[1]
 	code := newUser(t, set)
 	_, e := enrolAt(t, r1.URL, code.Code, "laptop")
@@ -200,7 +214,7 @@ func TestIssue30_EnrolmentCodeUsedOnceAcrossReplicas(t *testing.T) {
 // through one replica is refused by every replica at its very next call,
 // and a User's devices are the same list on every replica.
 func TestIssue30_RevocationRefusedAtOnceByEveryReplica(t *testing.T) {
-	set := replicas(t)
+	set := allReplicas(t)
 	code := newUser(t, set)
 	laptop, _ := enrolAt(t, set.URL, code.Code, "laptop")
 	code2 := decode[codeOut](t, laptop.must("devices", "add", "--json"))
@@ -230,7 +244,7 @@ func TestIssue30_RevocationRefusedAtOnceByEveryReplica(t *testing.T) {
 // counted in the database, whichever replica answers: spread over three
 // replicas, it gets the limit and not one more in a minute.
 func TestIssue30_RateLimitHoldsAcrossReplicas(t *testing.T) {
-	set := replicas(t)
+	set := allReplicas(t)
 	ctx := context.Background()
 	// A window is a clock minute: a run that straddles two proves
 	// nothing, and is made again with a new device (at most three times).
@@ -280,6 +294,8 @@ func TestIssue30_KillNineOneReplicaNginxRoutesToTheOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := set.Replicas[2]
+	replicaFixture.up.Lock()
+	defer replicaFixture.up.Unlock()
 	died, err := victim.Kill()
 	if err != nil {
 		t.Fatal(err)
