@@ -212,7 +212,8 @@ func TestIssue30_EnrolmentCodeUsedOnceAcrossReplicas(t *testing.T) {
 
 // TestIssue30_RevocationRefusedAtOnceByEveryReplica: a device revoked
 // through one replica is refused by every replica at its very next call,
-// and a User's devices are the same list on every replica.
+// and a User's devices are the same list on every replica; a User the
+// operator removes is refused by all at once too.
 func TestIssue30_RevocationRefusedAtOnceByEveryReplica(t *testing.T) {
 	set := allReplicas(t)
 	code := newUser(t, set)
@@ -238,6 +239,31 @@ func TestIssue30_RevocationRefusedAtOnceByEveryReplica(t *testing.T) {
 	}
 	wantError(t, desktop.run("devices", "--json"), 3, "UNAUTHENTICATED", 401, "revoked")
 	laptop.must("devices", "--json")
+
+	// The operator's view, from another replica's home: one active device;
+	// the User removed, their last device is refused by every replica.
+	op := &env{t: t, home: set.Replicas[1].Home, extra: []string{"PACT_DATABASE_URL=" + set.Database()}}
+	users := decode[[]struct {
+		Name    string `json:"name"`
+		Devices int    `json:"devices"`
+	}](t, op.must("serve", "user", "list", "--json"))
+	found := false
+	for _, u := range users {
+		if u.Name == code.User.Name {
+			found = u.Devices == 1
+		}
+	}
+	if !found {
+		t.Fatalf("user list: %+v, want %s with one active device", users, code.User.Name)
+	}
+	op.must("serve", "user", "remove", code.User.Name, "--json")
+	for _, r := range set.Replicas {
+		_, err := clientAt(t, laptop, r.URL).Devices(ctx)
+		var ae *serverapi.APIError
+		if !errors.As(err, &ae) || ae.Reason != serverapi.ReasonUnauthenticated {
+			t.Fatalf("a removed User's device through %s: %v", r.Addr, err)
+		}
+	}
 }
 
 // TestIssue30_RateLimitHoldsAcrossReplicas: a device's requests are
