@@ -100,6 +100,12 @@ http {
 `, prefix, indent(Upstream(addrs)), listen, indent(indent(Location)))
 }
 
+// Where FindNginx looks (tests change them).
+var (
+	lookPath  = exec.LookPath
+	sbinNginx = "/usr/sbin/nginx"
+)
+
 // NginxSkipEnv names the reason a CI job has no nginx (as the PostgreSQL
 // tests' PACT_TEST_POSTGRES_SKIP does).
 const NginxSkipEnv = "PACT_TEST_NGINX_SKIP"
@@ -109,11 +115,11 @@ const NginxSkipEnv = "PACT_TEST_NGINX_SKIP"
 // when they must run but cannot: under CI (CI=true) without nginx, unless
 // PACT_TEST_NGINX_SKIP gives the reason.
 func FindNginx() (path string, run bool, why string, err error) {
-	if p, err := exec.LookPath("nginx"); err == nil {
+	if p, err := lookPath("nginx"); err == nil {
 		return p, true, "", nil
 	}
-	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
-		return "/usr/sbin/nginx", true, "", nil
+	if _, err := os.Stat(sbinNginx); err == nil {
+		return sbinNginx, true, "", nil
 	}
 	if reason := os.Getenv(NginxSkipEnv); reason != "" {
 		return "", false, fmt.Sprintf("nginx is not installed: the replica tests are skipped (%s=%q)", NginxSkipEnv, reason), nil
