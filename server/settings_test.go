@@ -83,8 +83,13 @@ func TestParseDatabase(t *testing.T) {
 			t.Errorf("%s: %+v %v", in, d, err)
 		}
 	}
-	_, err := ParseDatabase("postgres://pact:hunter2@db.example/pact")
+	for _, u := range []string{"postgres://pact:hunter2@db.example/pact", "postgresql://db.example/pact?sslmode=verify-full"} {
+		if d, err := ParseDatabase(u); err != nil || d.Kind != "postgres" || d.URL != u {
+			t.Errorf("%s: %+v %v", u, d, err)
+		}
+	}
+	_, err := ParseDatabase("mysql://pact:hunter2@db.example/pact")
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("a PostgreSQL URL: %v (the password must not show)", err)
+		t.Fatalf("an unknown kind of URL: %v (the password must not show)", err)
 	}
 }
