@@ -141,7 +141,7 @@ func TestKMSPluginMissingSaysWhereToGetIt(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	c := keyplugin.New("awskms")
 	_, err := c.PublicKey(ctx(t), "alias/x")
-	if !errors.Is(err, signer.ErrKeyUnavailable) || !strings.Contains(err.Error(), "pact-awskms program") || !strings.Contains(err.Error(), "go install") {
+	if !errors.Is(err, signer.ErrKeyUnavailable) || !strings.Contains(err.Error(), "pact-awskms program") || !strings.Contains(err.Error(), "go install github.com/pact-cli/pact/cmd/pact-awskms@") {
 		t.Fatalf("err = %v", err)
 	}
 	// A program that is not a plugin is refused at hello.
@@ -174,5 +174,42 @@ func TestKMSDataKeyWrapThroughThePlugin(t *testing.T) {
 	}
 	if _, err := f.c.Decrypt(ctx(t), key, ct, map[string]string{"pact": "data-key", "version": "2"}); !errors.Is(err, signer.ErrKeyUnavailable) {
 		t.Fatalf("Decrypt under another context = %v, want a refusal", err)
+	}
+}
+
+// A plugin that stopped (killed, crashed) is started again by the next
+// call: a long-lived pact (pact serve, pact chat, pact mcp) keeps signing
+// with its KMS key instead of failing every call until it is restarted.
+func TestIssue27_StoppedPluginIsStartedAgain(t *testing.T) {
+	f := start(t)
+	k, err := f.c.Create(ctx(t), "ES256", "", "pact test key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := heldSigner(t, f, k.ARN, k)
+	if _, err := s.Mint("aud", "sub"); err != nil {
+		t.Fatal(err)
+	}
+	first := keyplugin.PID(f.c)
+	p, err := os.FindProcess(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !keyplugin.Stopped(f.c) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client did not notice its plugin stopped within 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tok, err := s.Mint("aud", "sub")
+	if err != nil || tok == "" {
+		t.Fatalf("after the plugin stopped: %q, %v; want a new plugin to sign", tok, err)
+	}
+	if again := keyplugin.PID(f.c); again == first || again == 0 {
+		t.Fatalf("plugin pid %d after a restart, was %d", again, first)
 	}
 }
