@@ -206,7 +206,7 @@ func (p *Profile) openPKCS11(u keyuri.URI) (*pkcs11.Key, error) {
 func (p *Profile) mismatch(k KeyInfo) error {
 	return fmt.Errorf("%w: the key at %s is not the signing key %s any more (its public part changed): "+
 		"it was replaced there; put the old key back, or publish the new one with `%s` and activate it",
-		signer.ErrKeyMismatch, p.Where(k), k.KID, Command(p.Name, "key rotate --key "+k.URI))
+		signer.ErrKeyMismatch, p.Where(k), k.KID, CommandWords(p.Name, "key", "rotate", "--key", k.URI))
 }
 
 // open returns a crypto.Signer for k, refusing one whose public part is
