@@ -78,6 +78,22 @@ type Client struct {
 	closed  bool
 }
 
+// pinEnv is pkcs11.PINEnv: a token's PIN, which a plugin never needs.
+const pinEnv = "PACT_PKCS11_PIN"
+
+// pluginEnv is the environment a plugin runs with: pact's own, without a
+// PKCS#11 token's PIN (PACT_PKCS11_PIN), which would otherwise sit in the
+// environment of a process that has no use for it.
+func pluginEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, pinEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // proc is one run of the plugin program.
 type proc struct {
 	cmd     *exec.Cmd
@@ -136,6 +152,7 @@ func (c *Client) start() (*proc, error) {
 		}
 	}
 	cmd := exec.Command(path)
+	cmd.Env = pluginEnv(os.Environ())
 	p := &proc{cmd: cmd, stderr: &tail{}, pending: map[uint64]chan Response{}}
 	cmd.Stderr = p.stderr
 	in, err := cmd.StdinPipe()

@@ -3,8 +3,10 @@ package keyplugin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +213,29 @@ func TestIssue27_StoppedPluginIsStartedAgain(t *testing.T) {
 	}
 	if again := keyplugin.PID(f.c); again == first || again == 0 {
 		t.Fatalf("plugin pid %d after a restart, was %d", again, first)
+	}
+}
+
+// A PKCS#11 PIN in pact's environment (PACT_PKCS11_PIN) is not passed on
+// to the plugin, which has no use for it.
+func TestIssue27_PluginGetsNoPIN(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/PID/environ")
+	}
+	const pin = "pin-for-the-test-7c1e"
+	t.Setenv("PACT_PKCS11_PIN", pin)
+	f := start(t)
+	if _, err := f.c.PublicKey(ctx(t), "alias/none"); err == nil {
+		t.Fatal("an alias that names nothing was found")
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", keyplugin.PID(f.c)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(env), pin) {
+		t.Fatal("the plugin's environment holds the PKCS#11 PIN")
+	}
+	if !strings.Contains(string(env), "AWS_ENDPOINT_URL=") {
+		t.Fatal("the plugin's environment lost the AWS settings")
 	}
 }
