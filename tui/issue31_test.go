@@ -192,3 +192,21 @@ func TestIssue31_10_StepUpSentenceInTheLoginPanelIsInTheGutter(t *testing.T) {
 		t.Errorf("the Brand's words are not said to be its:\n%s", screen)
 	}
 }
+
+// Issue 31 item 5 in the chat, review: a stored reply whose receipt pact's archive does not
+// hold is marked so, and its panel says pact has no copy, never "✓ verified".
+func TestIssue31_5_AReceiptNotInTheArchiveIsSaidToBe(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{
+		{ID: "m", Role: RoleUser, Text: "show my orders", At: t0},
+		{ID: "r", Role: RoleAgent, Text: "Your orders: A-1", At: t0, Receipt: &ReceiptMark{ID: "72b9afb19404", Missing: true, Problems: []string{"it could not be archived when it came"}}},
+	}
+	h := newHarness(t, f, testOptions(), 100, 30)
+	if v := plain(h.view()); !strings.Contains(v, "✗ receipt not archived") || strings.Contains(v, "✓ receipt") {
+		t.Fatalf("the turn's mark:\n%s", v)
+	}
+	h.key("ctrl+r")
+	if v := plain(h.view()); !strings.Contains(v, "✗ not in pact's archive") || strings.Contains(v, "✓ verified") || strings.Contains(v, "verification failed") {
+		t.Fatalf("the receipt panel:\n%s", v)
+	}
+}
