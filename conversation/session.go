@@ -131,6 +131,8 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 	b, user := backend.ForProfile(p.Dirs, p.Name, p.Database)
 	db := b.ForUser(user)
 	keys := jwks.NewCache(hc)
+	arch := receipts.NewArchive(db, keys)
+	arch.CheckJWKSURI = ReceiptJWKSURIRule(p) // an archived jwks_uri as login checked it
 	return Options{
 		HTTP:     hc,
 		Client:   &a2aclient.Client{HTTP: hc},
@@ -141,7 +143,7 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 		Grants:   delegation.DBStore{DB: db},
 		Tokens:   TokenStore(p, db),
 		Keys:     keys,
-		Receipts: receipts.NewArchive(db, keys),
+		Receipts: arch,
 		Cards:    &discovery.Cache{DB: db},
 		Pins:     db,
 	}
