@@ -222,13 +222,16 @@ func detailOf(err error) string {
 }
 
 // ContextMismatchError is a reply in another conversation than the one
-// continued (§4.2). The reply is returned with it.
+// continued (§4.2). The reply is returned with it: the message was
+// delivered (and its receipt, if any, archived), so a front-end shows the
+// reply and never tells the User to send the message again (§4.3).
 type ContextMismatchError struct {
 	Want, Got string
 }
 
 func (e *ContextMismatchError) Error() string {
-	return "the Provider answered in a different conversation than the one continued; start a new conversation"
+	return "the Provider answered your message in another conversation than the one continued: it was delivered and may have been acted on, " +
+		"so do not send it again; its reply is not kept with this conversation. If the next messages go wrong too, start a new conversation"
 }
 
 // Detail names both contextIds.

@@ -128,3 +128,18 @@ func TestIssue31_9_MCP_InvalidParamsNotAboutTheContextKeepsTheConversation(t *te
 		t.Fatalf("the next message went in %q, want the conversation %q continued", next.ContextID, first.ContextID)
 	}
 }
+
+// Issue 31 item 8 in MCP, review: a reply in another conversation than the one continued
+// was a tool error ("…; start a new conversation") without the reply, although the message
+// was delivered: the model, told to start a new conversation, sent it again. The tool
+// gives the reply and says the message was delivered.
+func TestIssue31_8_MCP_AReplyInAnotherConversationWasDelivered(t *testing.T) {
+	e, l := newLossyEnv(t)
+	b := e.brands[1].SiteURL
+	e.mustCall("send_message", map[string]any{"brand": b, "text": "hello"}, nil)
+	l.arm(answered(200, `{"message":{"messageId":"r-2","contextId":"ctx-other","role":"ROLE_AGENT","parts":[{"text":"Refund issued."}]}}`))
+	res := e.call("send_message", map[string]any{"brand": b, "text": "please refund order A-10001"}, nil)
+	if res.IsError || !strings.Contains(text(res), "Refund issued.") || !strings.Contains(text(res), "do not send it again") {
+		t.Fatalf("send_message: error %v, %s", res.IsError, text(res))
+	}
+}

@@ -133,7 +133,8 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	// archived: the Brand acted, so the reply is the result (never an
 	// error the model might answer by sending again), saying so.
 	var unsaved *conversation.SaveError
-	if errors.As(err, &unsaved) && res != nil {
+	var mismatch *conversation.ContextMismatchError
+	if (errors.As(err, &unsaved) || errors.As(err, &mismatch)) && res != nil {
 		err = nil
 	}
 	var stale *conversation.StaleContextError
@@ -172,6 +173,9 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 		}
 	} else {
 		r.say("pact: no signed receipt came with this reply; whatever the reply says, pact has no proof that the Brand acted.")
+	}
+	if mismatch != nil {
+		r.say("pact: " + mismatch.Error() + ".")
 	}
 	if unsaved != nil && !unsaved.Receipt {
 		r.say("pact: the reply arrived, but pact could not save the conversation: " + clean(unsaved.Err.Error()))
