@@ -143,3 +143,19 @@ func TestIssue31_8_MCP_AReplyInAnotherConversationWasDelivered(t *testing.T) {
 		t.Fatalf("send_message: error %v, %s", res.IsError, text(res))
 	}
 }
+
+// Issue 31 item 1 in MCP, review: the answer was lost, and the message sent again under
+// its messageId was answered "unknown contextId" (the Provider forgot the conversation,
+// perhaps after acting on it). The tool told the model to "call send_message again with
+// new: true": the same text in a new conversation, under a new messageId. It says to
+// tell the User, who decides.
+func TestIssue31_1_MCP_ForgottenConversationAfterAnUnknownOutcome(t *testing.T) {
+	e, l := newLossyEnv(t)
+	b := e.brands[1].SiteURL
+	e.mustCall("send_message", map[string]any{"brand": b, "text": "hello"}, nil)
+	l.arm(lostAnswer, answered(400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"unknown contextId","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_PARAMS"}]}}`))
+	res := e.call("send_message", map[string]any{"brand": b, "text": "please cancel order A-10001"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "may have reached") || !strings.Contains(text(res), "only if the User says so") || strings.Contains(text(res), "call send_message again with new: true") {
+		t.Fatalf("send_message: error %v, %s", res.IsError, text(res))
+	}
+}

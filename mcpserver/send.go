@@ -140,6 +140,10 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	var stale *conversation.StaleContextError
 	if errors.As(err, &stale) {
 		// The CLI's remedy is --new; the tool's is its new input.
+		if stale.Resent {
+			// It may have been acted on: the User decides whether it goes again (§4.3).
+			return nil, SendOutput{}, toolError(errors.New(stale.What() + " tell the User, and send this text again only if the User says so (with new: true, in a new conversation)."))
+		}
 		return nil, SendOutput{}, toolError(errors.New(stale.What() + " start a new conversation: call send_message again with new: true"))
 	}
 	if err != nil {

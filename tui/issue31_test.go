@@ -210,3 +210,38 @@ func TestIssue31_5_AReceiptNotInTheArchiveIsSaidToBe(t *testing.T) {
 		t.Fatalf("the receipt panel:\n%s", v)
 	}
 }
+
+// Issue 31 item 1, review: a message whose outcome is unknown waits at the head of the
+// queue ("Enter … sends it again with the same message id"). After /new, Enter sent it
+// in the new conversation, under a new messageId: the Brand's agent could act twice. A
+// new conversation does not take the unanswered messages of the one left: they stay
+// with it, on record, and are not sent; the User is told so.
+func TestIssue31_1_NewConversationDoesNotTakeAnUnansweredMessage(t *testing.T) {
+	f := newFake()
+	f.reply = func(_ context.Context, text string) (Reply, error) {
+		if text == "refund order A-1" {
+			return Reply{}, fmt.Errorf("the network failed: %w", ErrSentUnanswered)
+		}
+		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "ok", At: t0}}}, nil
+	}
+	h := newHarness(t, f, testOptions(), 100, 30)
+	h.typeText("refund order A-1")
+	h.key("enter")
+	h.until("the failure", h.screenHas("unanswered 1"))
+	h.typeText("/new")
+	h.key("enter")
+	h.until("the new conversation", h.screenHas("New conversation"))
+	h.key("enter")
+	h.typeText("hello")
+	h.key("enter")
+	h.until("the next reply", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.sent) >= 2 })
+	f.mu.Lock()
+	sent := slices.Clone(f.sent)
+	f.mu.Unlock()
+	if !slices.Equal(sent, []string{"refund order A-1", "hello"}) {
+		t.Fatalf("sent %q: the unanswered message went again in the new conversation", sent)
+	}
+	if v := plain(h.view()); !strings.Contains(v, "Not sent in the new conversation") {
+		t.Errorf("the User is not told the unanswered message stays behind:\n%s", v)
+	}
+}

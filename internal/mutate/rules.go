@@ -422,6 +422,13 @@ var rules = []rule{
 		Pkg:  "./store", Run: "TestIssue31_6_RestoreRunsTheIntegrityCheck",
 	},
 	{
+		Name: "new-conversation-unanswered", What: "after /new the chat sends a message whose outcome is unknown again, in the new conversation under a new messageId (issue 31 item 1)",
+		File: "tui/conversation.go",
+		Old:  "if q.e != nil && q.e.turn.State == Unanswered {\n\t\t\tleft = append(left",
+		New:  "if false && q.e != nil && q.e.turn.State == Unanswered {\n\t\t\tleft = append(left",
+		Pkg:  "./tui", Run: "TestIssue31_1_NewConversationDoesNotTakeAnUnansweredMessage",
+	},
+	{
 		Name: "restore-receipt-jwks-uri", What: "a restore keeps the file's verdict on a receipt whose jwks_uri is not under its Provider's registration (issue 31 item 6)",
 		File: "store/backup.go",
 		Old:  "\tif chk.Receipt != nil {",
