@@ -422,7 +422,7 @@ func (c *chat) leaveUnanswered() {
 	if len(c.queue) == 0 {
 		c.paused = false
 	}
-	c.notice(fmt.Sprintf("Not sent in the new conversation: %q got no answer in the one left and may have reached %s. "+
+	c.notice(fmt.Sprintf("Not sent in the new conversation: %q got no answer in the one left, and %s may have received it. "+
 		"It stays on record with that conversation; check with %s before you type it again.", strings.Join(left, `", "`), c.brandName(), c.brandName()))
 }
 
