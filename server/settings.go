@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pact-cli/pact/errs"
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/store/postgres"
 )
 
 // Settings configure `pact serve`. Each comes from a flag, else an
@@ -212,10 +212,4 @@ func ParseDatabase(raw string) (Database, error) {
 
 // RedactDatabase shows a database URL without its password, for messages
 // and logs.
-func RedactDatabase(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	return u.Redacted()
-}
+func RedactDatabase(raw string) string { return postgres.Redact(raw) }

@@ -83,8 +83,10 @@ func TestParseDatabase(t *testing.T) {
 			t.Errorf("%s: %+v %v", in, d, err)
 		}
 	}
-	_, err := ParseDatabase("postgres://pact:hunter2@db.example/pact")
-	if err == nil || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("a PostgreSQL URL: %v (the password must not show)", err)
+	for _, u := range []string{"postgres://pact:hunter2@db.example/pact", "postgres://pact:hun%zzter2@db.example/pact", "mysql://pact:hunter2@db.example/pact"} {
+		_, err := ParseDatabase(u)
+		if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "hun%zzter2") {
+			t.Errorf("%s: %v (the password must not show)", u, err)
+		}
 	}
 }
