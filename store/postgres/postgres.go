@@ -233,9 +233,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	})
 }
 
-func newerSchema(v int) error {
-	return fmt.Errorf("the database has schema version %d, newer than this pact knows (%d): upgrade pact", v, SchemaVersion)
-}
+func newerSchema(v int) error { return &store.NewerSchemaError{Version: v, Known: SchemaVersion} }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
