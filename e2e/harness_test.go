@@ -34,6 +34,10 @@ import (
 // pactBin is the binary under test, built by TestMain.
 var pactBin string
 
+// atExit runs after the last test: what a fixture started once for the
+// package (the replica set) is stopped there.
+var atExit []func()
+
 // binName is the file name go build -o should write for a program called
 // name on goos: with ".exe" on Windows, where `go build -o` adds no
 // extension and os/exec only starts a path that has one (it tries the
@@ -65,6 +69,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	for _, f := range atExit {
+		f()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

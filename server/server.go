@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/httpx"
+	"github.com/pact-cli/pact/seal"
 	"github.com/pact-cli/pact/serverapi"
 	"github.com/pact-cli/pact/store"
 )
@@ -69,6 +70,9 @@ type Options struct {
 	// HTTP is the client of every outbound request (Providers, Brands);
 	// nil = an httpx client.
 	HTTP *http.Client
+	// DataKeys seal the tokens kept in the database (the server profile's,
+	// conversation.DataKeys); CheckShared checks that replicas share them.
+	DataKeys seal.Sealer
 }
 
 // Server is a running or ready `pact serve`.
@@ -84,6 +88,7 @@ type Server struct {
 	draining atomic.Bool
 	stopping chan struct{}
 	stopOnce sync.Once
+	replica  string
 }
 
 // New makes the server and mounts its own routes: identity, operations,
@@ -108,7 +113,7 @@ func New(opts Options) (*Server, error) {
 		opts.Settings.Name = DefaultName
 	}
 	s := &Server{opts: opts, log: opts.Logger, now: opts.Now, metrics: newMetrics(), mux: http.NewServeMux(),
-		routes: map[string]map[string]Route{}, stopping: make(chan struct{})}
+		routes: map[string]map[string]Route{}, stopping: make(chan struct{}), replica: newReplicaID()}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, NotFound("route"))
 	})

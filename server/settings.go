@@ -24,7 +24,7 @@ import (
 //	flag                 environment                    config file key     default
 //	--issuer URL         PACT_SERVE_ISSUER              issuer              the profile's issuer
 //	--addr HOST:PORT     PACT_SERVE_ADDR                addr                127.0.0.1:8080
-//	--database URL       PACT_DATABASE_URL              database            {data}/profiles/NAME/serve.db
+//	--database URL|PATH  PACT_DATABASE_URL              database            {data}/profiles/NAME/serve.db
 //	--tls-cert FILE      PACT_SERVE_TLS_CERT            tls_cert            none (plain HTTP, loopback only)
 //	--tls-key FILE       PACT_SERVE_TLS_KEY             tls_key             none
 //	--rate-limit N       PACT_SERVE_RATE_LIMIT          rate_limit          600 requests per device per minute
@@ -187,25 +187,26 @@ func (s Settings) CheckListen() error {
 
 // Database is a parsed --database value.
 type Database struct {
-	Kind string // "sqlite"
+	Kind string // "sqlite" or "postgres"
 	Path string // the SQLite file
+	URL  string // the PostgreSQL URL (with its password: never show it; RedactDatabase)
 }
 
-// ParseDatabase reads a --database value: a file path, "sqlite:PATH" or
-// "file:PATH" for SQLite. A PostgreSQL URL (postgres://, postgresql://) is
-// refused until the storage interface brings its backend.
+// ParseDatabase reads a --database value: a PostgreSQL URL (postgres://,
+// postgresql://: what several replicas share), else a file path,
+// "sqlite:PATH" or "file:PATH" for SQLite (one process).
 func ParseDatabase(raw string) (Database, error) {
 	switch {
 	case raw == "":
 		return Database{}, errors.New("no database given (--database or " + Env.Database + ")")
-	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
-		return Database{}, fmt.Errorf("%s: this pact serve keeps its tables in SQLite only for now; give a file path (or sqlite:PATH)", RedactDatabase(raw))
+	case postgres.IsURL(raw):
+		return Database{Kind: "postgres", URL: raw}, nil
 	case strings.HasPrefix(raw, "sqlite:"):
 		return Database{Kind: "sqlite", Path: strings.TrimPrefix(strings.TrimPrefix(raw, "sqlite:"), "//")}, nil
 	case strings.HasPrefix(raw, "file:"):
 		return Database{Kind: "sqlite", Path: strings.TrimPrefix(strings.TrimPrefix(raw, "file:"), "//")}, nil
 	case strings.Contains(raw, "://"):
-		return Database{}, fmt.Errorf("%s: unknown database kind; give a file path for SQLite", RedactDatabase(raw))
+		return Database{}, fmt.Errorf("%s: unknown database kind; give a postgres:// URL, or a file path for SQLite", RedactDatabase(raw))
 	}
 	return Database{Kind: "sqlite", Path: raw}, nil
 }

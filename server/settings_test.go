@@ -83,10 +83,20 @@ func TestParseDatabase(t *testing.T) {
 			t.Errorf("%s: %+v %v", in, d, err)
 		}
 	}
+	for _, u := range []string{"postgres://pact:hunter2@db.example/pact", "postgresql://db.example/pact?sslmode=verify-full"} {
+		if d, err := ParseDatabase(u); err != nil || d.Kind != "postgres" || d.URL != u {
+			t.Errorf("%s: %+v %v", u, d, err)
+		}
+	}
+	_, err := ParseDatabase("mysql://pact:hunter2@db.example/pact")
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("an unknown kind of URL: %v (the password must not show)", err)
+	}
+	// Shown (pact serve's status, messages): never the password, even of
+	// a URL that does not parse.
 	for _, u := range []string{"postgres://pact:hunter2@db.example/pact", "postgres://pact:hun%zzter2@db.example/pact", "mysql://pact:hunter2@db.example/pact"} {
-		_, err := ParseDatabase(u)
-		if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "hun%zzter2") {
-			t.Errorf("%s: %v (the password must not show)", u, err)
+		if r := RedactDatabase(u); strings.Contains(r, "hunter2") || strings.Contains(r, "hun%zzter2") || !strings.Contains(r, "db.example") {
+			t.Errorf("RedactDatabase(%s) = %q", u, r)
 		}
 	}
 }

@@ -306,6 +306,8 @@ var notRestored = map[string]string{
 	"server_enrolment_codes": "one-time enrolment codes: short-lived, made again by pact serve user add",
 	"server_device_jtis":     "device tokens already seen: they expire within a minute",
 	"server_rate_counts":     "rate-limit counters: they start afresh",
+	"server_leases":          "leases of turns and logins in flight: they expire on their own, and a restore starts none",
+	"server_shared":          "what the replicas of a server share: recorded again by the next pact serve",
 }
 
 // restoredMeta is the meta keys a restore copies: the import of an earlier

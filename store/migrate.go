@@ -477,6 +477,22 @@ CREATE TABLE server_registrations (
 	audience TEXT NOT NULL,
 	added_ns BIGINT NOT NULL
 );`,
+	// 14: leases of pact serve (issue 30; server.go): named locks that
+	// expire, so that a replica's death frees what it held; and the values
+	// its replicas must share (the first recorded wins).
+	`CREATE TABLE server_leases (
+	name TEXT PRIMARY KEY,
+	holder TEXT NOT NULL,
+	token BIGINT NOT NULL,
+	acquired_ns BIGINT NOT NULL,
+	expires_ns BIGINT NOT NULL
+);
+CREATE INDEX server_leases_by_expiry ON server_leases (expires_ns);
+CREATE TABLE server_shared (
+	key TEXT PRIMARY KEY,
+	value TEXT NOT NULL,
+	set_ns BIGINT NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

@@ -21,7 +21,7 @@ import (
 // serve also implements ServerState (ServerBackend), and the conformance
 // suite (storetest: the Server… behaviours) checks it. The SQLite store
 // implements it on *DB, in the same file as its Users' Stores (schema
-// version 13). The SQL is kept portable (ON CONFLICT, RETURNING, integer
+// versions 13 and 14); store/postgres in its database. The SQL is kept portable (ON CONFLICT, RETURNING, integer
 // nanoseconds for times).
 
 // ServerUser is one User of a server.
@@ -74,7 +74,33 @@ var (
 	ErrCodeRefused = errors.New("enrolment code refused")
 	// ErrReplay: the device-token id was used before.
 	ErrReplay = errors.New("device token used before")
+	// ErrLeaseHeld: the lease is held by another holder and has not
+	// expired.
+	ErrLeaseHeld = errors.New("lease held by another holder")
+	// ErrLeaseLost: the lease named is no longer this holder's: released,
+	// or acquired by another since it expired.
+	ErrLeaseLost = errors.New("lease lost")
 )
+
+// Lease is one named lease as acquired: a lock in the database that
+// expires on its own, so that what a process holds is free again when the
+// process dies (a turn in flight, a login being polled), and that any
+// process sharing the database can take over.
+//
+// Name is free text chosen by the caller ("turn/USER/MESSAGE_ID"); Holder
+// names who holds it and must be unique to the acquisition (a replica's
+// id and a random suffix), so that an old holder can never act on a later
+// acquisition. Token is the fencing token: it grows by one at every
+// acquisition of the name, so that writes made under the lease can be
+// checked against the holder of the moment. Expires is when it is free for
+// another holder unless renewed.
+type Lease struct {
+	Name     string    `json:"name"`
+	Holder   string    `json:"holder"`
+	Token    int64     `json:"token"`
+	Acquired time.Time `json:"acquired"`
+	Expires  time.Time `json:"expires"`
+}
 
 // ServerState is the state of `pact serve` itself, beside its Users'
 // Stores (ForUser, keyed by ServerUser.ID). Every method is safe for
@@ -110,8 +136,8 @@ type ServerState interface {
 	// jti, kept until jtiExpires (seen before: ErrReplay), and its count in
 	// the rate-limit window starting at window (returned).
 	Admit(ctx context.Context, deviceID, jti string, jtiExpires, window, now time.Time) (int, error)
-	// PurgeServer forgets expired token ids, windows before windowsBefore
-	// and codes expired for a day.
+	// PurgeServer forgets expired token ids, windows before windowsBefore,
+	// and codes and leases expired (or released) for a day.
 	PurgeServer(ctx context.Context, now, windowsBefore time.Time) error
 
 	// PutRegistration records or replaces the registration of r.URL.
@@ -120,6 +146,31 @@ type ServerState interface {
 	Registrations(ctx context.Context) ([]ServerRegistration, error)
 	// RemoveRegistration deletes one (ErrServerNotFound).
 	RemoveRegistration(ctx context.Context, url string) error
+
+	// AcquireLease takes the lease name for holder until now+ttl, if no
+	// one holds it or its last holder's expired at or before now (then it
+	// is taken over: the token grows by one). Held by anyone, this holder
+	// too, and unexpired: ErrLeaseHeld, with the lease as held returned.
+	// Of acquisitions racing for one name, in any number of processes,
+	// exactly one wins. holder must not be empty, ttl must be positive.
+	AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (Lease, error)
+	// RenewLease extends l until now+ttl while it is still l's holder's
+	// (same name, token and holder): even past its expiry if no one took
+	// it in between, since no other holder can have acted. Released, or
+	// taken by another: ErrLeaseLost.
+	RenewLease(ctx context.Context, l Lease, now time.Time, ttl time.Duration) (Lease, error)
+	// ReleaseLease frees l at once for the next holder; a lease no longer
+	// l's holder's is ErrLeaseLost and is left as it is.
+	ReleaseLease(ctx context.Context, l Lease) error
+	// LeaseOf returns the lease name as it is (ok is false when it was
+	// never taken, or was purged); a released lease has no Holder.
+	LeaseOf(ctx context.Context, name string) (l Lease, ok bool, err error)
+
+	// SharedValue is the value every process sharing the database agrees
+	// on under key: proposed when none is recorded (it is recorded, now),
+	// else the one recorded first. Replicas check with it that they share
+	// what they must (the issuer, the pairwise-sub secret, the data key).
+	SharedValue(ctx context.Context, key, proposed string, now time.Time) (string, error)
 
 	// ServerReady answers quickly whether the database answers with the
 	// schema this binary writes (a server's /readyz, every few seconds).
@@ -363,7 +414,8 @@ ON CONFLICT (device_id, window_ns) DO UPDATE SET count = server_rate_counts.coun
 }
 
 // PurgeServer deletes the token ids that expired, the rate-limit windows that
-// began before windowsBefore, and enrolment codes expired for a day.
+// began before windowsBefore, and enrolment codes and leases expired (or
+// released) for a day.
 func (db *DB) PurgeServer(ctx context.Context, now, windowsBefore time.Time) error {
 	return db.tx(ctx, func(t *sql.Tx) error {
 		if _, err := t.ExecContext(ctx, `DELETE FROM server_device_jtis WHERE expires_ns < ?`, ns(now)); err != nil {
@@ -372,9 +424,134 @@ func (db *DB) PurgeServer(ctx context.Context, now, windowsBefore time.Time) err
 		if _, err := t.ExecContext(ctx, `DELETE FROM server_enrolment_codes WHERE expires_ns < ?`, ns(now.Add(-24*time.Hour))); err != nil {
 			return err
 		}
+		if _, err := t.ExecContext(ctx, `DELETE FROM server_leases WHERE expires_ns < ?`, ns(now.Add(-24*time.Hour))); err != nil {
+			return err
+		}
 		_, err := t.ExecContext(ctx, `DELETE FROM server_rate_counts WHERE window_ns < ?`, ns(windowsBefore))
 		return err
 	})
+}
+
+// The leases' SQL (store/postgres has the same with $1…): an acquisition
+// is one INSERT … ON CONFLICT DO UPDATE whose WHERE takes the row over
+// only when it has expired, so of acquisitions racing for a name exactly
+// one returns a row; a release keeps the row (no holder, expired) so that
+// the next token still grows.
+const (
+	leaseAcquireSQL = `INSERT INTO server_leases (name, holder, token, acquired_ns, expires_ns) VALUES (?, ?, 1, ?, ?)
+ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = server_leases.token + 1,
+	acquired_ns = excluded.acquired_ns, expires_ns = excluded.expires_ns
+WHERE server_leases.expires_ns <= excluded.acquired_ns
+RETURNING token`
+	leaseRenewSQL   = `UPDATE server_leases SET expires_ns = ? WHERE name = ? AND token = ? AND holder = ? RETURNING acquired_ns`
+	leaseReleaseSQL = `UPDATE server_leases SET holder = '', expires_ns = 0 WHERE name = ? AND token = ? AND holder = ?`
+	leaseGetSQL     = `SELECT holder, token, acquired_ns, expires_ns FROM server_leases WHERE name = ?`
+)
+
+// CheckLease refuses what no lease may be: an empty name or holder, a
+// ttl that is not positive.
+func CheckLease(name, holder string, ttl time.Duration) error {
+	switch {
+	case name == "":
+		return errors.New("store: a lease needs a name")
+	case holder == "":
+		return errors.New("store: a lease needs a holder")
+	case ttl <= 0:
+		return fmt.Errorf("store: a lease's time to live must be positive, not %s", ttl)
+	}
+	return nil
+}
+
+// AcquireLease takes the lease name for holder until now+ttl when it is
+// free or expired (ErrLeaseHeld, with the lease as held, otherwise).
+func (db *DB) AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (Lease, error) {
+	if err := CheckLease(name, holder, ttl); err != nil {
+		return Lease{}, err
+	}
+	conn, err := db.server(ctx)
+	if err != nil {
+		return Lease{}, err
+	}
+	l := Lease{Name: name, Holder: holder, Acquired: fromNS(ns(now)), Expires: fromNS(ns(now.Add(ttl)))}
+	for try := 0; ; try++ {
+		err = conn.QueryRowContext(ctx, leaseAcquireSQL, name, holder, ns(now), ns(now.Add(ttl))).Scan(&l.Token)
+		if err == nil {
+			return l, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return Lease{}, db.wrap(err)
+		}
+		held, ok, err := db.LeaseOf(ctx, name)
+		if err != nil {
+			return Lease{}, err
+		}
+		if ok || try > 0 {
+			return held, ErrLeaseHeld
+		}
+		// purged between the two statements: once more
+	}
+}
+
+// RenewLease extends l until now+ttl while it is still its holder's
+// (ErrLeaseLost otherwise).
+func (db *DB) RenewLease(ctx context.Context, l Lease, now time.Time, ttl time.Duration) (Lease, error) {
+	if err := CheckLease(l.Name, l.Holder, ttl); err != nil {
+		return l, err
+	}
+	conn, err := db.server(ctx)
+	if err != nil {
+		return l, err
+	}
+	var acquired int64
+	err = conn.QueryRowContext(ctx, leaseRenewSQL, ns(now.Add(ttl)), l.Name, l.Token, l.Holder).Scan(&acquired)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, ErrLeaseLost
+	}
+	if err != nil {
+		return l, db.wrap(err)
+	}
+	l.Acquired, l.Expires = fromNS(acquired), fromNS(ns(now.Add(ttl)))
+	return l, nil
+}
+
+// ReleaseLease frees l at once (ErrLeaseLost when it is no longer its
+// holder's).
+func (db *DB) ReleaseLease(ctx context.Context, l Lease) error {
+	if l.Holder == "" {
+		return ErrLeaseLost
+	}
+	conn, err := db.server(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := conn.ExecContext(ctx, leaseReleaseSQL, l.Name, l.Token, l.Holder)
+	if err != nil {
+		return db.wrap(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// LeaseOf returns the lease name as it is (ok false: never taken, or
+// purged).
+func (db *DB) LeaseOf(ctx context.Context, name string) (Lease, bool, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return Lease{}, false, err
+	}
+	l := Lease{Name: name}
+	var acq, exp int64
+	err = conn.QueryRowContext(ctx, leaseGetSQL, name).Scan(&l.Holder, &l.Token, &acq, &exp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Lease{}, false, nil
+	}
+	if err != nil {
+		return Lease{}, false, db.wrap(err)
+	}
+	l.Acquired, l.Expires = fromNS(acq), fromNS(exp)
+	return l, true, nil
 }
 
 // PutRegistration records (or replaces) the registration of r.URL.
@@ -426,6 +603,24 @@ func (db *DB) RemoveRegistration(ctx context.Context, url string) error {
 		return ErrServerNotFound
 	}
 	return nil
+}
+
+// SharedValue records proposed under key unless a value is recorded there
+// (INSERT … ON CONFLICT DO NOTHING), and returns the value recorded.
+func (db *DB) SharedValue(ctx context.Context, key, proposed string, now time.Time) (string, error) {
+	conn, err := db.server(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO server_shared (key, value, set_ns) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+		key, proposed, ns(now)); err != nil {
+		return "", db.wrap(err)
+	}
+	var v string
+	if err := conn.QueryRowContext(ctx, `SELECT value FROM server_shared WHERE key = ?`, key).Scan(&v); err != nil {
+		return "", db.wrap(err)
+	}
+	return v, nil
 }
 
 // ServerReady reads the schema version only: the database answers, and

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pact-cli/pact/conversation"
 	"github.com/pact-cli/pact/server"
 )
 
@@ -113,7 +114,7 @@ file, else the default:
 
   --issuer URL            PACT_SERVE_ISSUER             issuer            the profile's issuer
   --addr HOST:PORT        PACT_SERVE_ADDR               addr              127.0.0.1:8080
-  --database PATH         PACT_DATABASE_URL             database          {data}/profiles/NAME/serve.db
+  --database URL|PATH     PACT_DATABASE_URL             database          {data}/profiles/NAME/serve.db
   --tls-cert FILE         PACT_SERVE_TLS_CERT           tls_cert          none: plain HTTP on loopback
   --tls-key FILE          PACT_SERVE_TLS_KEY            tls_key           none
   --rate-limit N          PACT_SERVE_RATE_LIMIT         rate_limit        600 requests per device per minute
@@ -122,16 +123,19 @@ file, else the default:
   --config FILE           PACT_SERVE_CONFIG             -                 {config}/serve.json when it exists
 
 The config file is one JSON object of those keys. The database is SQLite
-(a path, or sqlite:PATH). Logs are JSON lines on stderr (no secret, no message
-text), metrics are at /metrics, health at /healthz and /readyz, the API's
-OpenAPI document at /v1/openapi.json. SIGTERM or Ctrl+C stops accepting, lets
+(a path, or sqlite:PATH) for one process, or PostgreSQL (a postgres:// URL),
+which several replicas share behind a load balancer: give each the same
+database, issuer, signing key and data key (README: Running several
+replicas). Logs are JSON lines on stderr (no secret, no message text),
+metrics are at /metrics, health at /healthz and /readyz, the API's OpenAPI
+document at /v1/openapi.json. SIGTERM or Ctrl+C stops accepting, lets
 requests in flight finish (up to the shutdown timeout), and exits 0.`
 
 func newServeCmd(a *app) *cobra.Command {
 	f := &serveFlags{}
 	var shutdown time.Duration
 	cmd := &cobra.Command{
-		Use:   "serve [--issuer URL] [--addr HOST:PORT] [--database PATH] [--tls-cert FILE --tls-key FILE]",
+		Use:   "serve [--issuer URL] [--addr HOST:PORT] [--database URL|PATH] [--tls-cert FILE --tls-key FILE]",
 		Short: "Run one personal agent for many Users and their devices (pact serve)",
 		Long:  serveLong,
 		Args:  exactArgs(0, "serve takes no arguments (its commands: user, provider)"),
@@ -148,7 +152,7 @@ func newServeCmd(a *app) *cobra.Command {
 	fl.DurationVar(&shutdown, "shutdown-timeout", 0, "how long requests in flight may finish on SIGTERM (env "+server.Env.ShutdownTimeout+"; default 30s)")
 	fl.StringVar(&f.set.Name, "name", "", "client_name of the Client ID Metadata Document (env "+server.Env.Name+"; default pact)")
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&f.set.Database, "database", "", "the server's database: a SQLite file path or sqlite:PATH (env "+server.Env.Database+"; default {data}/profiles/NAME/serve.db)")
+	pf.StringVar(&f.set.Database, "database", "", "the server's database: a postgres:// URL (shared by replicas), or a SQLite file path or sqlite:PATH (env "+server.Env.Database+"; default {data}/profiles/NAME/serve.db)")
 	pf.StringVar(&f.config, "config", "", "config file (env "+server.Env.Config+"; default {config}/serve.json when it exists)")
 	cmd.AddCommand(newServeUserCmd(a, f), newServeProviderCmd(a, f))
 	return cmd
@@ -190,8 +194,14 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewJSONHandler(a.io.ErrOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv, err := server.New(server.Options{Settings: s, Identity: id, Store: st, Logger: logger, Version: version})
+	srv, err := server.New(server.Options{Settings: s, Identity: id, Store: st, Logger: logger, Version: version,
+		DataKeys: conversation.DataKeys(p)})
 	if err != nil {
+		return err
+	}
+	// Replicas on one database share one identity: refused here, before
+	// listening, when this one's differs from the first's.
+	if err := srv.CheckShared(ctx); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", s.Addr)
@@ -208,7 +218,7 @@ func (a *app) runServe(cmd *cobra.Command, f *serveFlags) error {
 	start := serveStartJSON{URL: scheme + "://" + ln.Addr().String(), Issuer: id.Issuer(), Addr: ln.Addr().String(),
 		Database: server.RedactDatabase(s.Database), TLS: s.TLSCert != "", Profile: p.Name}
 	logger.Info("listening", slog.String("url", start.URL), slog.String("issuer", start.Issuer), slog.String("database", start.Database),
-		slog.String("profile", p.Name), slog.String("version", version))
+		slog.String("profile", p.Name), slog.String("replica", srv.Replica()), slog.String("version", version))
 	if a.json {
 		if err := a.printJSON(start); err != nil {
 			ln.Close()

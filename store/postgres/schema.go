@@ -188,6 +188,69 @@ CREATE TABLE card_changes (
 	seen_at text NOT NULL,
 	PRIMARY KEY (user_id, brand)
 );`,
+	// 2: the state of pact serve itself (issues 29 and 30; server.go):
+	// its Users, their devices, one-time enrolment codes (hashes only),
+	// the device tokens' ids already used, per-device rate-limit
+	// counters, its Provider registrations (the SQLite store's version
+	// 13), leases and the values replicas must share (its version 14). Times are integer nanoseconds,
+	// as there.
+	`CREATE TABLE server_users (
+	id text COLLATE "C" PRIMARY KEY,
+	name text COLLATE "C" NOT NULL UNIQUE,
+	created_ns bigint NOT NULL
+);
+CREATE TABLE server_devices (
+	id text COLLATE "C" PRIMARY KEY,
+	user_id text COLLATE "C" NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
+	name text NOT NULL,
+	kid text NOT NULL,
+	jwk text NOT NULL,
+	created_ns bigint NOT NULL,
+	last_seen_ns bigint,
+	revoked_ns bigint
+);
+CREATE INDEX server_devices_by_user ON server_devices (user_id, created_ns);
+CREATE TABLE server_enrolment_codes (
+	hash text COLLATE "C" PRIMARY KEY,
+	user_id text COLLATE "C" NOT NULL REFERENCES server_users (id) ON DELETE CASCADE,
+	created_ns bigint NOT NULL,
+	expires_ns bigint NOT NULL,
+	used_ns bigint,
+	created_by text NOT NULL
+);
+CREATE INDEX server_enrolment_codes_by_user ON server_enrolment_codes (user_id);
+CREATE TABLE server_device_jtis (
+	device_id text COLLATE "C" NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
+	jti text COLLATE "C" NOT NULL,
+	expires_ns bigint NOT NULL,
+	PRIMARY KEY (device_id, jti)
+);
+CREATE INDEX server_device_jtis_by_expiry ON server_device_jtis (expires_ns);
+CREATE TABLE server_rate_counts (
+	device_id text COLLATE "C" NOT NULL REFERENCES server_devices (id) ON DELETE CASCADE,
+	window_ns bigint NOT NULL,
+	count integer NOT NULL,
+	PRIMARY KEY (device_id, window_ns)
+);
+CREATE INDEX server_rate_counts_by_window ON server_rate_counts (window_ns);
+CREATE TABLE server_registrations (
+	url text COLLATE "C" PRIMARY KEY,
+	audience text NOT NULL,
+	added_ns bigint NOT NULL
+);
+CREATE TABLE server_leases (
+	name text COLLATE "C" PRIMARY KEY,
+	holder text COLLATE "C" NOT NULL,
+	token bigint NOT NULL,
+	acquired_ns bigint NOT NULL,
+	expires_ns bigint NOT NULL
+);
+CREATE INDEX server_leases_by_expiry ON server_leases (expires_ns);
+CREATE TABLE server_shared (
+	key text COLLATE "C" PRIMARY KEY,
+	value text NOT NULL,
+	set_ns bigint NOT NULL
+);`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

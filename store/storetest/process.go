@@ -81,6 +81,9 @@ func child(role string, h Harness) error {
 		}
 		return nil
 	}
+	if role == "lease" {
+		return leaseChild(ctx, b, os.Getenv(writerEnv))
+	}
 	return fmt.Errorf("unknown role %q", role)
 }
 

@@ -3,6 +3,9 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -179,4 +182,201 @@ func ServerRegistrationsKeptReplacedRemoved(t *testing.T, h Harness) {
 		t.Fatalf("%s: removing an unknown one: %v", h.Name, err)
 	}
 	must(t, s.RemoveRegistration(ctx, "https://p.example"))
+}
+
+// ServerLeaseAcquireRenewReleaseSteal: a lease is held by one holder
+// until it expires (another, or the same holder again, is refused and
+// told who holds it until when), renewed by its holder, released at once;
+// an expired lease is taken over through another handle (as another
+// replica would) with the next token, after which its old holder can
+// neither renew nor release it; an expired lease no one took is still
+// renewed; released and expired leases are purged after a day.
+func ServerLeaseAcquireRenewReleaseSteal(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, addr := open(t, h)
+	s1, s2 := serverState(t, h, b), serverState(t, h, reopen(t, h, addr))
+	const name, ttl = "turn/u_a/m-1", 30 * time.Second
+	for _, bad := range []struct {
+		name, holder string
+		ttl          time.Duration
+	}{{"", "r1", ttl}, {name, "", ttl}, {name, "r1", 0}} {
+		if _, err := s1.AcquireLease(ctx, bad.name, bad.holder, serverT0, bad.ttl); err == nil {
+			t.Fatalf("%s: a lease %+v was taken", h.Name, bad)
+		}
+	}
+	if _, ok, err := s1.LeaseOf(ctx, name); ok || err != nil {
+		t.Fatalf("%s: a lease never taken: %v %v", h.Name, ok, err)
+	}
+	l1, err := s1.AcquireLease(ctx, name, "r1/a", serverT0, ttl)
+	if err != nil || l1.Holder != "r1/a" || l1.Name != name || !l1.Expires.Equal(serverT0.Add(ttl)) || !l1.Acquired.Equal(serverT0) {
+		t.Fatalf("%s: acquire: %+v %v", h.Name, l1, err)
+	}
+	for _, holder := range []string{"r2/a", "r1/a"} {
+		held, err := s2.AcquireLease(ctx, name, holder, serverT0.Add(ttl-time.Nanosecond), ttl)
+		if !errors.Is(err, store.ErrLeaseHeld) || held.Holder != "r1/a" || held.Token != l1.Token || !held.Expires.Equal(l1.Expires) {
+			t.Fatalf("%s: %s acquiring a held lease: %+v %v", h.Name, holder, held, err)
+		}
+	}
+	l1, err = s1.RenewLease(ctx, l1, serverT0.Add(20*time.Second), ttl)
+	if err != nil || !l1.Expires.Equal(serverT0.Add(50*time.Second)) {
+		t.Fatalf("%s: renew: %+v %v", h.Name, l1, err)
+	}
+	if _, err := s2.AcquireLease(ctx, name, "r2/a", serverT0.Add(40*time.Second), ttl); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Fatalf("%s: a renewed lease taken before its new expiry: %v", h.Name, err)
+	}
+	// Released: free at once, for the next holder with the next token.
+	must(t, s1.ReleaseLease(ctx, l1))
+	if err := s1.ReleaseLease(ctx, l1); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("%s: released twice: %v", h.Name, err)
+	}
+	if got, ok, _ := s2.LeaseOf(ctx, name); !ok || got.Holder != "" {
+		t.Fatalf("%s: a released lease: %+v", h.Name, got)
+	}
+	l2, err := s2.AcquireLease(ctx, name, "r2/b", serverT0.Add(41*time.Second), ttl)
+	if err != nil || l2.Token != l1.Token+1 {
+		t.Fatalf("%s: acquire after release: %+v %v (before: token %d)", h.Name, l2, err, l1.Token)
+	}
+	if _, err := s1.RenewLease(ctx, l1, serverT0.Add(42*time.Second), ttl); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("%s: the released holder renewed: %v", h.Name, err)
+	}
+	// Expired (its holder died): taken over at its expiry, not before.
+	if _, err := s1.AcquireLease(ctx, name, "r1/c", l2.Expires.Add(-time.Nanosecond), ttl); !errors.Is(err, store.ErrLeaseHeld) {
+		t.Fatalf("%s: taken a nanosecond before expiry: %v", h.Name, err)
+	}
+	l3, err := s1.AcquireLease(ctx, name, "r1/c", l2.Expires, ttl)
+	if err != nil || l3.Token != l2.Token+1 || l3.Holder != "r1/c" {
+		t.Fatalf("%s: taking over an expired lease: %+v %v", h.Name, l3, err)
+	}
+	if _, err := s2.RenewLease(ctx, l2, l2.Expires.Add(time.Second), ttl); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("%s: the old holder renewed a lease taken over: %v", h.Name, err)
+	}
+	if err := s2.ReleaseLease(ctx, l2); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("%s: the old holder released a lease taken over: %v", h.Name, err)
+	}
+	if got, _, _ := s2.LeaseOf(ctx, name); got.Holder != "r1/c" || got.Token != l3.Token {
+		t.Fatalf("%s: the old holder's calls changed the new holder's lease: %+v", h.Name, got)
+	}
+	// Expired but taken by no one: its holder may still renew it.
+	l3, err = s1.RenewLease(ctx, l3, l3.Expires.Add(5*time.Second), ttl)
+	if err != nil || l3.Token != l2.Token+1 {
+		t.Fatalf("%s: renewing an expired lease no one took: %+v %v", h.Name, l3, err)
+	}
+	// Other names are other leases.
+	if _, err := s2.AcquireLease(ctx, "turn/u_a/m-2", "r2/d", l3.Acquired, ttl); err != nil {
+		t.Fatalf("%s: another name: %v", h.Name, err)
+	}
+	// Purged a day after it expired, not before.
+	must(t, s1.PurgeServer(ctx, l3.Expires.Add(23*time.Hour), serverT0))
+	if _, ok, _ := s1.LeaseOf(ctx, name); !ok {
+		t.Fatalf("%s: a lease purged less than a day after it expired", h.Name)
+	}
+	must(t, s1.PurgeServer(ctx, l3.Expires.Add(25*time.Hour), serverT0))
+	if _, ok, _ := s1.LeaseOf(ctx, name); ok {
+		t.Fatalf("%s: a lease expired for a day is kept", h.Name)
+	}
+}
+
+// leaseRounds is how many times each child process takes the lease in
+// ServerLeaseOneHolderAcrossProcesses.
+const leaseRounds = 12
+
+// ServerLeaseOneHolderAcrossProcesses: four processes take one lease in
+// turn, each round a read-modify-write of one value that nothing else
+// protects (a User's note) while holding it: no update is lost, so no two
+// processes ever held it at once; and every acquisition had its own token.
+func ServerLeaseOneHolderAcrossProcesses(t *testing.T, h Harness) {
+	const procs = 4
+	b, addr := open(t, h)
+	runChildren(t, "lease", addr, procs, func(i int) []string {
+		return []string{writerEnv + "=" + fmt.Sprint("p", i)}
+	})
+	ctx := context.Background()
+	v, _, err := b.ForUser(Alice).Note(ctx, "lease-count")
+	must(t, err)
+	if v != strconv.Itoa(procs*leaseRounds) {
+		t.Fatalf("%s: the count kept under the lease is %q after %d processes added %d each: updates were lost, so two held it at once", h.Name, v, procs, leaseRounds)
+	}
+	l, ok, err := serverState(t, h, b).LeaseOf(ctx, "storetest/lease")
+	if err != nil || !ok || l.Token != procs*leaseRounds || l.Holder != "" {
+		t.Fatalf("%s: after %d acquisitions, released: %+v %v %v", h.Name, procs*leaseRounds, l, ok, err)
+	}
+}
+
+// leaseChild is one process of ServerLeaseOneHolderAcrossProcesses.
+func leaseChild(ctx context.Context, b store.Backend, who string) error {
+	s, ok := b.(store.ServerState)
+	if !ok {
+		return fmt.Errorf("%T does not implement store.ServerState", b)
+	}
+	db := b.ForUser(Alice)
+	for round := 0; round < leaseRounds; round++ {
+		holder := fmt.Sprintf("%s/%d", who, round)
+		var l store.Lease
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var err error
+			l, err = s.AcquireLease(ctx, "storetest/lease", holder, time.Now(), 30*time.Second)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, store.ErrLeaseHeld) {
+				return err
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the lease was not free once in a minute (held: %+v)", l)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		v, _, err := db.Note(ctx, "lease-count")
+		if err != nil {
+			return err
+		}
+		n, _ := strconv.Atoi(v)
+		time.Sleep(2 * time.Millisecond) // widen the window a second holder would write in
+		if err := db.SetNote(ctx, "lease-count", strconv.Itoa(n+1)); err != nil {
+			return err
+		}
+		if err := s.ReleaseLease(ctx, l); err != nil {
+			return fmt.Errorf("releasing %+v: %w", l, err)
+		}
+	}
+	return nil
+}
+
+// ServerSharedValueFirstWins: of processes proposing values for one key
+// at once (through two handles), every one is told the same value, the
+// first recorded, and it stays.
+func ServerSharedValueFirstWins(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, addr := open(t, h)
+	s1, s2 := serverState(t, h, b), serverState(t, h, reopen(t, h, addr))
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := s1
+			if i%2 == 1 {
+				s = s2
+			}
+			v, err := s.SharedValue(ctx, "sub-check", fmt.Sprint("value-", i), serverT0)
+			if err != nil {
+				t.Errorf("%s: %v", h.Name, err)
+			}
+			got[i] = v
+		}()
+	}
+	wg.Wait()
+	for _, v := range got {
+		if v != got[0] || !strings.HasPrefix(v, "value-") {
+			t.Fatalf("%s: processes were told %q: not one value", h.Name, got)
+		}
+	}
+	if v, err := s2.SharedValue(ctx, "sub-check", "later", serverT0.Add(time.Hour)); err != nil || v != got[0] {
+		t.Fatalf("%s: a later proposal: %q %v (first %q)", h.Name, v, err, got[0])
+	}
+	if v, _ := s1.SharedValue(ctx, "issuer", "https://pa.example", serverT0); v != "https://pa.example" {
+		t.Fatalf("%s: another key: %q", h.Name, v)
+	}
 }

@@ -14,7 +14,9 @@
 // syntax of query languages as typed, and CJK; secrets are kept sealed,
 // never as plaintext; no read of one User returns another User's rows; and,
 // to hold a pact serve (store.ServerState), an enrolment code and a device
-// token's jti are used once across handles, and devices belong to their User.
+// token's jti are used once across handles, devices belong to their User,
+// and a lease has one holder at a time across processes, expires, and is
+// taken over once expired.
 package storetest
 
 import (
@@ -85,6 +87,9 @@ var Behaviours = []struct {
 	{"ServerTokenIDsOnceAndRateWindows", ServerTokenIDsOnceAndRateWindows},
 	{"ServerDevicesBelongToTheirUser", ServerDevicesBelongToTheirUser},
 	{"ServerRegistrationsKeptReplacedRemoved", ServerRegistrationsKeptReplacedRemoved},
+	{"ServerLeaseAcquireRenewReleaseSteal", ServerLeaseAcquireRenewReleaseSteal},
+	{"ServerLeaseOneHolderAcrossProcesses", ServerLeaseOneHolderAcrossProcesses},
+	{"ServerSharedValueFirstWins", ServerSharedValueFirstWins},
 }
 
 // Run runs every behaviour against h, each a parallel subtest named

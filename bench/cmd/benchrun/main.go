@@ -37,9 +37,15 @@
 //	(issue 27, keys.go): the signing key in AWS KMS 20 ms away (local-kms
 //	behind a delaying proxy) vs a keyring key ≤ 1.2×
 //
+// 15–16. pact serve replicas on one PostgreSQL behind nginx (issue 30,
+//
+//	replicas.go): authenticated calls/s with 1, 2 and 3 replicas; the
+//	time from a replica's death (SIGKILL) to the next call served < 1 s
+//
 // -store runs rows 7 and 8 only (they need neither hyperfine nor curl);
 // -storage rows 10–13 only (they need Debian's postgresql, or
-// PACT_BENCH_POSTGRES_URL);
+// PACT_BENCH_POSTGRES_URL); -replicas rows 15–16 only (postgresql and
+// nginx-light);
 // -receipts row 8 only;
 // -send runs row 1 only; -startup rows 1 and 2 (issue 21); -chat row 9 only;
 // -keys row 14 only;
@@ -101,18 +107,19 @@ func (r row) ok() bool {
 }
 
 var (
-	runs        = flag.Int("runs", 40, "hyperfine runs per command")
-	turns       = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
-	storeOnly   = flag.Bool("store", false, "run only the store rows (7 and 8)")
-	sendOnly    = flag.Bool("send", false, "run only row 1 (pact send vs curl)")
-	chatOnly    = flag.Bool("chat", false, "run only row 9 (chat line mode, late vs early turns)")
-	startOnly   = flag.Bool("startup", false, "run only rows 1 and 2 (pact send and pact version vs curl, issue 21)")
-	brkOnly     = flag.Bool("breakdown", false, "print only the breakdown of one pact send (issue 21: process start, package init, pprof phases)")
-	sends       = flag.Int("sends", 300, "profiled sends for -breakdown")
-	keepProfile = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
-	rcptOnly    = flag.Bool("receipts", false, "run only the receipts list rows (8)")
-	storageOnly = flag.Bool("storage", false, "run only the storage rows on SQLite and PostgreSQL (10–13, issue 28)")
-	keysOnly    = flag.Bool("keys", false, "run only row 14 (pact send with a KMS key 20 ms away vs a keyring key)")
+	runs         = flag.Int("runs", 40, "hyperfine runs per command")
+	turns        = flag.Int("turns", 1000, "turns for the pact chat RSS measurement")
+	storeOnly    = flag.Bool("store", false, "run only the store rows (7 and 8)")
+	sendOnly     = flag.Bool("send", false, "run only row 1 (pact send vs curl)")
+	chatOnly     = flag.Bool("chat", false, "run only row 9 (chat line mode, late vs early turns)")
+	startOnly    = flag.Bool("startup", false, "run only rows 1 and 2 (pact send and pact version vs curl, issue 21)")
+	brkOnly      = flag.Bool("breakdown", false, "print only the breakdown of one pact send (issue 21: process start, package init, pprof phases)")
+	sends        = flag.Int("sends", 300, "profiled sends for -breakdown")
+	keepProfile  = flag.String("pprof-top", "", "with -breakdown: also write the merged `pprof -top -cum` to this file")
+	rcptOnly     = flag.Bool("receipts", false, "run only the receipts list rows (8)")
+	storageOnly  = flag.Bool("storage", false, "run only the storage rows on SQLite and PostgreSQL (10–13, issue 28)")
+	keysOnly     = flag.Bool("keys", false, "run only row 14 (pact send with a KMS key 20 ms away vs a keyring key)")
+	replicasOnly = flag.Bool("replicas", false, "run only the replica rows: pact serve on PostgreSQL behind nginx (15–16, issue 30)")
 )
 
 func main() {
@@ -175,6 +182,9 @@ func run() ([]row, error) {
 	}
 	if *storageOnly {
 		return storageRows(tmp, pact)
+	}
+	if *replicasOnly {
+		return replicaRows(tmp, pact)
 	}
 	home := filepath.Join(tmp, "home")
 	os.Setenv("PACT_HOME", home)
@@ -309,6 +319,10 @@ func run() ([]row, error) {
 	rows = append(rows, sr...)
 	if err == nil {
 		sr, err = storageRows(tmp, pact)
+		rows = append(rows, sr...)
+	}
+	if err == nil {
+		sr, err = replicaRows(tmp, pact)
 		rows = append(rows, sr...)
 	}
 	if err != nil {
