@@ -22,6 +22,7 @@ import (
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/signer"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -114,6 +115,8 @@ var Sentinels = map[string]error{
 	"receipts.ErrKeysUnavailable":      receipts.ErrKeysUnavailable,
 	"secrets.ErrUnavailable":           secrets.ErrUnavailable,
 	"secrets.ErrTooLarge":              secrets.ErrTooLarge,
+	"signer.ErrKeyUnavailable":         signer.ErrKeyUnavailable,
+	"signer.ErrKeyMismatch":            signer.ErrKeyMismatch,
 }
 
 // EncodeError is err's chain as it crosses the wire; nil for nil.

@@ -139,6 +139,7 @@ func (b *Backend) History() []tui.Turn {
 		if t.ReceiptID != "" {
 			m := &tui.ReceiptMark{ID: t.ReceiptID, Verified: t.ReceiptVerified != nil && *t.ReceiptVerified}
 			b.fillClaims(m, nil)
+			b.archiveVerdict(ctx, m)
 			tt.Receipt = m
 		}
 		out = append(out, tt)

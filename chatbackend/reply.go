@@ -3,6 +3,7 @@ package chatbackend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -34,6 +35,31 @@ func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
 		t.Receipt = m
 	}
 	return t
+}
+
+// archiveVerdict makes the verdict of m, the receipt mark of a stored turn, the archive's
+// (agent.Agent.Receipt: the entry as receipts.Archive.Get checks it), never the turn's own
+// copy of it: a restore puts that back as the file had it (issue 31 item 6), and it says
+// nothing of a receipt that could not be archived (item 5), which is Missing. Without an
+// archive (Options.Receipts nil) m is left as it is.
+func (b *Backend) archiveVerdict(ctx context.Context, m *tui.ReceiptMark) {
+	if b.opts.Receipts == nil || m.ID == "" {
+		return
+	}
+	e, err := b.opts.Receipts.Receipt(ctx, m.ID)
+	switch {
+	case errors.Is(err, receipts.ErrNotFound):
+		m.Verified, m.Missing = false, true
+		m.Problems = []string{"it could not be archived when it came, or was left out of the archive since"}
+	case err != nil:
+		m.Verified = false
+		m.Problems = []string{"pact could not read it from its archive: " + err.Error()}
+	default:
+		m.Verified = e.Verified
+		if !e.Verified {
+			m.Problems = append([]string(nil), e.Problems...)
+		}
+	}
 }
 
 // fillClaims completes m with the receipt's claims (§5.6): from the archive entry when

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/pact-cli/pact/delegation"
 	"github.com/pact-cli/pact/discovery"
 	"github.com/pact-cli/pact/profile"
+	"github.com/pact-cli/pact/receipts"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -44,7 +46,49 @@ func RestoreChecks(cfg *profile.Config) store.RestoreChecks {
 			return nil
 		},
 		Pin: discovery.CheckPinRecord,
+		Receipt: func(expect []byte) error {
+			var exp receipts.Expect
+			if err := json.Unmarshal(expect, &exp); err != nil {
+				return fmt.Errorf("what it was checked against is not readable (%v)", err)
+			}
+			if cfg == nil || exp.JWKSURI == "" {
+				return nil
+			}
+			if err := receiptJWKSURI(cfg, exp.Brand, exp.JWKSURI); err != nil {
+				return &receipts.JWKSURIError{Brand: exp.Brand, JWKSURI: exp.JWKSURI, Err: err}
+			}
+			return nil
+		},
 	}
+}
+
+// ReceiptJWKSURIRule is the rule an archived receipt's jwks_uri must pass for
+// the receipt to verify again (receipts.Archive.CheckJWKSURI): the
+// endpoint-origin rule of the Provider registration its brand (the interface
+// URL) matches, as login applied it to the grant the jwks_uri came from
+// (receiptJWKSURI). The profile's settings are read once, on first use.
+func ReceiptJWKSURIRule(p *profile.Profile) func(brand, jwksURI string) error {
+	load := sync.OnceValues(p.Load)
+	return func(brand, jwksURI string) error {
+		cfg, err := load()
+		if err != nil {
+			return nil // no settings: no registration to check against (nothing is sent either)
+		}
+		return receiptJWKSURI(cfg, brand, jwksURI)
+	}
+}
+
+// receiptJWKSURI checks jwksURI, where the key of a receipt of the Brand at
+// the interface URL brand came from, under the registration brand matches
+// (profile.Config.CheckEndpoint). A brand no registration matches (a receipt
+// imported from another User's bundle, whose jwks_uri came from the Brand's
+// card) is not checked.
+func receiptJWKSURI(cfg *profile.Config, brand, jwksURI string) error {
+	reg, ok := cfg.Match(brand)
+	if !ok {
+		return nil
+	}
+	return cfg.CheckEndpoint(*reg, "jwks_uri", jwksURI)
 }
 
 // grantEndpoints checks g's endpoints (delegation.Grant.CheckEndpoints)

@@ -131,6 +131,8 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 	b, user := backend.ForProfile(p.Dirs, p.Name, p.Database)
 	db := b.ForUser(user)
 	keys := jwks.NewCache(hc)
+	arch := receipts.NewArchive(db, keys)
+	arch.CheckJWKSURI = ReceiptJWKSURIRule(p) // an archived jwks_uri as login checked it
 	return Options{
 		HTTP:     hc,
 		Client:   &a2aclient.Client{HTTP: hc},
@@ -141,7 +143,7 @@ func NewOptions(p *profile.Profile, hc *http.Client) Options {
 		Grants:   delegation.DBStore{DB: db},
 		Tokens:   TokenStore(p, db),
 		Keys:     keys,
-		Receipts: receipts.NewArchive(db, keys),
+		Receipts: arch,
 		Cards:    &discovery.Cache{DB: db},
 		Pins:     db,
 	}
@@ -220,13 +222,16 @@ func detailOf(err error) string {
 }
 
 // ContextMismatchError is a reply in another conversation than the one
-// continued (§4.2). The reply is returned with it.
+// continued (§4.2). The reply is returned with it: the message was
+// delivered (and its receipt, if any, archived), so a front-end shows the
+// reply and never tells the User to send the message again (§4.3).
 type ContextMismatchError struct {
 	Want, Got string
 }
 
 func (e *ContextMismatchError) Error() string {
-	return "the Provider answered in a different conversation than the one continued; start a new conversation"
+	return "the Provider answered your message in another conversation than the one continued: it was delivered and may have been acted on, " +
+		"so do not send it again; its reply is not kept with this conversation. If the next messages go wrong too, start a new conversation"
 }
 
 // Detail names both contextIds.

@@ -50,3 +50,17 @@ func TestIssue31_14_DeviceFlowIntervalAndExpiryAreCapped(t *testing.T) {
 		t.Fatalf("polled for %v without an expiry", got)
 	}
 }
+
+// Issue 31 item 14, review: an interval so large that it overflows a time.Duration
+// (18446744074 s wraps to 0.29 s) is capped as any other large one, never polled every
+// few milliseconds.
+func TestIssue31_14_AnIntervalThatOverflowsIsCapped(t *testing.T) {
+	for _, n := range []string{"18446744074", "73786976295", "9223372036854775807"} {
+		as := newFakeAS(t)
+		as.devResp = `{"device_code":"d","user_code":"U","verification_uri":"https://brand.example/l","expires_in":600,"interval":` + n + `}`
+		c, _ := newClient(newFakeClock())
+		if a := authorize(t, c, as); a.Interval != MaxInterval {
+			t.Errorf("interval %s: polled every %v, want %v", n, a.Interval, MaxInterval)
+		}
+	}
+}

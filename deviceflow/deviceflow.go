@@ -393,7 +393,9 @@ func (c *Client) Authorize(ctx context.Context, deviceAuthorizationURL string, s
 		if err != nil || n < 0 {
 			problems = append(problems, "interval is not a non-negative integer")
 		} else if n > 0 {
-			interval = time.Duration(n) * time.Second
+			// Capped before it becomes a Duration: a larger n would wrap
+			// around (18446744074 s is 0.29 s).
+			interval = time.Duration(min(n, int64(MaxInterval/time.Second))) * time.Second
 		}
 	}
 	if len(problems) > 0 {

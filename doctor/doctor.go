@@ -496,7 +496,7 @@ func keyFix(r *runner, k profile.KeyInfo, err error) string {
 	switch {
 	case errors.Is(err, signer.ErrKeyMismatch):
 		return fmt.Sprintf("put the key %s back at %s, or publish the key now there as a new one: `%s`, then `%s`",
-			k.KID, where, r.cmd("key rotate --key "+k.KeyURI().String()), r.cmd("key activate -- NEWKID"))
+			k.KID, where, r.cmdWords("key", "rotate", "--key", k.KeyURI().String()), r.cmd("key activate -- NEWKID"))
 	case !k.Active:
 		return fmt.Sprintf("make it reachable again at %s, or stop publishing it: `%s`", where, r.cmd("key retire -- "+k.KID))
 	}

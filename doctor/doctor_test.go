@@ -21,6 +21,7 @@ import (
 	"github.com/pact-cli/pact/jwks"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/secrets"
+	"github.com/pact-cli/pact/signer"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -319,5 +320,16 @@ func TestDoctor_WarnsAboutFilesTheImportLeftOut(t *testing.T) {
 	}
 	if c := find(run(nil), CheckHistory, ""); c != nil {
 		t.Fatalf("history check with nothing left out = %+v", c)
+	}
+}
+
+// The fix for a key replaced where it lives quotes its URI for the shell
+// (a pkcs11: URI holds ";", which would end the pasted command).
+func TestIssue27_KeyFixQuotesTheKeyURI(t *testing.T) {
+	r := &runner{o: Options{Profile: &profile.Profile{Name: "default"}}}
+	k := profile.KeyInfo{KID: "kid1", URI: "pkcs11:token=pact;object=pa-key"}
+	fix := keyFix(r, k, signer.ErrKeyMismatch)
+	if want := "`pact key rotate --key 'pkcs11:token=pact;object=pa-key'`"; !strings.Contains(fix, want) {
+		t.Fatalf("fix = %s, want %s", fix, want)
 	}
 }

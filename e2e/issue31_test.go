@@ -287,3 +287,40 @@ func TestIssue31_9_InvalidParamsNotAboutTheContextKeepsTheConversation(t *testin
 		t.Errorf("contextIds %q, want the conversation continued", ctxs)
 	}
 }
+
+// Issue 31 item 8, review: the Provider answered the message, in another conversation
+// than the one continued. pact printed only "…; start a new conversation", no reply: a
+// delivered message reported as a failure, and the same text, sent again in a new
+// conversation as told, made the Brand's agent act twice. pact shows the reply and says
+// the message was delivered.
+func TestIssue31_8_AReplyInAnotherConversationWasDelivered(t *testing.T) {
+	t.Parallel()
+	other := replyWith(`{"message":{"messageId":"r-2","contextId":"ctx-2","role":"ROLE_AGENT","parts":[{"text":"Refund issued."}]}}`)
+	for _, c := range []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"send", []string{"send", "", "please refund order A-10001"}, ""},
+		{"line-mode chat", []string{"chat", ""}, "please refund order A-10001\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f, _ := scriptedProvider(t, replyWith(agentReply("hello")), other)
+			e := hostileEnv(t, f)
+			e.must("send", f.URL(), "hello")
+			args := append([]string(nil), c.args...)
+			args[1] = f.URL()
+			cmd := e.cmd(t.Context(), args...)
+			var out, errb bytes.Buffer
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(c.stdin), &out, &errb
+			cmd.Run()
+			if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(out.String(), "Refund issued.") {
+				t.Errorf("exit %d, want a failure with the reply shown\nstdout: %s\nstderr: %s", cmd.ProcessState.ExitCode(), out.String(), errb.String())
+			}
+			if !strings.Contains(errb.String(), "was delivered") || !strings.Contains(errb.String(), "do not send it again") {
+				t.Errorf("stderr does not say the message was delivered:\n%s", errb.String())
+			}
+		})
+	}
+}

@@ -108,7 +108,15 @@ type RedirectError struct {
 	Credentialed bool
 }
 
-func (e *RedirectError) Error() string { return fmt.Sprintf("redirect to %s: %s", e.URL, e.Reason) }
+// Error names the URL with its secret parameters redacted (RedactURL): it
+// is printed without --debug too.
+func (e *RedirectError) Error() string {
+	where := e.URL
+	if u, err := url.Parse(e.URL); err == nil {
+		where = RedactURL(u)
+	}
+	return fmt.Sprintf("redirect to %s: %s", where, e.Reason)
+}
 
 // ErrInsecureURL is wrapped by CheckURL's errors.
 var ErrInsecureURL = errors.New("insecure URL")

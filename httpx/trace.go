@@ -79,7 +79,10 @@ func Redact(s string) string {
 		}
 		return m
 	})
-	if strings.Contains(s, "=") && !strings.ContainsAny(s, "{}\n") {
+	// A bare form ("code=…&state=…"), whose first pair no separator precedes:
+	// never a URL, whose pairs the pattern above has seen (read as a form, it
+	// came out with its pairs sorted around its scheme and path).
+	if k, _, ok := strings.Cut(s, "="); ok && !strings.ContainsAny(s, "{}\n") && !strings.ContainsAny(k, "/?#: ") {
 		if v, err := url.ParseQuery(s); err == nil && len(v) > 0 {
 			changed := false
 			for k := range v {

@@ -57,3 +57,24 @@ func TestIssue31_12_TraceRedactsSecretQueryValuesEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 item 12, review: a redirect's Location and the request line that follows it kept
+// their secrets hidden but came out scrambled ("GET access_token=[redacted]&http://…/cb?…":
+// the whole URL read as a form and its pairs sorted), and the error of a refused redirect,
+// printed without --debug, named the URL with its secrets. A URL keeps its order, and the
+// refusal's URL is redacted.
+func TestIssue31_12_RedactKeepsAURLWholeAndTheRedirectErrorRedacts(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:1/cb?code=S1&state=xyz&access_token=T1": "http://127.0.0.1:1/cb?code=[redacted]&state=xyz&access_token=[redacted]",
+		"/cb?state=xyz&code=S1":                                   "/cb?state=xyz&code=[redacted]",
+		"code=S1&state=xyz":                                       "code=[redacted]&state=xyz",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	e := &RedirectError{URL: "http://127.0.0.1:1/x?client_secret=CS1&device_code=DC1&page=2", Reason: "more than 5 redirects"}
+	if got := e.Error(); strings.Contains(got, "CS1") || strings.Contains(got, "DC1") || !strings.Contains(got, "page=2") {
+		t.Errorf("RedirectError.Error() = %q", got)
+	}
+}

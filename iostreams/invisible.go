@@ -22,23 +22,33 @@ import "unicode"
 //     (tag characters spell out a whole hidden instruction);
 //
 // and the interlinear annotation characters U+FFF9–U+FFFB, which hide the
-// text between them in most renderers. Sanitize shows each of them visibly,
-// except an emoji presentation selector that completes an emoji variation
-// sequence ("❤️", see Presentation).
+// text between them in most renderers; also every other format character
+// (general category Cf: the Arabic and Syriac number and end marks
+// U+0600–U+0605, U+06DD, U+070F, U+0890, U+0891, U+08E2, the Kaithi number
+// signs U+110BD, U+110CD, the Egyptian hieroglyph format controls
+// U+13430–U+1343F), which a terminal draws with no width either (glibc's
+// wcwidth), and the line and paragraph separators U+2028, U+2029 (a line
+// break to a model, nothing on a terminal). Sanitize shows each of them
+// visibly, except an emoji presentation selector that completes an emoji
+// variation sequence ("❤️", see Presentation).
 func IsInvisible(r rune) bool {
 	switch {
 	case r < 0xad:
 		return false
+	case r == 0x2028, r == 0x2029, r >= 0x0600 && r <= 0x0605, r >= 0x13430 && r <= 0x1343f:
+		return true
 	case r >= 0xe0000 && r <= 0xe0fff, r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
 		r >= 0x2060 && r <= 0x206f, r >= 0x180b && r <= 0x180f, r >= 0xfe00 && r <= 0xfe0f,
 		r >= 0xfff0 && r <= 0xfffb, r >= 0x1bca0 && r <= 0x1bca3, r >= 0x1d173 && r <= 0x1d17a:
 		return true
 	}
 	switch r {
-	case 0xad, 0x034f, 0x061c, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x3164, 0xfeff, 0xffa0:
+	case 0xad, 0x034f, 0x061c, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x3164, 0xfeff, 0xffa0,
+		0x06dd, 0x070f, 0x0890, 0x0891, 0x08e2, 0x110bd, 0x110cd:
 		return true
 	}
-	return false
+	// Format characters a later Unicode adds.
+	return r >= 0x0600 && unicode.Is(unicode.Cf, r)
 }
 
 // Presentation reports whether the variation selector r after the

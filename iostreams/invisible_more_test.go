@@ -83,3 +83,37 @@ func TestIssue31_10_EveryDefaultIgnorableIsShown(t *testing.T) {
 		t.Error("a soft hyphen hidden in a name changes its skeleton")
 	}
 }
+
+// Issue 31 (10), review: the format characters (Cf) that are not default-ignorable show
+// nothing on a terminal either (glibc's wcwidth gives them no width; tmux drops U+2028): the
+// Egyptian hieroglyph format controls U+13430–U+1343F, the Arabic and Syriac number and end
+// marks U+0600–U+0605, U+06DD, U+070F, U+0890, U+0891, U+08E2, the Kaithi number signs
+// U+110BD, U+110CD, and the line and paragraph separators U+2028, U+2029 (a line break to a
+// model, nothing on the terminal). Sixteen of them spell a half-byte each, as the variation
+// selectors did. Each is shown, in multi-line text too.
+func TestIssue31_10_FormatCharactersAndSeparatorsAreShown(t *testing.T) {
+	for _, r := range []rune{0x0600, 0x0605, 0x06dd, 0x070f, 0x0890, 0x0891, 0x08e2, 0x110bd, 0x110cd, 0x13430, 0x13439, 0x1343f, 0x2028, 0x2029} {
+		if !IsInvisible(r) {
+			t.Errorf("IsInvisible(%U) = false", r)
+		}
+		in := "Refund 9" + string(r) + "00 EUR"
+		for name, f := range map[string]func(string) string{"Sanitize": Sanitize, "SanitizeLine": SanitizeLine} {
+			got := f(in)
+			if strings.ContainsRune(got, r) || !strings.Contains(got, `\`) {
+				t.Errorf("%s(%q) = %q: %U passes as it is", name, in, got, r)
+			}
+			if f(got) != got {
+				t.Errorf("%s is not idempotent on %q", name, in)
+			}
+		}
+		if !HidesCharacters("Example" + string(r) + " Bank") {
+			t.Errorf("a name with %U does not hide characters", r)
+		}
+	}
+	// What shows stays: Arabic letters and digits, Egyptian hieroglyphs, spaces.
+	for _, s := range []string{"مرحبا ١٢٣", "\U00013000\U00013001", "a\u3000b\u2800c"} {
+		if got := Sanitize(s); got != s {
+			t.Errorf("Sanitize(%q) = %q", s, got)
+		}
+	}
+}

@@ -94,8 +94,9 @@ func HidesCharacters(s string) bool {
 }
 
 // verdictMarks are the marks pact draws for its own verdicts (signature,
-// receipts, warnings).
-const verdictMarks = "✓✔✗✘☑✅❌⚠"
+// receipts, warnings), and the check, cross and ballot marks that read as
+// them.
+const verdictMarks = "✓✔✗✘☑✅❌⚠√☒✕✖❎🗴🗵🗶🗷🗸🗹"
 
 // verdictWords are the words of pact's own verdicts on a card or receipt.
 var verdictWords = []string{"signed by", "verified"}
@@ -103,14 +104,16 @@ var verdictWords = []string{"signed by", "verified"}
 // MimicsVerdicts reports whether s (a Brand's name) holds a mark or words
 // that pact uses for its own verdicts ("✓", "signed by", "verified"): a
 // card named "Example Bank — signed by bank.example ✓" reads, beside pact's
-// rows, as pact's finding. Case is ignored.
+// rows, as pact's finding. Case is ignored, and so are the spaces and the
+// look-alike letters that spell the words (compared by Skeleton: "signed
+// by" with a no-break space or a Cyrillic "і" is found too).
 func MimicsVerdicts(s string) bool {
 	if strings.ContainsAny(s, verdictMarks) {
 		return true
 	}
-	l := strings.ToLower(s)
+	l, sk := strings.ToLower(s), Skeleton(s)
 	for _, w := range verdictWords {
-		if strings.Contains(l, w) {
+		if strings.Contains(l, w) || strings.Contains(sk, Skeleton(w)) {
 			return true
 		}
 	}

@@ -40,3 +40,29 @@ func TestSkeleton_LookAlikesMatch(t *testing.T) {
 		t.Error("Example Shop has the skeleton of Example Bank")
 	}
 }
+
+// Issue 31 (10), review: a card named "Example Bank signed by bank.example 🗸" with a
+// no-break space in "signed by" and a check mark pact does not draw still read, in the
+// chat header beside pact's own "signed by … ✓", as pact's verdict. The words are found
+// whatever spaces or look-alike letters spell them, and every check, cross and ballot
+// mark counts.
+func TestIssue31_10_VerdictWordsInOtherSpacesAndMarks(t *testing.T) {
+	for _, name := range []string{
+		"Example Bank signed\u00a0by bank.example",
+		"Example Bank signed\u2002by bank.example",
+		"Example Bank Signed  By bank.example",
+		"Example Bank sіgned by bank.example", // Cyrillic і
+		"Example Bank VERIFIED",
+		"Example Bank 🗸", "Example Bank √", "Example Bank 🗹", "Example Bank ☒",
+		"Example Bank ✕", "Example Bank ❎", "Example Bank 🗶",
+	} {
+		if !MimicsVerdicts(name) {
+			t.Errorf("MimicsVerdicts(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"Example Bank", "Signet Bylaws Co.", "Verifone", "Design by Anna"} {
+		if MimicsVerdicts(name) {
+			t.Errorf("MimicsVerdicts(%q) = true", name)
+		}
+	}
+}

@@ -26,7 +26,8 @@ import (
 //     shown as "\u202e" and the like.
 //   - Invisible characters (IsInvisible: every default-ignorable code point
 //     — tag characters, zero-width and filler characters, the soft hyphen,
-//     variation selectors — and the interlinear annotation characters),
+//     variation selectors — the interlinear annotation characters, every
+//     other format character and the line and paragraph separators),
 //     which can hide words from a reader while a program or a model still
 //     reads them, are shown the same way: "\u200b", "\u00ad", "\ufe00",
 //     and "\U000e0041" for a tag character. An emoji presentation selector

@@ -128,3 +128,34 @@ func TestIssue31_9_MCP_InvalidParamsNotAboutTheContextKeepsTheConversation(t *te
 		t.Fatalf("the next message went in %q, want the conversation %q continued", next.ContextID, first.ContextID)
 	}
 }
+
+// Issue 31 item 8 in MCP, review: a reply in another conversation than the one continued
+// was a tool error ("…; start a new conversation") without the reply, although the message
+// was delivered: the model, told to start a new conversation, sent it again. The tool
+// gives the reply and says the message was delivered.
+func TestIssue31_8_MCP_AReplyInAnotherConversationWasDelivered(t *testing.T) {
+	e, l := newLossyEnv(t)
+	b := e.brands[1].SiteURL
+	e.mustCall("send_message", map[string]any{"brand": b, "text": "hello"}, nil)
+	l.arm(answered(200, `{"message":{"messageId":"r-2","contextId":"ctx-other","role":"ROLE_AGENT","parts":[{"text":"Refund issued."}]}}`))
+	res := e.call("send_message", map[string]any{"brand": b, "text": "please refund order A-10001"}, nil)
+	if res.IsError || !strings.Contains(text(res), "Refund issued.") || !strings.Contains(text(res), "do not send it again") {
+		t.Fatalf("send_message: error %v, %s", res.IsError, text(res))
+	}
+}
+
+// Issue 31 item 1 in MCP, review: the answer was lost, and the message sent again under
+// its messageId was answered "unknown contextId" (the Provider forgot the conversation,
+// perhaps after acting on it). The tool told the model to "call send_message again with
+// new: true": the same text in a new conversation, under a new messageId. It says to
+// tell the User, who decides.
+func TestIssue31_1_MCP_ForgottenConversationAfterAnUnknownOutcome(t *testing.T) {
+	e, l := newLossyEnv(t)
+	b := e.brands[1].SiteURL
+	e.mustCall("send_message", map[string]any{"brand": b, "text": "hello"}, nil)
+	l.arm(lostAnswer, answered(400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"unknown contextId","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_PARAMS"}]}}`))
+	res := e.call("send_message", map[string]any{"brand": b, "text": "please cancel order A-10001"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "may have reached") || !strings.Contains(text(res), "only if the User says so") || strings.Contains(text(res), "call send_message again with new: true") {
+		t.Fatalf("send_message: error %v, %s", res.IsError, text(res))
+	}
+}

@@ -133,12 +133,17 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 	// archived: the Brand acted, so the reply is the result (never an
 	// error the model might answer by sending again), saying so.
 	var unsaved *conversation.SaveError
-	if errors.As(err, &unsaved) && res != nil {
+	var mismatch *conversation.ContextMismatchError
+	if (errors.As(err, &unsaved) || errors.As(err, &mismatch)) && res != nil {
 		err = nil
 	}
 	var stale *conversation.StaleContextError
 	if errors.As(err, &stale) {
 		// The CLI's remedy is --new; the tool's is its new input.
+		if stale.Resent {
+			// It may have been acted on: the User decides whether it goes again (§4.3).
+			return nil, SendOutput{}, toolError(errors.New(stale.What() + " tell the User, and send this text again only if the User says so (with new: true, in a new conversation)."))
+		}
 		return nil, SendOutput{}, toolError(errors.New(stale.What() + " start a new conversation: call send_message again with new: true"))
 	}
 	if err != nil {
@@ -172,6 +177,9 @@ func (s *Server) sendMessage(ctx context.Context, req *mcp.CallToolRequest, in S
 		}
 	} else {
 		r.say("pact: no signed receipt came with this reply; whatever the reply says, pact has no proof that the Brand acted.")
+	}
+	if mismatch != nil {
+		r.say("pact: " + mismatch.Error() + ".")
 	}
 	if unsaved != nil && !unsaved.Receipt {
 		r.say("pact: the reply arrived, but pact could not save the conversation: " + clean(unsaved.Err.Error()))

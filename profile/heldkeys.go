@@ -206,7 +206,7 @@ func (p *Profile) openPKCS11(u keyuri.URI) (*pkcs11.Key, error) {
 func (p *Profile) mismatch(k KeyInfo) error {
 	return fmt.Errorf("%w: the key at %s is not the signing key %s any more (its public part changed): "+
 		"it was replaced there; put the old key back, or publish the new one with `%s` and activate it",
-		signer.ErrKeyMismatch, p.Where(k), k.KID, Command(p.Name, "key rotate --key "+k.URI))
+		signer.ErrKeyMismatch, p.Where(k), k.KID, CommandWords(p.Name, "key", "rotate", "--key", k.URI))
 }
 
 // open returns a crypto.Signer for k, refusing one whose public part is
@@ -269,7 +269,7 @@ func (p *Profile) signerFor(c *Config, k KeyInfo) (*signer.Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.WithStock(p.Stock()), nil
+	return s.At(p.Where(k)).WithStock(p.Stock()), nil
 }
 
 // Stock is where PA JWTs minted ahead for the profile's held keys are
@@ -330,6 +330,7 @@ func (p *Profile) CheckKey(ctx context.Context, c *Config, k KeyInfo) error {
 	if err != nil {
 		return err
 	}
+	s.At(p.Where(k))
 	var probe [16]byte
 	rand.Read(probe[:])
 	_, err = s.SignJWS(map[string]any{"alg": k.Alg, "kid": k.KID, "typ": "pact-probe"}, probe[:], k.Alg)

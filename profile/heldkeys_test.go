@@ -75,3 +75,24 @@ func TestIssue27_BadKeyURIIsRefusedBeforeAnythingIsWritten(t *testing.T) {
 		t.Fatal("a refused --key left a profile")
 	}
 }
+
+// A command pact suggests with a key URI in it quotes the URI for the
+// shell: a pkcs11: URI holds ";", which would end the command where the
+// User pastes it (pact key rotate --key pkcs11:token=pact, then a shell
+// error).
+func TestIssue27_KeyURIInACommandHintIsQuoted(t *testing.T) {
+	const uri = "pkcs11:token=pact;object=pa-key"
+	const want = "pact key rotate --key '" + uri + "'"
+	p := newProfile(t)
+	if _, err := p.Init("https://pa.example.com", "", "", false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.InitKey("https://pa.example.com", "", "", uri, false)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("init --key on a profile with a key = %v, want the hint %s", err, want)
+	}
+	k := KeyInfo{KID: "kid1", URI: uri}
+	if err := p.mismatch(k); !strings.Contains(err.Error(), want) {
+		t.Fatalf("mismatch = %v, want the hint %s", err, want)
+	}
+}

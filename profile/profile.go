@@ -245,7 +245,7 @@ func (p *Profile) InitKey(issuer, jwksURI, alg, keyURI string, force bool) (*Ini
 	if keyURI != "" {
 		if a := c.Active(); a == nil || a.KeyURI().String() != u.String() {
 			return nil, errs.New(fmt.Sprintf("profile %q already has its signing key %s; to sign with the key at %s, run `%s` (or init again with --force to replace every key)",
-				p.Name, c.Keys[0].KID, u, Command(p.Name, "key rotate --key "+u.String())), ErrInvalidInput)
+				p.Name, c.Keys[0].KID, u, CommandWords(p.Name, "key", "rotate", "--key", u.String())), ErrInvalidInput)
 		}
 	}
 	if c.Keyring == "" {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,14 @@ type Archive struct {
 	DB store.Receipts
 	// Keys fetches signing keys for online verification (a *jwks.Cache).
 	Keys delegation.KeySource
+	// CheckJWKSURI, when set, is the rule an archived receipt's jwks_uri
+	// (Expect.JWKSURI, where its key came from) must pass for the receipt
+	// to verify again, online or with the archived key: the endpoint-origin
+	// rule of the Provider registration its brand (the interface URL)
+	// matches, as login applied it to the grant the jwks_uri came from
+	// (conversation.ReceiptJWKSURIRule). A row put back by a restore, or
+	// edited, may name a stranger's keys (issue 31 item 6). nil: not checked.
+	CheckJWKSURI func(brand, jwksURI string) error
 
 	keys sync.Map // raw JWK JSON → *jose.JSONWebKey (parsed once)
 }
@@ -548,6 +557,15 @@ func (a *Archive) check(ctx context.Context, e *Entry, online bool) Check {
 
 func (a *Archive) check1(ctx context.Context, e *Entry, online bool) Check {
 	c := Check{ID: e.ID, Problems: []string{}}
+	if err := a.trustedJWKSURI(e); err != nil {
+		if !e.Verified {
+			c.Problems = append([]string{"kept as rejected"}, e.Problems...)
+		}
+		if !slices.Contains(c.Problems, err.Error()) { // a restore may have said it already
+			c.Problems = append(c.Problems, err.Error())
+		}
+		return c
+	}
 	if !e.Verified {
 		return a.recheckRejected(ctx, e, online)
 	}
@@ -591,6 +609,33 @@ func (a *Archive) check1(ctx context.Context, e *Entry, online bool) Check {
 	}
 	return c
 }
+
+// trustedJWKSURI applies CheckJWKSURI to e's jwks_uri: a *JWKSURIError.
+func (a *Archive) trustedJWKSURI(e *Entry) error {
+	if a.CheckJWKSURI == nil || e.Expect.JWKSURI == "" {
+		return nil
+	}
+	if err := a.CheckJWKSURI(e.Expect.Brand, e.Expect.JWKSURI); err != nil {
+		return &JWKSURIError{Brand: e.Expect.Brand, JWKSURI: e.Expect.JWKSURI, Err: err}
+	}
+	return nil
+}
+
+// JWKSURIError refuses the key of a receipt whose jwks_uri (where the key
+// came from) is not under the registration of the Provider of its brand
+// (Archive.CheckJWKSURI), which login requires of the grant a jwks_uri
+// comes from. It unwraps to the rule's error.
+type JWKSURIError struct {
+	Brand, JWKSURI string
+	Err            error
+}
+
+func (e *JWKSURIError) Error() string {
+	return fmt.Sprintf("its jwks_uri %s is not under the registration of the Provider of %s, as login requires of the keys a receipt is checked with: pact does not take that key's word for it",
+		e.JWKSURI, e.Brand)
+}
+
+func (e *JWKSURIError) Unwrap() error { return e.Err }
 
 // key parses an archived public JWK once and caches it by its exact JSON.
 func (a *Archive) key(raw json.RawMessage) (*jose.JSONWebKey, error) {

@@ -100,6 +100,11 @@ func TestSection3_2_HeldKeySignedByAnotherKeyIsRefused(t *testing.T) {
 		if _, err := s.SignJWS(map[string]any{"alg": alg}, []byte("{}"), alg); !errors.Is(err, ErrKeyMismatch) {
 			t.Fatalf("%s: SignJWS = %v, want ErrKeyMismatch", alg, err)
 		}
+		// The refusal names the key and where it lives.
+		_, err = s.At("AWS KMS key arn:aws:kms:eu-west-2:111122223333:key/k1 (alias/pact)").Mint("aud", "sub")
+		if want := s.KID() + " (AWS KMS key arn:aws:kms:eu-west-2:111122223333:key/k1 (alias/pact))"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: Mint = %v, want it to name %s", alg, err, want)
+		}
 	}
 }
 

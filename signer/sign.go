@@ -59,8 +59,12 @@ func (s *Signer) signature(input []byte, alg string) ([]byte, error) {
 		}
 	}
 	if s.held && !verify(s.pub, opts, digest[:], sig) {
-		return nil, fmt.Errorf("%w: a signature made by the key behind %s does not verify with the published key %s: "+
-			"the token or KMS holds another key under that name now, so nothing it signed is sent", ErrKeyMismatch, s.kid, s.kid)
+		key := s.kid
+		if s.where != "" {
+			key += " (" + s.where + ")"
+		}
+		return nil, fmt.Errorf("%w: the signing key %s made a signature its published key does not verify: "+
+			"the token or KMS holds another key under that name now (replaced, or an alias moved), so nothing it signed is sent", ErrKeyMismatch, key)
 	}
 	return sig, nil
 }

@@ -150,7 +150,16 @@ type Signer struct {
 	held   bool
 	header string // base64url of the protected header, fixed per key
 	now    func() time.Time
-	stock  Stock // tokens minted ahead by other processes (nil: none)
+	stock  Stock  // tokens minted ahead by other processes (nil: none)
+	where  string // where a held key lives, for messages (At)
+}
+
+// At records where a held key lives ("AWS KMS key ARN (alias/NAME)",
+// "token \"T\", object \"O\""), so that a failure names the place as
+// well as the kid.
+func (s *Signer) At(where string) *Signer {
+	s.where = where
+	return s
 }
 
 // New returns a Signer for issuer using key, a private key in memory; kid

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -338,6 +339,12 @@ type RestoreChecks struct {
 	Grant func(interfaceURL, brand string, data []byte) error
 	// Pin checks a pin as pinning makes them.
 	Pin func(Pin) error
+	// Receipt checks what a receipt archived as verified was checked against
+	// (its expect column: receipts.Expect's JSON, with the jwks_uri its key
+	// came from) as login checked the grant it came from. A receipt that
+	// fails is restored as rejected, with the reason among its problems: the
+	// file's verdict is not pact's.
+	Receipt func(expect []byte) error
 }
 
 // Restored is what Restore did.
@@ -620,6 +627,39 @@ func checkRows(ctx context.Context, t *sql.Tx, chk RestoreChecks) ([]string, err
 				return nil, err
 			}
 			left = append(left, fmt.Sprintf("the pin of %s: %v; the Brand's card is accepted again on first contact", clip(p.Brand, 120), why[i]))
+		}
+	}
+	if chk.Receipt != nil {
+		type receipt struct{ id, expect, problems string }
+		var bad []receipt
+		var why []error
+		rows, err := t.QueryContext(ctx, `SELECT id, expect, problems FROM main.receipts WHERE verified = 1`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var r receipt
+			if err := rows.Scan(&r.id, &r.expect, &r.problems); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if err := chk.Receipt([]byte(r.expect)); err != nil {
+				bad, why = append(bad, r), append(why, err)
+			}
+		}
+		rows.Close()
+		for i, r := range bad {
+			var problems []string
+			json.Unmarshal([]byte(r.problems), &problems)
+			problems = append(problems, why[i].Error())
+			pj, _ := json.Marshal(problems)
+			if _, err := t.ExecContext(ctx, `UPDATE main.receipts SET verified = 0, problems = ? WHERE id = ?`, string(pj), r.id); err != nil {
+				return nil, err
+			}
+			if _, err := t.ExecContext(ctx, `UPDATE main.turns SET receipt_verified = 0 WHERE receipt_id = ?`, r.id); err != nil {
+				return nil, err
+			}
+			left = append(left, fmt.Sprintf("the verdict on receipt %s: %v; it is kept as rejected", r.id[:min(len(r.id), 12)], why[i]))
 		}
 	}
 	rows, err := t.QueryContext(ctx, `SELECT "table", count(*) FROM main.pragma_foreign_key_check GROUP BY "table"`)

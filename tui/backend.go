@@ -49,6 +49,10 @@ type ReceiptMark struct {
 	Verified bool
 	// Problems lists every failed check when Verified is false, in the CLI's words.
 	Problems []string
+	// Missing is set when pact's receipt archive does not hold the receipt (it could not
+	// be archived when it came, or was left out since): pact has no copy to show or check,
+	// so it is not Verified whatever was noted of it before.
+	Missing bool
 	// ScopesUsed is the receipt's claims.scopesUsed.
 	ScopesUsed []string
 	// Actions names each action of claims.actions (its tool, optionally with an argsHash).

@@ -390,12 +390,40 @@ func (c *chat) onNewConversation(msg newConvMsg) tea.Cmd {
 	}
 	c.last = nil
 	if msg.then != nil {
+		c.leaveUnanswered()
 		c.notice("New conversation started; sending your message again.")
 		return c.sendQueued(msg.then)
 	}
 	c.notice("New conversation: your next message starts it.")
+	c.leaveUnanswered()
 	c.sb.end()
 	return c.next()
+}
+
+// leaveUnanswered takes out of the queue the messages sent in the conversation just left
+// whose outcome is unknown (Unanswered): asked about again, they would go in the new
+// conversation under a new messageId, and the Brand's agent could act twice (§4.3, issue
+// 31 item 1). They stay on record with the conversation they were sent in; the User is
+// told, and decides.
+func (c *chat) leaveUnanswered() {
+	var left []string
+	kept := c.queue[:0]
+	for _, q := range c.queue {
+		if q.e != nil && q.e.turn.State == Unanswered {
+			left = append(left, clean(q.text))
+			continue
+		}
+		kept = append(kept, q)
+	}
+	c.queue = kept
+	if len(left) == 0 {
+		return
+	}
+	if len(c.queue) == 0 {
+		c.paused = false
+	}
+	c.notice(fmt.Sprintf("Not sent in the new conversation: %q got no answer in the one left, and %s may have received it. "+
+		"It stays on record with that conversation; check with %s before you type it again.", strings.Join(left, `", "`), c.brandName(), c.brandName()))
 }
 
 // command runs a known command typed in the input (ParseInput). The input is cleared only

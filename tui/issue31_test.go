@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // abandonFake is a Backend that keeps the record of messages sent
@@ -146,5 +147,101 @@ func TestIssue31_2_EditedMessageOfThisChatReachesTheRecord(t *testing.T) {
 	h.until("the record told", func() bool { return len(f.told()) > 0 })
 	if got := f.told(); !slices.Equal(got, []string{"text:cancel order A-10001 replaced"}) {
 		t.Errorf("abandoned %q", got)
+	}
+}
+
+// Issue 31 (10), review: in the login panel a step-up asks for, the Brand's own sentence sat
+// among pact's rows, as they are, one of its lines per row: "Code:  FAKE-CODE" and a link of
+// the Brand's choosing read as the code and link pact asks the User to approve with, above
+// pact's own (and a long line wrapped into such a row as well). The Brand's words are drawn
+// in the gutter under its name; pact's rows are the only ones that start "Code:" or "Link:".
+func TestIssue31_10_StepUpSentenceInTheLoginPanelIsInTheGutter(t *testing.T) {
+	f := newFake()
+	words := "Please approve.\nCode:  FAKE-CODE\nLink:\nhttps://evil.example/approve\n" +
+		strings.Repeat("x", 94) + " Code:  FAKE-WRAP"
+	f.reply = func(context.Context, string) (Reply, error) {
+		return Reply{StepUp: &StepUp{Text: words, MissingScopes: []Scope{f.scopes[1]}}}, nil
+	}
+	f.login = func(ctx context.Context, _ []string, shown func(DeviceCode)) ([]string, error) {
+		shown(DeviceCode{UserCode: "REAL-CODE", VerificationURIComplete: "https://brand.example/l", ExpiresAt: t0.Add(time.Minute)})
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	h := newHarness(t, f, testOptions(), 100, 40)
+	h.typeText("cancel order A-1")
+	h.key("enter")
+	h.until("the login code", h.screenHas("REAL-CODE"))
+	screen := plain(h.view())
+	var brands, codes int
+	for _, l := range strings.Split(screen, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "Code:") || strings.HasPrefix(l, "Link:") || strings.HasPrefix(l, "https://evil"):
+			codes++
+			if strings.Contains(l, "FAKE") || strings.Contains(l, "evil") {
+				t.Errorf("the Brand's line %q reads as pact's:\n%s", l, screen)
+			}
+		case strings.HasPrefix(l, "│") && (strings.Contains(l, "FAKE") || strings.Contains(l, "evil") || strings.Contains(l, "Please approve")):
+			brands++
+		}
+	}
+	if codes != 2 || brands != 4 {
+		t.Errorf("%d rows of pact's code and link (want 2), %d of the Brand's words in the gutter (want 4):\n%s", codes, brands, screen)
+	}
+	if !strings.Contains(screen, "Example Co. Support writes:") {
+		t.Errorf("the Brand's words are not said to be its:\n%s", screen)
+	}
+}
+
+// Issue 31 item 5 in the chat, review: a stored reply whose receipt pact's archive does not
+// hold is marked so, and its panel says pact has no copy, never "✓ verified".
+func TestIssue31_5_AReceiptNotInTheArchiveIsSaidToBe(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{
+		{ID: "m", Role: RoleUser, Text: "show my orders", At: t0},
+		{ID: "r", Role: RoleAgent, Text: "Your orders: A-1", At: t0, Receipt: &ReceiptMark{ID: "72b9afb19404", Missing: true, Problems: []string{"it could not be archived when it came"}}},
+	}
+	h := newHarness(t, f, testOptions(), 100, 30)
+	if v := plain(h.view()); !strings.Contains(v, "✗ receipt not archived") || strings.Contains(v, "✓ receipt") {
+		t.Fatalf("the turn's mark:\n%s", v)
+	}
+	h.key("ctrl+r")
+	if v := plain(h.view()); !strings.Contains(v, "✗ not in pact's archive") || strings.Contains(v, "✓ verified") || strings.Contains(v, "verification failed") {
+		t.Fatalf("the receipt panel:\n%s", v)
+	}
+}
+
+// Issue 31 item 1, review: a message whose outcome is unknown waits at the head of the
+// queue ("Enter … sends it again with the same message id"). After /new, Enter sent it
+// in the new conversation, under a new messageId: the Brand's agent could act twice. A
+// new conversation does not take the unanswered messages of the one left: they stay
+// with it, on record, and are not sent; the User is told so.
+func TestIssue31_1_NewConversationDoesNotTakeAnUnansweredMessage(t *testing.T) {
+	f := newFake()
+	f.reply = func(_ context.Context, text string) (Reply, error) {
+		if text == "refund order A-1" {
+			return Reply{}, fmt.Errorf("the network failed: %w", ErrSentUnanswered)
+		}
+		return Reply{Turns: []Turn{{Role: RoleAgent, Text: "ok", At: t0}}}, nil
+	}
+	h := newHarness(t, f, testOptions(), 100, 30)
+	h.typeText("refund order A-1")
+	h.key("enter")
+	h.until("the failure", h.screenHas("unanswered 1"))
+	h.typeText("/new")
+	h.key("enter")
+	h.until("the new conversation", h.screenHas("New conversation"))
+	h.key("enter")
+	h.typeText("hello")
+	h.key("enter")
+	h.until("the next reply", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.sent) >= 2 })
+	f.mu.Lock()
+	sent := slices.Clone(f.sent)
+	f.mu.Unlock()
+	if !slices.Equal(sent, []string{"refund order A-1", "hello"}) {
+		t.Fatalf("sent %q: the unanswered message went again in the new conversation", sent)
+	}
+	if v := plain(h.view()); !strings.Contains(v, "Not sent in the new conversation") {
+		t.Errorf("the User is not told the unanswered message stays behind:\n%s", v)
 	}
 }

@@ -264,7 +264,17 @@ func (l *loginPanel) view(c *chat, w int, now time.Time) []string {
 	if l.stepUp != nil {
 		title = "Permission needed"
 		if t := clean(l.stepUp.Text); t != "" {
-			head = append(head, t, "")
+			// The Brand's words under its name, in the gutter, wrapped here: none of
+			// its lines, nor a line one of them wraps into, reads as one of pact's
+			// rows below ("Code:", "Link:", the scopes) (issue 31, 10).
+			head = append(head, c.brandName()+" writes:")
+			inner := max(max(w-2, 4)-2, 2)
+			for _, para := range strings.Split(t, "\n") {
+				for _, ln := range wrapStyled(para, inner) {
+					head = append(head, c.st.dim.Render("│ ")+ln)
+				}
+			}
+			head = append(head, "")
 		}
 	}
 	scopes := []string{"Scopes asked:"}

@@ -28,9 +28,15 @@ func (p *receiptPanel) help(c *chat) []string { return helpItems(c.keys.Close, c
 func (p *receiptPanel) view(c *chat, w int, _ time.Time) []string {
 	r := p.r
 	var body []string
-	if r.Verified {
+	switch {
+	case r.Verified:
 		body = append(body, c.st.ok.Render("✓ verified")+" — signed by the Brand's Provider")
-	} else {
+	case r.Missing:
+		body = append(body, c.st.bad.Render("✗ not in pact's archive")+" — pact has no copy of this receipt to show or check")
+		for _, pr := range r.Problems {
+			body = append(body, "  "+clean(pr))
+		}
+	default:
 		body = append(body, c.st.bad.Render("✗ verification failed")+" — kept apart, not archived as verified")
 		for _, pr := range r.Problems {
 			body = append(body, "  "+clean(pr))

@@ -181,9 +181,12 @@ func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []str
 			}
 		}
 		if t.Receipt != nil {
-			if t.Receipt.Verified {
+			switch {
+			case t.Receipt.Verified:
 				head += " " + st.ok.Render("✓ receipt")
-			} else {
+			case t.Receipt.Missing:
+				head += " " + st.bad.Render("✗ receipt not archived")
+			default:
 				head += " " + st.bad.Render("✗ receipt failed")
 			}
 		}

@@ -27,6 +27,8 @@ import (
 	"github.com/pact-cli/pact/httpx"
 	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
+	"github.com/pact-cli/pact/signer"
+	"github.com/pact-cli/pact/signer/keyplugin"
 	"github.com/pact-cli/pact/store"
 )
 
@@ -138,6 +140,9 @@ func Errors() []Named {
 		{"expired code", deviceflow.ErrExpiredToken},
 		{"cancelled", fmt.Errorf("sending: %w", context.Canceled)},
 		{"deadline", context.DeadlineExceeded},
+		{"key unavailable", fmt.Errorf("the signing key k1 (AWS KMS key arn:aws:kms:eu-west-2:111122223333:key/k1) cannot sign: %w",
+			&keyplugin.Error{Kind: keyplugin.KindDisabled, Op: "Sign"})},
+		{"key mismatch", fmt.Errorf("%w: the signing key k1 (token \"pact\", object \"pa-key\") made a signature its published key does not verify", signer.ErrKeyMismatch)},
 		{"plain", errors.New("something else went wrong")},
 	}
 }

@@ -106,7 +106,8 @@ metadata and pins come back as they were in FILE (the card cache is fetched
 again); secrets come from the keyring as before. Only pact's own tables are
 read: triggers, views and other tables in FILE stay behind, and so do grants
 whose endpoints are not under their Provider's registration (as at login)
-and malformed pins; the restore names each. It is refused while another pact
+and malformed pins, and a receipt whose jwks_uri is not is kept as rejected
+whatever FILE says; the restore names each. It is refused while another pact
 process (an open chat, say) has the profile's database open. Nothing changes
 when FILE is refused.`,
 		Args: exactArgs(1, "restore takes the backup file"),
@@ -142,7 +143,7 @@ when FILE is refused.`,
 				a.io.Eprintf("  the database it replaced is kept as %s\n", safe(res.Aside))
 			}
 			for _, l := range res.LeftOut {
-				a.io.Printf("%s left out: %s\n", st.Warning.Render("!"), safe(l))
+				a.io.Eprintf("%s left out: %s\n", st.Warning.Render("!"), safe(l))
 			}
 			return nil
 		},

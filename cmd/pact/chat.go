@@ -120,8 +120,9 @@ func (a *app) lineChat(cmd *cobra.Command, c agent.Conversation) error {
 		}
 		var pending *agent.StepUpPending
 		var saveErr *conversation.SaveError
+		var mismatch *conversation.ContextMismatchError
 		switch {
-		case errors.As(err, &saveErr) && res != nil:
+		case (errors.As(err, &saveErr) || errors.As(err, &mismatch)) && res != nil:
 			// The Brand acted: show the reply and its receipt anyway.
 			if a.json {
 				a.printJSONLine(res)

@@ -47,8 +47,8 @@ func (a *app) askPIN(token string) (string, error) {
 	}
 	f, ok := a.io.In.(*os.File)
 	if !ok || !a.io.IsStdinTTY() {
-		return "", &pkcs11.Error{Kind: pkcs11.KindPIN, Message: fmt.Sprintf("the PKCS#11 token %q needs its PIN and there is no terminal to ask on: set %s, or keep it in the keyring with `pact key pin`",
-			token, pkcs11.PINEnv)}
+		return "", &pkcs11.Error{Kind: pkcs11.KindPIN, Message: fmt.Sprintf("the PKCS#11 token %q needs its PIN and there is no terminal to ask on: set %s, or keep it in the keyring with `%s` (once the profile's key is on that token)",
+			token, pkcs11.PINEnv, profile.Command(a.profile, "key pin"))}
 	}
 	if a.held.spin != nil {
 		a.held.spin.Stop() // its next frame would overwrite the prompt

@@ -227,7 +227,9 @@ a streamed reply as the Provider sent it, then that same object on one line.`,
 				return silentError{code: exitConsent}
 			}
 			var saveErr *conversation.SaveError
-			if errors.As(err, &saveErr) && res != nil {
+			var mismatch *conversation.ContextMismatchError
+			if (errors.As(err, &saveErr) || errors.As(err, &mismatch)) && res != nil {
+				// Delivered: the reply is shown with what went wrong after it.
 				return a.printUnsaved(res, err, saveFiles)
 			}
 			if err != nil {

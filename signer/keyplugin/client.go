@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 )
@@ -43,75 +45,144 @@ func Find(kind string) (string, error) {
 		return p, nil
 	}
 	return "", &Error{Kind: KindPlugin, Message: fmt.Sprintf("%s keys need the %s program, which is neither beside pact nor on PATH "+
-		"(every release archive holds it; from source: go install github.com/pact-cli/pact/cmd/%s)", kind, name, "pact-"+kind)}
+		"(every release archive holds it; else: go install github.com/pact-cli/pact/cmd/%s@%s)", kind, name, "pact-"+kind, installVersion())}
 }
 
-// Client talks to one plugin process, started on first use. Safe for
-// concurrent use; requests are answered concurrently.
+// installVersion is the version for `go install …@VERSION` of a plugin:
+// this pact's own module version when it was installed as one (`go
+// install …/cmd/pact@v1.2.3`), else "latest" (a build from a checkout,
+// where `@latest` still works from any folder; a bare `go install
+// PACKAGE` outside a module does not).
+func installVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && strings.HasPrefix(bi.Main.Version, "v") && !strings.Contains(bi.Main.Version, "+dirty") {
+		return bi.Main.Version
+	}
+	return "latest"
+}
+
+// Client talks to one plugin process, started on first use and started
+// again by the next call after it stopped (killed, crashed, or broke the
+// protocol), so that a long-lived pact (pact serve, pact chat, pact mcp)
+// is not left unable to sign: the calls in flight when it stopped fail,
+// later ones go to a new process. Safe for concurrent use; requests are
+// answered concurrently.
 type Client struct {
 	Kind string
 	// Path is the plugin program ("" = Find(Kind)).
 	Path string
 
-	once    sync.Once
-	startEr error
+	startMu sync.Mutex // one start at a time
 	mu      sync.Mutex
-	stdin   io.WriteCloser
-	cmd     *exec.Cmd
+	p       *proc // the plugin process; nil before the first call
 	next    uint64
-	pending map[uint64]chan Response
-	dead    error // set when the plugin exited or broke the protocol
+	closed  bool
+}
+
+// pinEnv is pkcs11.PINEnv: a token's PIN, which a plugin never needs.
+const pinEnv = "PACT_PKCS11_PIN"
+
+// pluginEnv is the environment a plugin runs with: pact's own, without a
+// PKCS#11 token's PIN (PACT_PKCS11_PIN), which would otherwise sit in the
+// environment of a process that has no use for it.
+func pluginEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, pinEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// proc is one run of the plugin program.
+type proc struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
 	stderr  *tail
+	pending map[uint64]chan Response // guarded by Client.mu
+	dead    error                    // set when it exited or broke the protocol; guarded by Client.mu
 }
 
 // New returns a client of the plugin for kind.
 func New(kind string) *Client { return &Client{Kind: kind} }
 
-func (c *Client) start() error {
-	c.once.Do(func() {
-		path := c.Path
-		if path == "" {
-			var err error
-			if path, err = Find(c.Kind); err != nil {
-				c.startEr = err
-				return
-			}
-		}
-		cmd := exec.Command(path)
-		c.stderr = &tail{}
-		cmd.Stderr = c.stderr
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			c.startEr = err
-			return
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			c.startEr = err
-			return
-		}
-		if err := cmd.Start(); err != nil {
-			c.startEr = &Error{Kind: KindPlugin, Message: fmt.Sprintf("the %s program could not be started: %v", filepath.Base(path), err)}
-			return
-		}
-		c.cmd, c.stdin, c.pending = cmd, in, map[uint64]chan Response{}
-		r := bufio.NewReaderSize(out, 64<<10)
-		line, err := r.ReadBytes('\n')
-		var h Hello
-		if err != nil || json.Unmarshal(line, &h) != nil || h.Hello.Protocol != Protocol || h.Hello.Kind != c.Kind {
-			cmd.Process.Kill()
-			cmd.Wait()
-			c.startEr = &Error{Kind: KindPlugin, Message: fmt.Sprintf("%s did not start as a pact %s plugin (protocol %d)%s",
-				filepath.Base(path), c.Kind, Protocol, c.stderr.said())}
-			return
-		}
-		go c.read(r)
-	})
-	return c.startEr
+// running returns the plugin process, starting it when there is none or
+// the last one stopped.
+func (c *Client) running() (*proc, error) {
+	c.mu.Lock()
+	p, closed := c.p, c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, &Error{Kind: KindPlugin, Message: fmt.Sprintf("the %s program was closed", Program(c.Kind))}
+	}
+	if p != nil && c.alive(p) {
+		return p, nil
+	}
+	c.startMu.Lock()
+	defer c.startMu.Unlock()
+	c.mu.Lock()
+	p = c.p
+	c.mu.Unlock()
+	if p != nil && c.alive(p) {
+		return p, nil // another call started it meanwhile
+	}
+	p, err := c.start()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.p = p
+	c.mu.Unlock()
+	return p, nil
 }
 
-// read delivers responses to their callers until the plugin's output ends.
-func (c *Client) read(r *bufio.Reader) {
+func (c *Client) alive(p *proc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return p.dead == nil
+}
+
+// start runs the plugin program and reads its hello line.
+func (c *Client) start() (*proc, error) {
+	path := c.Path
+	if path == "" {
+		var err error
+		if path, err = Find(c.Kind); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(path)
+	cmd.Env = pluginEnv(os.Environ())
+	p := &proc{cmd: cmd, stderr: &tail{}, pending: map[uint64]chan Response{}}
+	cmd.Stderr = p.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &Error{Kind: KindPlugin, Message: fmt.Sprintf("the %s program could not be started: %v", filepath.Base(path), err)}
+	}
+	p.stdin = in
+	r := bufio.NewReaderSize(out, 64<<10)
+	line, err := r.ReadBytes('\n')
+	var h Hello
+	if err != nil || json.Unmarshal(line, &h) != nil || h.Hello.Protocol != Protocol || h.Hello.Kind != c.Kind {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, &Error{Kind: KindPlugin, Message: fmt.Sprintf("%s did not start as a pact %s plugin (protocol %d)%s",
+			filepath.Base(path), c.Kind, Protocol, p.stderr.said())}
+	}
+	go c.read(p, r)
+	return p, nil
+}
+
+// read delivers p's responses to their callers until its output ends,
+// then marks it dead and fails the calls still waiting on it.
+func (c *Client) read(p *proc, r *bufio.Reader) {
 	var err error
 	for {
 		var line []byte
@@ -124,43 +195,47 @@ func (c *Client) read(r *bufio.Reader) {
 			break
 		}
 		c.mu.Lock()
-		ch := c.pending[resp.ID]
-		delete(c.pending, resp.ID)
+		ch := p.pending[resp.ID]
+		delete(p.pending, resp.ID)
 		c.mu.Unlock()
 		if ch != nil {
 			ch <- resp
 		}
 	}
-	c.cmd.Wait()
+	p.cmd.Process.Kill() // it broke the protocol: a new one answers the next call
+	p.cmd.Wait()
 	c.mu.Lock()
-	c.dead = &Error{Kind: KindPlugin, Message: fmt.Sprintf("the %s program stopped (%v)%s", Program(c.Kind), err, c.stderr.said())}
-	for id, ch := range c.pending {
+	p.dead = &Error{Kind: KindPlugin, Message: fmt.Sprintf("the %s program stopped (%v)%s", Program(c.Kind), err, p.stderr.said())}
+	for id, ch := range p.pending {
 		close(ch)
-		delete(c.pending, id)
+		delete(p.pending, id)
 	}
 	c.mu.Unlock()
 }
 
 // Call sends req and waits for its response, at most until ctx ends (and
 // CallTimeout). A failure the plugin reports is an *Error with req's op.
+// A plugin that stopped is started again first.
 func (c *Client) Call(ctx context.Context, req Request) (Response, error) {
-	if err := c.start(); err != nil {
+	p, err := c.running()
+	if err != nil {
 		return Response{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	ch := make(chan Response, 1)
 	c.mu.Lock()
-	if c.dead != nil {
+	if p.dead != nil {
+		dead := p.dead
 		c.mu.Unlock()
-		return Response{}, c.dead
+		return Response{}, dead
 	}
 	c.next++
 	req.ID = c.next
-	c.pending[req.ID] = ch
+	p.pending[req.ID] = ch
 	line, err := json.Marshal(req)
 	if err == nil {
-		_, err = c.stdin.Write(append(line, '\n'))
+		_, err = p.stdin.Write(append(line, '\n'))
 	}
 	c.mu.Unlock()
 	if err != nil {
@@ -171,7 +246,7 @@ func (c *Client) Call(ctx context.Context, req Request) (Response, error) {
 		if !ok {
 			c.mu.Lock()
 			defer c.mu.Unlock()
-			return Response{}, c.dead
+			return Response{}, p.dead
 		}
 		if resp.Error != nil {
 			resp.Error.Op = opName(req.Op)
@@ -180,7 +255,7 @@ func (c *Client) Call(ctx context.Context, req Request) (Response, error) {
 		return resp, nil
 	case <-ctx.Done():
 		c.mu.Lock()
-		delete(c.pending, req.ID)
+		delete(p.pending, req.ID)
 		c.mu.Unlock()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return Response{}, &Error{Kind: KindNetwork, Op: opName(req.Op), Message: "no answer within " + CallTimeout.String()}
@@ -194,12 +269,14 @@ func opName(op string) string {
 	return map[string]string{OpPublic: "GetPublicKey", OpSign: "Sign", OpCreate: "CreateKey", OpEncrypt: "Encrypt", OpDecrypt: "Decrypt"}[op]
 }
 
-// Close ends the plugin (its standard input closes).
+// Close ends the plugin (its standard input closes); no call starts it
+// again.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stdin != nil {
-		return c.stdin.Close()
+	c.closed = true
+	if c.p != nil {
+		return c.p.stdin.Close()
 	}
 	return nil
 }

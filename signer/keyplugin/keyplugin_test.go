@@ -3,8 +3,10 @@ package keyplugin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +143,7 @@ func TestKMSPluginMissingSaysWhereToGetIt(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	c := keyplugin.New("awskms")
 	_, err := c.PublicKey(ctx(t), "alias/x")
-	if !errors.Is(err, signer.ErrKeyUnavailable) || !strings.Contains(err.Error(), "pact-awskms program") || !strings.Contains(err.Error(), "go install") {
+	if !errors.Is(err, signer.ErrKeyUnavailable) || !strings.Contains(err.Error(), "pact-awskms program") || !strings.Contains(err.Error(), "go install github.com/pact-cli/pact/cmd/pact-awskms@") {
 		t.Fatalf("err = %v", err)
 	}
 	// A program that is not a plugin is refused at hello.
@@ -174,5 +176,66 @@ func TestKMSDataKeyWrapThroughThePlugin(t *testing.T) {
 	}
 	if _, err := f.c.Decrypt(ctx(t), key, ct, map[string]string{"pact": "data-key", "version": "2"}); !errors.Is(err, signer.ErrKeyUnavailable) {
 		t.Fatalf("Decrypt under another context = %v, want a refusal", err)
+	}
+}
+
+// A plugin that stopped (killed, crashed) is started again by the next
+// call: a long-lived pact (pact serve, pact chat, pact mcp) keeps signing
+// with its KMS key instead of failing every call until it is restarted.
+func TestIssue27_StoppedPluginIsStartedAgain(t *testing.T) {
+	f := start(t)
+	k, err := f.c.Create(ctx(t), "ES256", "", "pact test key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := heldSigner(t, f, k.ARN, k)
+	if _, err := s.Mint("aud", "sub"); err != nil {
+		t.Fatal(err)
+	}
+	first := keyplugin.PID(f.c)
+	p, err := os.FindProcess(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !keyplugin.Stopped(f.c) {
+		if time.Now().After(deadline) {
+			t.Fatal("the client did not notice its plugin stopped within 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tok, err := s.Mint("aud", "sub")
+	if err != nil || tok == "" {
+		t.Fatalf("after the plugin stopped: %q, %v; want a new plugin to sign", tok, err)
+	}
+	if again := keyplugin.PID(f.c); again == first || again == 0 {
+		t.Fatalf("plugin pid %d after a restart, was %d", again, first)
+	}
+}
+
+// A PKCS#11 PIN in pact's environment (PACT_PKCS11_PIN) is not passed on
+// to the plugin, which has no use for it.
+func TestIssue27_PluginGetsNoPIN(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/PID/environ")
+	}
+	const pin = "pin-for-the-test-7c1e"
+	t.Setenv("PACT_PKCS11_PIN", pin)
+	f := start(t)
+	if _, err := f.c.PublicKey(ctx(t), "alias/none"); err == nil {
+		t.Fatal("an alias that names nothing was found")
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", keyplugin.PID(f.c)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(env), pin) {
+		t.Fatal("the plugin's environment holds the PKCS#11 PIN")
+	}
+	if !strings.Contains(string(env), "AWS_ENDPOINT_URL=") {
+		t.Fatal("the plugin's environment lost the AWS settings")
 	}
 }

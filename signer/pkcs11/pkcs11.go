@@ -63,7 +63,15 @@ func configure(u keyuri.URI, pin string) (*crypto11.Context, error) {
 	}
 	ctx, err := crypto11.Configure(cfg)
 	if err != nil {
-		return nil, classify(u, "log in", err)
+		e := classify(u, "log in", err)
+		if e.Kind == KindModule {
+			from := "from " + ModuleEnv
+			if u.ModulePath != "" {
+				from = "the key URI's module-path"
+			}
+			e.Message = fmt.Sprintf("the PKCS#11 module %s (%s) cannot be loaded: is the path right, and the token's software installed?", module, from)
+		}
+		return nil, e
 	}
 	return ctx, nil
 }

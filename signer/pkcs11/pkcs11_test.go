@@ -96,7 +96,7 @@ func TestTokenFailuresAreClearAndNeverShowThePIN(t *testing.T) {
 		{"wrong PIN", u, wrong, KindPIN, "the PIN is wrong"},
 		{"absent token", tokenURI(&testkeys.SoftHSM{Token: "not-plugged-in", Module: h.Module}, "pa-key"), h.PIN, KindAbsent, "no such token is present"},
 		{"no such key", tokenURI(h, "nothing-here"), h.PIN, KindNotFound, "no key pair"},
-		{"bad module", keyuri.URI{Kind: keyuri.PKCS11, Token: h.Token, Object: "pa-key", ModulePath: "/nonexistent/libnothing.so"}, h.PIN, KindModule, "module cannot be loaded"},
+		{"bad module", keyuri.URI{Kind: keyuri.PKCS11, Token: h.Token, Object: "pa-key", ModulePath: "/nonexistent/libnothing.so"}, h.PIN, KindModule, "module /nonexistent/libnothing.so (the key URI's module-path) cannot be loaded"},
 	}
 	for _, c := range cases {
 		_, err := Open(c.u, c.pin)
