@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -36,5 +37,23 @@ func TestDoctor_DatabaseCheckFailsOnAnUnusableHistory(t *testing.T) {
 	c := find(rep, CheckDatabase, "")
 	if c == nil || c.Status != Fail || rep.OK || !strings.Contains(c.Fix, "restore") {
 		t.Fatalf("a damaged database: %+v (report ok %v)", c, rep.OK)
+	}
+}
+
+// Issue 28: a database that a newer pact migrated is refused, and the fix
+// doctor gives is a newer pact, not a restore (the SQLite file) or the
+// server's address (PostgreSQL): the database is whole.
+func TestIssue28_DoctorSaysUpgradeForANewerSchema(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	newer := func(context.Context) (store.Health, error) {
+		return store.Health{Path: "the database"}, fmt.Errorf("store: the database: %w", &store.NewerSchemaError{Version: 99, Known: 13})
+	}
+	for _, pg := range []bool{false, true} {
+		rep := Run(ctx, Options{Profile: f.p, HTTP: httpx.NewClient(httpx.Options{}), Database: newer, Postgres: pg})
+		c := find(rep, CheckDatabase, "")
+		if c == nil || c.Status != Fail || rep.OK || !strings.Contains(c.Fix, "upgrade pact") || strings.Contains(c.Fix, "restore") || strings.Contains(c.Fix, "server runs") {
+			t.Errorf("postgres %v: %+v (report ok %v)", pg, c, rep.OK)
+		}
 	}
 }

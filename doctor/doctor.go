@@ -228,6 +228,13 @@ func (r *runner) database(ctx context.Context) {
 		return
 	}
 	h, err := r.o.Database(ctx)
+	if errors.Is(err, store.ErrNewerSchema) {
+		// Neither a restore nor the server's address: only a newer pact reads it.
+		r.dbFailed = true
+		r.add(Check{ID: CheckDatabase, Subject: h.Path, Status: Fail, Summary: "the profile's history cannot be used: " + err.Error(),
+			Fix: "upgrade pact to the version that migrated this database (`" + r.cmd("version") + "` says which one runs here); nothing in it was changed", Detail: err.Error()})
+		return
+	}
 	if r.o.Postgres {
 		r.postgres(h, err)
 		return

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -214,10 +213,4 @@ func ParseDatabase(raw string) (Database, error) {
 
 // RedactDatabase shows a database URL without its password, for messages
 // and logs.
-func RedactDatabase(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	return u.Redacted()
-}
+func RedactDatabase(raw string) string { return postgres.Redact(raw) }

@@ -92,4 +92,11 @@ func TestParseDatabase(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("an unknown kind of URL: %v (the password must not show)", err)
 	}
+	// Shown (pact serve's status, messages): never the password, even of
+	// a URL that does not parse.
+	for _, u := range []string{"postgres://pact:hunter2@db.example/pact", "postgres://pact:hun%zzter2@db.example/pact", "mysql://pact:hunter2@db.example/pact"} {
+		if r := RedactDatabase(u); strings.Contains(r, "hunter2") || strings.Contains(r, "hun%zzter2") || !strings.Contains(r, "db.example") {
+			t.Errorf("RedactDatabase(%s) = %q", u, r)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -515,6 +516,24 @@ CREATE UNIQUE INDEX turns_by_answer ON turns (conversation_id, answers) WHERE ro
 // SchemaVersion is the version this binary writes (len(Migrations)).
 var SchemaVersion = len(Migrations)
 
+// ErrNewerSchema is matched (errors.Is) by the refusal of a database that
+// a newer pact migrated (NewerSchemaError), by either backend.
+var ErrNewerSchema = errors.New("the database's schema is newer than this pact")
+
+// NewerSchemaError is the refusal of a database whose schema version is
+// newer than the binary's: it is not touched; the fix is a newer pact.
+type NewerSchemaError struct {
+	Version int // the database's schema version
+	Known   int // the newest this binary knows
+}
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("the database has schema version %d, newer than this pact knows (%d): upgrade pact", e.Version, e.Known)
+}
+
+// Is makes errors.Is(err, ErrNewerSchema) true.
+func (e *NewerSchemaError) Is(target error) bool { return target == ErrNewerSchema }
+
 // migrate brings the database to version target in one transaction. A
 // database newer than this binary is refused, not touched.
 func migrate(ctx context.Context, c *sql.DB, target int) error {
@@ -535,7 +554,7 @@ func migrateStep(ctx context.Context, c *sql.DB, target int) (done bool, err err
 		return false, fmt.Errorf("reading the schema version: %w", err)
 	}
 	if v > len(Migrations) {
-		return false, fmt.Errorf("the database has schema version %d, newer than this pact knows (%d): upgrade pact", v, len(Migrations))
+		return false, &NewerSchemaError{Version: v, Known: len(Migrations)}
 	}
 	if v >= target {
 		return true, nil

@@ -32,7 +32,8 @@ func TestIssue28_ForProfileChoosesTheBackend(t *testing.T) {
 	if b3, _ := ForProfile(dirs, "work", u); b3.(closer).DB == c1.DB {
 		t.Fatal("a closed pool was handed out again")
 	}
-	for _, bad := range []string{"mysql://u:s3cret@db/pact", "/var/lib/pact.db", "sqlite:pact.db"} {
+	for _, bad := range []string{"mysql://u:s3cret@db/pact", "/var/lib/pact.db", "sqlite:pact.db",
+		"host=db user=u password=s3cret dbname=pact", "u:s3cret@db:5432/pact"} {
 		if err := Check(bad); err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("Check(%q) = %v", bad, err)
 		}

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -66,18 +67,42 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 }
 
 // Redact is rawURL without its password (in the user part or a password
-// parameter), for messages.
+// parameter), for messages. A value that is not a URL (a keyword/value
+// string such as "host=h password=p", a URL without its scheme such as
+// "user:pass@host/db", or one that does not parse) is shown with every
+// password=… value and everything between the user's ':' and the last
+// '@' hidden.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "a PostgreSQL database (its URL does not parse)"
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return redactLoose(rawURL)
 	}
 	q := u.Query()
 	if q.Has("password") {
 		q.Set("password", "xxxxx")
 		u.RawQuery = q.Encode()
 	}
-	return u.Redacted()
+	return passwordParam.ReplaceAllString(u.Redacted(), "${1}xxxxx")
+}
+
+// passwordParam is a password=… of a keyword/value string or a query.
+var passwordParam = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+
+// redactLoose hides the passwords of a value that may not parse: every
+// password=… value, and a user part's password (from the first ':' after
+// the scheme to the last '@'), hiding more rather than less.
+func redactLoose(s string) string {
+	s = passwordParam.ReplaceAllString(s, "${1}xxxxx")
+	if at := strings.LastIndexByte(s, '@'); at >= 0 {
+		start := 0
+		if i := strings.Index(s, "://"); i >= 0 && i < at {
+			start = i + len("://")
+		}
+		if c := strings.IndexByte(s[start:at], ':'); c >= 0 {
+			s = s[:start+c+1] + "xxxxx" + s[at:]
+		}
+	}
+	return s
 }
 
 // Where names the database for people: its URL without the password.
@@ -208,9 +233,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	})
 }
 
-func newerSchema(v int) error {
-	return fmt.Errorf("the database has schema version %d, newer than this pact knows (%d): upgrade pact", v, SchemaVersion)
-}
+func newerSchema(v int) error { return &store.NewerSchemaError{Version: v, Known: SchemaVersion} }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 

@@ -222,10 +222,19 @@ func TestIssue28_ConformancePostgres(t *testing.T) {
 
 // The URL's password never reaches a message.
 func TestIssue28_PostgresURLRedacted(t *testing.T) {
-	for _, u := range []string{"postgres://pact:s3cret@db.example:5432/pact?sslmode=verify-full", "postgres://pact@db.example/pact?password=s3cret"} {
+	for _, u := range []string{"postgres://pact:s3cret@db.example:5432/pact?sslmode=verify-full", "postgres://pact@db.example/pact?password=s3cret",
+		"postgres://pact:s3%zzcret@db.example/pact", "postgres://pact:s3cret@[::1:5432/pact"} {
 		db := postgres.New(u)
-		if w := db.Where(); strings.Contains(w, "s3cret") || !strings.Contains(w, "db.example") {
+		if w := db.Where(); strings.Contains(w, "s3") || strings.Contains(w, "cret") || !strings.Contains(w, "db.example") && !strings.Contains(w, "::1") {
 			t.Errorf("Where() = %q", w)
+		}
+	}
+	// What a User may give by mistake instead of a URL: a keyword/value
+	// string, a URL without its scheme, another scheme.
+	for _, v := range []string{"host=db.example port=5432 user=pact password=s3cret dbname=pact", "host=db.example password='s3 cret' dbname=pact",
+		"pact:s3cret@db.example:5432/pact", "mysql://pact:s3cret@db.example/pact", "PASSWORD = s3cret host=db.example"} {
+		if r := postgres.Redact(v); strings.Contains(r, "s3") || strings.Contains(r, "cret") || !strings.Contains(r, "db.example") {
+			t.Errorf("Redact(%q) = %q", v, r)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -222,9 +223,12 @@ func NewerSchemaRefusedInOneSentence(t *testing.T, h Harness) {
 		strings.Count(strings.TrimSuffix(msg, "."), ". ") > 0 {
 		t.Fatalf("the refusal is not one sentence saying to upgrade pact: %q", msg)
 	}
+	if !errors.Is(err, store.ErrNewerSchema) {
+		t.Fatalf("the refusal does not match store.ErrNewerSchema (doctor's advice needs it): %v", err)
+	}
 	if opened {
-		if _, err := b.Check(context.Background()); err == nil {
-			t.Fatal("Check passed a database with a newer schema")
+		if _, err := b.Check(context.Background()); !errors.Is(err, store.ErrNewerSchema) {
+			t.Fatalf("Check passed a database with a newer schema, or did not say why: %v", err)
 		}
 	}
 }

@@ -148,6 +148,7 @@ func UsersNeverSeeEachOthersRows(t *testing.T, h Harness) {
 	if others, err := bob.PutTurnReceipt(ctx, receipt(1, "https://p.example/a2a/A", true), iface+" m1"); err != nil || others != 0 {
 		t.Errorf("Bob's receipt counted Alice's turns: %d %v", others, err)
 	}
+	sameReceiptOtherListing(t, alice, bob)
 	// One User's writes leave the other's rows alone.
 	must(t, bob.SetConversationState(ctx, iface, "ctx-1", "closed"))
 	must(t, bob.ForgetCurrent(ctx, card))
@@ -188,4 +189,72 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sameReceiptOtherListing: one receipt (one id) in two Users' archives,
+// listed under other Brands and scopes and come with other turns: each
+// User's Brand and scope index rows, and replay counts, are their own. A
+// Brand that hands Bob a receipt Alice has is no replay in Bob's archive,
+// and Alice archiving hers again removes none of Bob's index rows.
+func sameReceiptOtherListing(t *testing.T, alice, bob store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	ra := receipt(2, "https://p.example/a2a/A", true) // scope s2, card https://card.example/A
+	rb := receipt(4, "https://q.example/a2a/B", true) // scope s1, card https://card.example/B
+	rb.ID = ra.ID
+	if others, err := alice.PutTurnReceipt(ctx, ra, iface+" alice-turn"); err != nil || others != 0 {
+		t.Fatalf("Alice's receipt: %d %v", others, err)
+	}
+	if others, err := bob.PutTurnReceipt(ctx, rb, iface+" bob-turn"); err != nil || others != 0 {
+		t.Errorf("Bob's receipt counted the turn Alice's came with: %d others (%v); want 0", others, err)
+	}
+	must(t, alice.PutReceipt(ctx, ra)) // verified again: its index rows made again
+	if others, err := alice.PutTurnReceipt(ctx, ra, iface+" alice-turn"); err != nil || others != 0 {
+		t.Errorf("Alice's receipt counted the turn Bob's came with: %d others (%v); want 0", others, err)
+	}
+	// Bob is handed it with a second turn of his: a replay in his archive
+	// (one), counted from his turns only, and none in Alice's.
+	if others, err := bob.PutTurnReceipt(ctx, rb, iface+" bob-turn-2"); err != nil || others != 1 {
+		t.Errorf("Bob's receipt with his second turn: %d others (%v); want 1", others, err)
+	}
+	replays := map[string]int{Alice: 0, Bob: 1}
+	has := func(db store.Store, f store.ReceiptFilter) bool {
+		t.Helper()
+		found := false
+		f.Full = true
+		must(t, db.EachReceipt(ctx, f, func(r store.Receipt) error {
+			if r.ID == ra.ID {
+				found = true
+				if r.Replays != replays[db.User()] {
+					t.Errorf("%s's receipt has %d replays; want %d (the other User's turns are not its own)", db.User(), r.Replays, replays[db.User()])
+				}
+			}
+			return nil
+		}))
+		return found
+	}
+	for _, c := range []struct {
+		db   store.Store
+		f    store.ReceiptFilter
+		want bool
+	}{
+		{alice, store.ReceiptFilter{Brand: "https://p.example/a2a/A"}, true},
+		{alice, store.ReceiptFilter{Brand: "https://q.example/a2a/B"}, false},
+		{alice, store.ReceiptFilter{Brand: "x", Brands: []string{"https://card.example/B"}}, false},
+		{alice, store.ReceiptFilter{BrandHost: "q.example"}, false},
+		{alice, store.ReceiptFilter{Scope: "s2"}, true},
+		{alice, store.ReceiptFilter{Scope: "s1"}, false},
+		{bob, store.ReceiptFilter{Brand: "https://q.example/a2a/B"}, true},
+		{bob, store.ReceiptFilter{Brand: "https://p.example/a2a/A"}, false},
+		{bob, store.ReceiptFilter{Brand: "x", Brands: []string{"https://card.example/B"}}, true},
+		{bob, store.ReceiptFilter{Brand: "x", Brands: []string{"https://card.example/A"}}, false},
+		{bob, store.ReceiptFilter{BrandHost: "q.example"}, true},
+		{bob, store.ReceiptFilter{BrandHost: "p.example"}, false},
+		{bob, store.ReceiptFilter{Scope: "s1"}, true},
+		{bob, store.ReceiptFilter{Scope: "s2"}, false},
+	} {
+		if got := has(c.db, c.f); got != c.want {
+			t.Errorf("%s's archive with filter %+v: the receipt both Users have listed %v; want %v", c.db.User(), c.f, got, c.want)
+		}
+	}
 }
