@@ -83,3 +83,33 @@ func TestIssue31_5_Chat_StoredTurnsReceiptIsTheArchivesVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31 item 6, review, in the chat: a receipt `pact restore` put back (whatever
+// the backup said: store.Restore marks every receipt so) is drawn "not re-checked",
+// never "✓ receipt", and its panel says what checks it, until `pact receipts verify`.
+func TestIssue31_6_Chat_RestoredReceiptIsNotReChecked(t *testing.T) {
+	r := newRig(t, demoprovider.Config{})
+	ctx := testCtx(t)
+	if _, err := r.b.Login(ctx, []string{"orders:read"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-r.opened
+	if _, err := r.b.Send(ctx, "show my orders"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.db.Exec(ctx, `UPDATE receipts SET verified = 0, restored = 1, problems = '[]'`); err != nil {
+		t.Fatal(err)
+	}
+	var marks []*tui.ReceiptMark
+	for _, tt := range r.reopen().History() {
+		if tt.Receipt != nil {
+			marks = append(marks, tt.Receipt)
+		}
+	}
+	if len(marks) != 1 || marks[0].Verified || !marks[0].Restored || marks[0].Missing || len(marks[0].ScopesUsed) == 0 {
+		t.Fatalf("the restored receipt's mark: %+v, want restored, not verified, with its claims", marks)
+	}
+	if p := strings.Join(marks[0].Problems, " "); !strings.Contains(p, "pact receipts verify") {
+		t.Errorf("the mark does not say what checks it: %q", p)
+	}
+}

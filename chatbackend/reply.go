@@ -40,7 +40,8 @@ func (b *Backend) agentTurn(res *conversation.Result) tui.Turn {
 // archiveVerdict makes the verdict of m, the receipt mark of a stored turn, the archive's
 // (agent.Agent.Receipt: the entry as receipts.Archive.Get checks it), never the turn's own
 // copy of it: a restore puts that back as the file had it (issue 31 item 6), and it says
-// nothing of a receipt that could not be archived (item 5), which is Missing. Without an
+// nothing of a receipt that could not be archived (item 5), which is Missing. A receipt
+// a restore put back is Restored, never Verified, until `pact receipts verify` checks it. Without an
 // archive (Options.Receipts nil) m is left as it is.
 func (b *Backend) archiveVerdict(ctx context.Context, m *tui.ReceiptMark) {
 	if b.opts.Receipts == nil || m.ID == "" {
@@ -55,7 +56,7 @@ func (b *Backend) archiveVerdict(ctx context.Context, m *tui.ReceiptMark) {
 		m.Verified = false
 		m.Problems = []string{"pact could not read it from its archive: " + err.Error()}
 	default:
-		m.Verified = e.Verified
+		m.Verified, m.Restored = e.Verified, e.Restored
 		if !e.Verified {
 			m.Problems = append([]string(nil), e.Problems...)
 		}

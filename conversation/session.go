@@ -556,7 +556,9 @@ func (s *Session) SendStream(ctx context.Context, text, messageID string, on a2a
 		Reply: resp.Raw, Message: resp.Message, Task: resp.Task, Attempts: resp.Attempts,
 		DeadGrant: dead, Streamed: resp.Streamed,
 	}
-	agent := Turn{Role: "agent", At: s.now(), Text: res.Text(), parts: PartsOf(res.Parts())}
+	// The reply is kept once per message it answers (a Provider may reuse
+	// a reply's messageId: store.Turn.Answers).
+	agent := Turn{Role: "agent", At: s.now(), Text: res.Text(), parts: PartsOf(res.Parts()), answers: messageID}
 	if resp.Message != nil {
 		res.ContextID = resp.Message.ContextID
 		agent.MessageID = resp.Message.ID

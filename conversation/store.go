@@ -29,6 +29,10 @@ type Turn struct {
 	ReceiptID string    `json:"receiptId,omitempty"`
 	// ReceiptVerified is set when the reply carried a receipt (§5.6).
 	ReceiptVerified *bool `json:"receiptVerified,omitempty"`
+	// ReceiptRestored is set (ReceiptVerified then false) when the
+	// receipt was put back by `pact restore` and not checked again since:
+	// an online `pact receipts verify` checks it (store.Turn.ReceiptRestored).
+	ReceiptRestored bool `json:"receiptRestored,omitempty"`
 	// Parts are the turn's non-text parts (data, files), in order.
 	Parts []Part `json:"parts,omitempty"`
 	// State is set on a User's message whose answer never arrived:
@@ -37,6 +41,9 @@ type Turn struct {
 
 	// parts are the parts to store with the turn (Append), file bytes included.
 	parts []store.Part
+	// answers is, on an agent turn to store (Append), the messageId of the
+	// User's message it answers (store.Turn.Answers).
+	answers string
 }
 
 // Summary describes one stored conversation (`pact conversations --json`).
@@ -75,7 +82,7 @@ func toSummary(c store.Conversation) Summary {
 
 func toTurn(t store.Turn) Turn {
 	return Turn{MessageID: t.MessageID, Role: t.Role, Text: t.Text, At: t.At, TaskState: t.TaskState,
-		ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified, Parts: toParts(t.Parts)}
+		ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified, ReceiptRestored: t.ReceiptRestored, Parts: toParts(t.Parts)}
 }
 
 // Current returns the conversation to continue with the Brand at cardURL,
@@ -201,8 +208,9 @@ func (s *Store) SearchIn(text string, limit int) ([]Hit, int, error) {
 
 // Append adds turns to the conversation sum names (creating it), makes it
 // the Brand's current conversation, and updates its summary, in one
-// transaction. A turn whose messageId is already stored is not added twice
-// (a retried send).
+// transaction. A User's turn whose messageId is already stored is not added
+// twice (a retried send), nor a reply to a User's message already answered
+// (store.Turn.Answers).
 func (s *Store) Append(sum Summary, turns ...Turn) error {
 	if sum.ContextID == "" || sum.InterfaceURL == "" {
 		return fmt.Errorf("conversation: contextId and interface URL are required")
@@ -212,7 +220,7 @@ func (s *Store) Append(sum Summary, turns ...Turn) error {
 	rows := make([]store.Turn, len(turns))
 	for i, t := range turns {
 		rows[i] = store.Turn{MessageID: t.MessageID, Role: t.Role, Text: t.Text, At: t.At, TaskState: t.TaskState,
-			ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified, Parts: t.parts}
+			ReceiptID: t.ReceiptID, ReceiptVerified: t.ReceiptVerified, Parts: t.parts, Answers: t.answers}
 	}
 	return s.db.AppendTurns(context.Background(), conv, rows...)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pact-cli/pact/a2aclient"
@@ -158,4 +159,63 @@ func TestStreamedStepUp(t *testing.T) {
 	if !r.Streamed || events != 1 || su == nil || strings.Join(su.MissingScopes, ",") != "orders:cancel" {
 		t.Fatalf("streamed %v, %d events, step-up %+v", r.Streamed, events, su)
 	}
+}
+
+// Issue 31, review: a Brand that streams is not remembered as one that does
+// not because a stream of it broke and its resume was refused. Its stream
+// began (an event naming the task), broke, and tasks/{id}:subscribe was
+// answered with the task as JSON (NOT_A_STREAM) or UNSUPPORTED_OPERATION:
+// the message goes by message:send, same messageId, for its answer, and
+// the next message is streamed again. Only a Provider that refused
+// message:stream itself is remembered
+// (TestStreamRefusedFallsBackToSendAndIsRemembered).
+func TestIssue31_ABrokenStreamWhoseResumeWasRefusedIsStillStreamed(t *testing.T) {
+	refusals := map[string]func(r *http.Request) *http.Response{
+		"the task as JSON": func(r *http.Request) *http.Response {
+			return canned(r, 200, "application/json", `{"task":{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_WORKING"}}}`)
+		},
+		"UNSUPPORTED_OPERATION": func(r *http.Request) *http.Response {
+			return canned(r, 400, "application/json", `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UNSUPPORTED_OPERATION"}]}}`)
+		},
+	}
+	for name, refuse := range refusals {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, demoprovider.Config{StreamWordDelay: -1})
+			tr := &brokenStreams{next: http.DefaultTransport, subscribe: refuse}
+			e.hc.Transport = tr
+			s := e.open(e.brands[0].SiteURL)
+			events := 0
+			r, err := s.SendStream(context.Background(), "hello", NewMessageID(), func(a2aclient.StreamEvent) { events++ })
+			if err != nil || r.Text() == "" {
+				t.Fatalf("the message after its stream broke: %v", err)
+			}
+			if events == 0 || tr.subscribes.Load() == 0 || tr.sends.Load() != 1 {
+				t.Fatalf("%d events, %d subscribes, %d sends: the stream did not begin, break and fall back as meant", events, tr.subscribes.Load(), tr.sends.Load())
+			}
+			if !e.open(e.brands[0].SiteURL).Streams() {
+				t.Fatal("the Brand whose stream broke is remembered as one that does not stream")
+			}
+		})
+	}
+}
+
+// brokenStreams answers message:stream with a stream that names a task and
+// breaks, tasks/{id}:subscribe with subscribe, and passes the rest on.
+type brokenStreams struct {
+	next              http.RoundTripper
+	subscribe         func(*http.Request) *http.Response
+	subscribes, sends atomic.Int32
+}
+
+func (b *brokenStreams) RoundTrip(r *http.Request) (*http.Response, error) {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/message:stream"):
+		return canned(r, 200, "text/event-stream", "data: {\"task\":{\"id\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}\n\n"), nil
+	case strings.HasSuffix(r.URL.Path, ":subscribe"):
+		b.subscribes.Add(1)
+		return b.subscribe(r), nil
+	case strings.HasSuffix(r.URL.Path, "/message:send"):
+		b.sends.Add(1)
+	}
+	return b.next.RoundTrip(r)
 }

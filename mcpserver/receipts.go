@@ -47,6 +47,7 @@ type ReceiptItem struct {
 	InterfaceURL string   `json:"interfaceUrl" jsonschema:"the A2A interface URL (the same as brand)"`
 	Replayed     bool     `json:"replayed" jsonschema:"the Brand returned this same receipt on more than one turn: it proves the first only"`
 	Notes        []string `json:"notes" jsonschema:"why a verified receipt means less than it seems (replayed, Brand labels set aside); empty otherwise"`
+	Restored     bool     `json:"restored" jsonschema:"it came back with pact restore and was not checked since: not verified, whatever the backup said, until pact receipts verify checks it"`
 	// URI is the receipt's MCP resource.
 	URI string `json:"uri"`
 }
@@ -112,7 +113,7 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		ref := conversation.BrandRef{CardURL: it.CardURL, Name: it.BrandName} // named as `pact receipts list` names it
 		ri := ReceiptItem{ID: it.ID, Brand: clean(it.Brand), GrantID: clean(it.GrantID), User: clean(it.User), ScopesUsed: cleanAll(it.ScopesUsed),
 			Actions: []any{}, TS: clean(it.TS), Verified: it.Verified, Problems: cleanAll(it.Problems),
-			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), InterfaceURL: clean(it.Brand), Replayed: it.Replayed, Notes: cleanAll(it.Notes), URI: receiptURI(it.ID)}
+			CardURL: clean(ref.CardURL), BrandName: clean(ref.Name), InterfaceURL: clean(it.Brand), Replayed: it.Replayed, Notes: cleanAll(it.Notes), Restored: it.Restored, URI: receiptURI(it.ID)}
 		var tools []string
 		for _, a := range it.Actions {
 			v := rawJSON(a)
@@ -125,7 +126,9 @@ func (s *Server) listReceipts(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		}
 		out.Receipts = append(out.Receipts, ri)
 		v := "verified"
-		if !ri.Verified {
+		if ri.Restored {
+			v = "NOT verified: restored from a backup, not re-checked (`pact receipts verify` checks it)"
+		} else if !ri.Verified {
 			v = "NOT verified"
 		} else if ri.Replayed {
 			v = "verified for its first turn only (REPLAYED: " + strings.Join(ri.Notes, "; ") + ")"

@@ -67,7 +67,21 @@ type Entry struct {
 	// Replays counts the turns past the first that the Brand returned this
 	// same receipt with: it proves nothing about those (PACT §5.6).
 	Replays int `json:"replays,omitempty"`
+	// Restored is set on a receipt `pact restore` put back and pact has not
+	// checked since: the backup's verdict is not pact's, so it is not
+	// Verified, whatever key is kept beside it, until an online `pact
+	// receipts verify` checks it against the Brand's published keys.
+	// Problems then holds RestoredProblem.
+	Restored bool `json:"restored,omitempty"`
 }
+
+// RestoredProblem is the problem of a receipt put back by `pact restore`
+// and not checked since (Entry.Restored, Item.Restored).
+const RestoredProblem = "restored from a backup, not re-checked: pact does not take a backup's word that it verified; `pact receipts verify` checks it against the Brand's published keys"
+
+// RestoredOfflineProblem is why `pact receipts verify --offline` does not
+// verify a restored receipt.
+const RestoredOfflineProblem = "restored from a backup, not re-checked: the key kept beside it came with the backup, and --offline takes no backup's word for it; `pact receipts verify` (online) checks it against the Brand's published keys"
 
 // Item is the `pact receipts list --json` shape (CLI contract). Problems
 // holds why a receipt is not verified (rejected at archive time, or its
@@ -89,6 +103,10 @@ type Item struct {
 	// Notes say why a receipt means less than it seems though it verified
 	// (replayed; a bundle's Brand labels set aside); empty otherwise.
 	Notes []string `json:"notes"`
+	// Restored is set on a receipt `pact restore` put back and pact has not
+	// checked since (Entry.Restored): Verified is false and Problems holds
+	// RestoredProblem until an online `pact receipts verify`.
+	Restored bool `json:"restored"`
 	// CardURL and BrandName are the labels archived with the receipt (a
 	// bundle's cardUrl and brandName, or the card of the grant it came
 	// under); commands print them as cardUrl and brandName when the
@@ -118,8 +136,11 @@ func (e *Entry) Item() Item {
 	}
 	_ = json.Unmarshal(claims, &c)
 	it := Item{ID: e.ID, Brand: c.Brand, GrantID: c.GrantID, User: c.User, ScopesUsed: c.ScopesUsed, Actions: c.Actions, TS: c.TS, Verified: e.Verified,
-		CardURL: e.Expect.Card, BrandName: e.Expect.BrandName, Notes: e.Expect.Notes}
+		CardURL: e.Expect.Card, BrandName: e.Expect.BrandName, Notes: e.Expect.Notes, Restored: e.Restored}
 	it.setReplays(e.Replays)
+	if e.Restored {
+		it.Verified, it.Problems = false, []string{RestoredProblem}
+	}
 	return it.withEmptyLists()
 }
 
@@ -148,6 +169,15 @@ func ReplayNote(n int) string {
 		turns = fmt.Sprintf("%d other turns", n)
 	}
 	return "replayed: the Brand returned this same receipt on " + turns + "; it was verified for the first turn only and proves nothing about the others"
+}
+
+// setRestored marks it restored (Entry.Restored): not verified, whatever
+// its row says, with RestoredProblem.
+func (it *Item) setRestored(restored bool) {
+	if restored {
+		it.Restored, it.Verified = true, false
+		it.Problems = append([]string{RestoredProblem}, it.Problems...)
+	}
 }
 
 // setReplays flags it as replayed when the receipt came with n more turns.
@@ -276,6 +306,10 @@ func (e *Entry) row() store.Receipt {
 func entry(r store.Receipt) *Entry {
 	e := &Entry{ID: r.ID, JWS: r.JWS, Claims: json.RawMessage(r.Claims), JWK: json.RawMessage(r.JWK),
 		JWKThumbprint: r.JWKThumbprint, Verified: r.Verified, Problems: r.Problems, VerifiedAt: r.VerifiedAt, Replays: r.Replays}
+	if r.Restored {
+		// Whatever the backup said: not verified until pact checks it.
+		e.Restored, e.Verified, e.Problems = true, false, []string{RestoredProblem}
+	}
 	if len(e.Claims) == 0 {
 		e.Claims = nil
 	}
@@ -385,6 +419,7 @@ func (m *itemMemo) item(r store.Receipt) Item {
 	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems,
 		CardURL: r.CardURL, BrandName: r.BrandName, Notes: r.Notes, ScopesUsed: sc, Actions: ac}
 	it.setReplays(r.Replays)
+	it.setRestored(r.Restored)
 	if len(r.ID) != 64 {
 		it.Problems = append(it.Problems, "damaged archive row: its id is not a receipt id")
 	}
@@ -401,6 +436,7 @@ func item(r store.Receipt) Item {
 	it := Item{ID: r.ID, Brand: r.Brand, GrantID: r.GrantID, User: r.User, TS: r.TS, Verified: r.Verified, Problems: r.Problems,
 		CardURL: r.CardURL, BrandName: r.BrandName, Notes: r.Notes}
 	it.setReplays(r.Replays)
+	it.setRestored(r.Restored)
 	if err := json.Unmarshal(r.ScopesUsed, &it.ScopesUsed); err != nil {
 		it.Problems = append(it.Problems, "damaged archive row: scopesUsed is not a JSON array of strings")
 	}
@@ -481,6 +517,12 @@ type Check struct {
 	// several turns verifies for the first only.
 	Replayed bool     `json:"replayed,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
+	// Restored is set when the receipt stays restored, not re-checked
+	// (Entry.Restored): checked --offline (the key beside it came with the
+	// backup), or its Brand's keys could not be fetched. It is then
+	// Unchecked too. An online check that reaches the Brand's keys archives
+	// pact's own verdict, and the receipt is restored no more.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // VerifyAll verifies every archived receipt again, those kept as rejected
@@ -558,13 +600,16 @@ func (a *Archive) check(ctx context.Context, e *Entry, online bool) Check {
 func (a *Archive) check1(ctx context.Context, e *Entry, online bool) Check {
 	c := Check{ID: e.ID, Problems: []string{}}
 	if err := a.trustedJWKSURI(e); err != nil {
-		if !e.Verified {
+		if !e.Verified && !e.Restored {
 			c.Problems = append([]string{"kept as rejected"}, e.Problems...)
 		}
 		if !slices.Contains(c.Problems, err.Error()) { // a restore may have said it already
 			c.Problems = append(c.Problems, err.Error())
 		}
 		return c
+	}
+	if e.Restored {
+		return a.recheckRestored(ctx, e, online)
 	}
 	if !e.Verified {
 		return a.recheckRejected(ctx, e, online)
@@ -648,6 +693,45 @@ func (a *Archive) key(raw json.RawMessage) (*jose.JSONWebKey, error) {
 	}
 	a.keys.Store(string(raw), &k)
 	return &k, nil
+}
+
+// recheckRestored checks a receipt put back by a restore (Entry.Restored).
+// Offline it stays restored, unchecked: the key kept beside it came with
+// the backup, and proves nothing. Online it is verified afresh against its
+// jwks_uri (whose origin check1 has checked) and the grant it was expected
+// under, and pact's verdict, verified or rejected, is archived in place of
+// the backup's; when the Brand's keys cannot be fetched it stays restored.
+func (a *Archive) recheckRestored(ctx context.Context, e *Entry, online bool) Check {
+	c := Check{ID: e.ID, Problems: []string{}, Restored: true, Unchecked: true}
+	switch {
+	case (Receipt{JWS: e.JWS}).ID() != e.ID:
+		return Check{ID: e.ID, Problems: []string{"damaged archive row: it does not hold receipt " + ShortID(e.ID)}}
+	case !online:
+		c.Problems = []string{RestoredOfflineProblem}
+		return c
+	case a.Keys == nil:
+		c.Problems = []string{"no key source for online verification; it stays restored, not re-checked"}
+		return c
+	case e.Expect.JWKSURI == "":
+		c.Problems = []string{"restored from a backup with no jwks_uri to check it against; it stays restored, not re-checked"}
+		return c
+	}
+	res, err := Verify(ctx, a.Keys, Receipt{JWS: e.JWS, Claims: e.Claims}, e.Expect)
+	var ve *delegation.VerifyError
+	if err != nil && !errors.As(err, &ve) {
+		// An outage is not a verdict: it stays as it was.
+		c.Problems = []string{"not checked: " + err.Error() + "; it stays restored, not re-checked"}
+		return c
+	}
+	c = Check{ID: e.ID, Problems: []string{}, KeySource: "jwks_uri", Verified: err == nil && res.Verified()}
+	if !c.Verified {
+		c.Problems = append(c.Problems, res.Problems...)
+	}
+	if _, err := a.Put(res); err != nil {
+		c.Verified, c.Restored = false, true
+		c.Problems = append(c.Problems, "checked, but archiving pact's verdict failed: "+err.Error()+"; it stays restored, not re-checked")
+	}
+	return c
 }
 
 // recheckRejected checks a receipt kept as rejected (or whose archive row

@@ -375,7 +375,7 @@ func TestListItemShapeAndBrandFilter(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if fmt.Sprint(keys) != "[actions brand grantId id notes problems replayed scopesUsed ts user verified]" {
+	if fmt.Sprint(keys) != "[actions brand grantId id notes problems replayed restored scopesUsed ts user verified]" {
 		t.Errorf("keys = %v", keys)
 	}
 }

@@ -339,11 +339,12 @@ type RestoreChecks struct {
 	Grant func(interfaceURL, brand string, data []byte) error
 	// Pin checks a pin as pinning makes them.
 	Pin func(Pin) error
-	// Receipt checks what a receipt archived as verified was checked against
-	// (its expect column: receipts.Expect's JSON, with the jwks_uri its key
-	// came from) as login checked the grant it came from. A receipt that
-	// fails is restored as rejected, with the reason among its problems: the
-	// file's verdict is not pact's.
+	// Receipt checks what a receipt was checked against (its expect
+	// column: receipts.Expect's JSON, with the jwks_uri its key came from)
+	// as login checked the grant it came from. A receipt that fails is
+	// restored as rejected, with the reason among its problems; the others
+	// are restored without a verdict (Receipt.Restored): the file's verdict
+	// is not pact's.
 	Receipt func(expect []byte) error
 }
 
@@ -357,6 +358,11 @@ type Restored struct {
 	// never makes (triggers, views, other tables), and rows that failed
 	// their check again (RestoreChecks).
 	LeftOut []string `json:"leftOut,omitempty"`
+	// NotRechecked is how many receipts came back without the verdict the
+	// file gave them (Receipt.Restored): a backup's word is not pact's, and
+	// they are not verified until an online `pact receipts verify` checks
+	// them against their Brand's published keys.
+	NotRechecked int `json:"notRechecked"`
 }
 
 // Restore replaces the database of profile name with the history in the
@@ -367,7 +373,8 @@ type Restored struct {
 // column lists (restoreOrder; the card cache and the search index are
 // made again), each row checked against pact's constraints and column
 // types, grants and pins again by chk; then it is migrated to this
-// binary's schema. Triggers, views and tables that pact does not make stay
+// binary's schema, and the receipts' verdicts of the file are set aside
+// (setAside: Restored.NotRechecked). Triggers, views and tables that pact does not make stay
 // behind in the file (Restored.LeftOut). The current pact.db and its
 // pact.db-wal, if any, are kept aside as pact.db.before-restore-TIME (and
 // -wal), whatever their state (a refused, emptied or damaged database is
@@ -406,12 +413,13 @@ func Restore(ctx context.Context, d Dirs, name, file string, chk RestoreChecks) 
 		return Restored{}, err
 	}
 	tmp := path + ".restore-tmp"
-	left, err := rebuild(ctx, b, fresh, tmp, chk)
+	left, kept, err := rebuild(ctx, b, fresh, tmp, chk)
 	if err != nil {
 		os.Remove(tmp)
 		return Restored{}, err
 	}
 	res.LeftOut = append(res.LeftOut, left...)
+	res.NotRechecked = kept
 	if err := inUse(); err != nil {
 		os.Remove(tmp)
 		return Restored{}, err
@@ -452,64 +460,137 @@ func Restore(ctx context.Context, d Dirs, name, file string, chk RestoreChecks) 
 // schema at b's version (fresh), the rows of pact's tables copied by
 // explicit column lists and checked (column types, constraints, foreign
 // keys, chk), a new history_id, then the migrations to this binary's
-// schema. It returns the rows left out by chk.
-func rebuild(ctx context.Context, b *backupFile, fresh map[string]schemaObject, tmp string, chk RestoreChecks) ([]string, error) {
+// schema, and the verdicts of the file set aside (setAside). It returns the
+// rows left out by chk, and how many receipts are kept restored.
+func rebuild(ctx context.Context, b *backupFile, fresh map[string]schemaObject, tmp string, chk RestoreChecks) ([]string, int, error) {
 	for _, f := range []string{tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"} {
 		os.Remove(f)
 	}
 	if f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
-		return nil, fmt.Errorf("restoring: %w (nothing was changed)", err)
+		return nil, 0, fmt.Errorf("restoring: %w (nothing was changed)", err)
 	} else {
 		f.Close()
 	}
 	c, err := sql.Open("sqlite", tmp+fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=1&_journal_mode=DELETE&_txlock=immediate", BusyTimeout))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer c.Close()
 	c.SetMaxOpenConns(1) // the attached backup is this connection's
 	if err := migrate(ctx, c, b.version); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if _, err := c.ExecContext(ctx, `ATTACH DATABASE ? AS backup`, b.uri); err != nil {
-		return nil, fmt.Errorf("reading %s: %w (nothing was changed)", b.file, err)
+		return nil, 0, fmt.Errorf("reading %s: %w (nothing was changed)", b.file, err)
 	}
 	t, err := c.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer t.Rollback()
 	for _, table := range restoredTables(fresh) {
 		if err := copyRows(ctx, t, b.file, table); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if _, err := t.ExecContext(ctx, `INSERT OR REPLACE INTO main.meta (key, value) SELECT key, value FROM backup.meta WHERE (`+restoredMeta+`) AND typeof(value) = 'text'`); err != nil {
-		return nil, fmt.Errorf("%s: copying meta: %w (nothing was changed)", b.file, err)
+		return nil, 0, fmt.Errorf("%s: copying meta: %w (nothing was changed)", b.file, err)
 	}
 	left, err := checkRows(ctx, t, chk)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if _, err := t.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, lower(hex(randomblob(8)))), (?, '0')`, metaHistoryID, metaHistoryWrites); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := t.Commit(); err != nil {
-		return nil, fmt.Errorf("restoring: %w (nothing was changed)", err)
+		return nil, 0, fmt.Errorf("restoring: %w (nothing was changed)", err)
 	}
 	if _, err := c.ExecContext(ctx, `DETACH DATABASE backup`); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := migrate(ctx, c, len(Migrations)); err != nil {
-		return nil, fmt.Errorf("migrating the restored history: %w (nothing was changed)", err)
+		return nil, 0, fmt.Errorf("migrating the restored history: %w (nothing was changed)", err)
 	}
+	more, kept, err := setAside(ctx, c, chk)
+	if err != nil {
+		return nil, 0, fmt.Errorf("restoring: %w (nothing was changed)", err)
+	}
+	left = append(left, more...)
 	if err := c.Close(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := syncFile(tmp, 0o600); err != nil {
-		return nil, fmt.Errorf("restoring: %w (nothing was changed)", err)
+		return nil, 0, fmt.Errorf("restoring: %w (nothing was changed)", err)
 	}
-	return left, nil
+	return left, kept, nil
+}
+
+// setAside takes from the restored database c every verdict the backup
+// held of its receipts, which are the file's, not pact's: a receipt whose
+// jwks_uri fails chk.Receipt (the rule login applied to the grant it came
+// from) is kept as rejected, saying why; every other receipt is kept
+// restored (Receipt.Restored: not verified, no problems) until pact checks
+// it again. A turn's receipt verdict then reads from its receipt
+// (turnColumns); a turn whose receipt the file does not hold is not
+// verified (pact has nothing to check it with). It returns what it left
+// out, and how many receipts it kept restored.
+func setAside(ctx context.Context, c *sql.DB, chk RestoreChecks) (left []string, restored int, err error) {
+	t, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer t.Rollback()
+	type receipt struct{ user, id, expect, problems string }
+	var bad []receipt
+	var why []error
+	if chk.Receipt != nil {
+		rows, err := t.QueryContext(ctx, `SELECT user_id, id, expect, problems FROM receipts ORDER BY user_id, id`)
+		if err != nil {
+			return nil, 0, err
+		}
+		for rows.Next() {
+			var r receipt
+			if err := rows.Scan(&r.user, &r.id, &r.expect, &r.problems); err != nil {
+				rows.Close()
+				return nil, 0, err
+			}
+			if err := chk.Receipt([]byte(r.expect)); err != nil {
+				bad, why = append(bad, r), append(why, err)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, err
+		}
+	}
+	res, err := t.ExecContext(ctx, `UPDATE receipts SET verified = 0, restored = 1, problems = '[]'`)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, _ := res.RowsAffected()
+	restored = int(n)
+	for i, r := range bad {
+		var problems []string
+		json.Unmarshal([]byte(r.problems), &problems)
+		problems = append(problems, why[i].Error())
+		pj, _ := json.Marshal(problems)
+		if _, err := t.ExecContext(ctx, `UPDATE receipts SET verified = 0, restored = 0, problems = ? WHERE user_id = ? AND id = ?`, string(pj), r.user, r.id); err != nil {
+			return nil, 0, err
+		}
+		restored--
+		left = append(left, fmt.Sprintf("the verdict on receipt %s: %v; it is kept as rejected", r.id[:min(len(r.id), 12)], why[i]))
+	}
+	res, err = t.ExecContext(ctx, `UPDATE turns SET receipt_verified = 0 WHERE receipt_id != '' AND receipt_verified
+		AND NOT EXISTS (SELECT 1 FROM conversations c JOIN receipts r ON r.user_id = c.user_id AND r.id = turns.receipt_id
+			WHERE c.id = turns.conversation_id)`)
+	if err != nil {
+		return nil, 0, err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		left = append(left, fmt.Sprintf("the verdict on the receipts of %s: the backup does not hold those receipts, and they read as not verified", plural(int(n), "turn", "turns")))
+	}
+	return left, restored, t.Commit()
 }
 
 // copyRows copies the rows of table from the attached backup into main by
@@ -573,7 +654,8 @@ func copyRows(ctx context.Context, t *sql.Tx, file, table string) error {
 
 // checkRows checks grants and pins again (chk), deleting those that fail,
 // and refuses rows that refer to rows the file does not hold (foreign
-// keys). It returns what it left out.
+// keys). It returns what it left out. (Receipts: setAside, once the
+// database is at this binary's schema.)
 func checkRows(ctx context.Context, t *sql.Tx, chk RestoreChecks) ([]string, error) {
 	var left []string
 	if chk.Grant != nil {
@@ -627,39 +709,6 @@ func checkRows(ctx context.Context, t *sql.Tx, chk RestoreChecks) ([]string, err
 				return nil, err
 			}
 			left = append(left, fmt.Sprintf("the pin of %s: %v; the Brand's card is accepted again on first contact", clip(p.Brand, 120), why[i]))
-		}
-	}
-	if chk.Receipt != nil {
-		type receipt struct{ id, expect, problems string }
-		var bad []receipt
-		var why []error
-		rows, err := t.QueryContext(ctx, `SELECT id, expect, problems FROM main.receipts WHERE verified = 1`)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var r receipt
-			if err := rows.Scan(&r.id, &r.expect, &r.problems); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if err := chk.Receipt([]byte(r.expect)); err != nil {
-				bad, why = append(bad, r), append(why, err)
-			}
-		}
-		rows.Close()
-		for i, r := range bad {
-			var problems []string
-			json.Unmarshal([]byte(r.problems), &problems)
-			problems = append(problems, why[i].Error())
-			pj, _ := json.Marshal(problems)
-			if _, err := t.ExecContext(ctx, `UPDATE main.receipts SET verified = 0, problems = ? WHERE id = ?`, string(pj), r.id); err != nil {
-				return nil, err
-			}
-			if _, err := t.ExecContext(ctx, `UPDATE main.turns SET receipt_verified = 0 WHERE receipt_id = ?`, r.id); err != nil {
-				return nil, err
-			}
-			left = append(left, fmt.Sprintf("the verdict on receipt %s: %v; it is kept as rejected", r.id[:min(len(r.id), 12)], why[i]))
 		}
 	}
 	rows, err := t.QueryContext(ctx, `SELECT "table", count(*) FROM main.pragma_foreign_key_check GROUP BY "table"`)

@@ -29,6 +29,16 @@ type Turn struct {
 	TaskState       string
 	ReceiptID       string
 	ReceiptVerified *bool
+	// ReceiptRestored (read only) is set when the turn's receipt was put
+	// back by `pact restore` and not checked again since: its verdict is
+	// the file's, not pact's, so ReceiptVerified reads false until an
+	// online `pact receipts verify` checks it (Receipt.Restored).
+	ReceiptRestored bool
+	// Answers is, on an agent turn, the messageId of the User's message it
+	// answers (PACT §4.3: a send tried again keeps it). A reply is stored
+	// once per User message it answers, whatever messageId the Brand gives
+	// it (a Provider may reuse one); "" when not known (never de-duplicated).
+	Answers string
 	// Parts are the turn's non-text parts (data, files), in order.
 	Parts []Part
 }
@@ -120,8 +130,8 @@ func (db *userDB) Turns(ctx context.Context, interfaceURL, contextID string) ([]
 		t, err := scanTurn(sc, &id)
 		ids = append(ids, id)
 		return t, err
-	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, t.id
-		FROM turns t JOIN conversations c ON c.id = t.conversation_id
+	}, `SELECT `+turnColumns+`, t.id
+		FROM turns t JOIN conversations c ON c.id = t.conversation_id`+turnReceipt+`
 		WHERE c.user_id = ? AND c.interface_url = ? AND c.context_id = ? ORDER BY t.id`, db.user, interfaceURL, contextID)
 	if err != nil || len(turns) == 0 {
 		return turns, err
@@ -154,11 +164,24 @@ func queryAll[T any](ctx context.Context, c *sql.DB, scan func(scanner) (T, erro
 	return out, rows.Err()
 }
 
+// turnColumns are the columns scanTurn reads, of turns t joined with
+// turnReceipt: a turn's receipt verdict is its own (false on a turn the
+// Brand replayed the receipt on) and its archive's (a receipt rejected
+// since reads false); a receipt put back by a restore and not checked
+// again reads false, with ReceiptRestored.
+const turnColumns = `t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id,
+	CASE WHEN r.id IS NULL THEN t.receipt_verified ELSE t.receipt_verified AND r.verified AND NOT r.restored END,
+	coalesce(r.restored, 0), t.answers`
+
+// turnReceipt joins a turn's archived receipt (r) to turns t of
+// conversations c.
+const turnReceipt = ` LEFT JOIN receipts r ON t.receipt_id != '' AND r.user_id = c.user_id AND r.id = t.receipt_id`
+
 func scanTurn(sc scanner, extra ...any) (Turn, error) {
 	var t Turn
 	var at string
 	var rv sql.NullBool
-	err := sc.Scan(append([]any{&t.MessageID, &t.Role, &t.Text, &at, &t.TaskState, &t.ReceiptID, &rv}, extra...)...)
+	err := sc.Scan(append([]any{&t.MessageID, &t.Role, &t.Text, &at, &t.TaskState, &t.ReceiptID, &rv, &t.ReceiptRestored, &t.Answers}, extra...)...)
 	t.At = parseTime(at)
 	if rv.Valid {
 		v := rv.Bool
@@ -169,8 +192,10 @@ func scanTurn(sc scanner, extra ...any) (Turn, error) {
 
 // AppendTurns adds turns to the conversation conv names (creating it or
 // updating its summary), and makes it the Brand's current conversation,
-// in one transaction. A turn whose (role, messageId) is already stored is
-// not added twice (a retried send). The cost does not depend on how many
+// in one transaction. A User's turn whose messageId is already stored is
+// not added twice (a retried send), nor an agent turn answering a User's
+// messageId (Turn.Answers) that already has its answer, whatever the
+// reply's own messageId. The cost does not depend on how many
 // turns the conversation already has (indexed inserts only).
 func (db *userDB) AppendTurns(ctx context.Context, conv Conversation, turns ...Turn) error {
 	if conv.State == "" {
@@ -188,8 +213,8 @@ func (db *userDB) AppendTurns(ctx context.Context, conv Conversation, turns ...T
 			return err
 		}
 		if len(turns) > 0 {
-			st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO turns (conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+			st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO turns (conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified, answers)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 			if err != nil {
 				return err
 			}
@@ -200,7 +225,11 @@ func (db *userDB) AppendTurns(ctx context.Context, conv Conversation, turns ...T
 					rv = *t.ReceiptVerified
 				}
 				var turnID int64
-				err := st.QueryRowContext(ctx, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv).Scan(&turnID)
+				answers := ""
+				if t.Role == "agent" {
+					answers = t.Answers
+				}
+				err := st.QueryRowContext(ctx, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv, answers).Scan(&turnID)
 				if errors.Is(err, sql.ErrNoRows) {
 					continue // already stored (a retried send): its parts too
 				}
@@ -320,8 +349,8 @@ func (db *userDB) SearchTurns(ctx context.Context, text string, limit int) (Sear
 			&h.Conversation.ContextID, &at, &h.Conversation.State, &h.Conversation.Current)
 		h.Conversation.LastMessageAt = parseTime(at)
 		return h, err
-	}, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
-		FROM `+from+` JOIN conversations c ON c.id = t.conversation_id
+	}, `SELECT `+turnColumns+`, `+convColumns+`
+		FROM `+from+` JOIN conversations c ON c.id = t.conversation_id`+turnReceipt+`
 		WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+order+` DESC LIMIT ?`, args...)
 	return res, err
 }

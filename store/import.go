@@ -486,13 +486,19 @@ func (st *oldState) write(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 		ids[s.InterfaceURL+"\x00"+s.ContextID] = id
-		for _, t := range rec.Turns {
+		for i, t := range rec.Turns {
 			var rv any
 			if t.ReceiptVerified != nil {
 				rv = *t.ReceiptVerified
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO turns (conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv); err != nil {
+			// A reply answers the User's turn just before it (as migration
+			// 15 reads the turns stored before it).
+			answers := ""
+			if t.Role == "agent" && i > 0 && rec.Turns[i-1].Role == "user" {
+				answers = rec.Turns[i-1].MessageID
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO turns (conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified, answers)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, t.MessageID, t.Role, t.Text, fmtTime(t.At), t.TaskState, t.ReceiptID, rv, answers); err != nil {
 				return err
 			}
 		}

@@ -493,6 +493,24 @@ CREATE TABLE server_shared (
 	value TEXT NOT NULL,
 	set_ns BIGINT NOT NULL
 );`,
+	// 15: the followups of issue 31. A receipt put back by `pact restore`
+	// carries no verdict until pact checks it again (receipts.restored; the
+	// listing index covers it). A Brand's reply is one per User message it
+	// answers (turns.answers, the User's messageId, PACT §4.3), not one per
+	// reply messageId: a Provider that reuses a reply id loses no reply.
+	// The replies stored so far answer the User's turn just before them.
+	`ALTER TABLE receipts ADD COLUMN restored INTEGER NOT NULL DEFAULT 0;
+DROP INDEX receipts_listing;
+CREATE INDEX receipts_listing ON receipts (user_id, ts_ns, id, verified, problems, brand, grant_id, user, scopes_used, actions, ts,
+	card_url, brand_name, replays, notes, restored);
+ALTER TABLE turns ADD COLUMN answers TEXT NOT NULL DEFAULT '';
+UPDATE turns SET answers = p.prev_id FROM (
+	SELECT id, role, lag(role) OVER w AS prev_role, lag(message_id) OVER w AS prev_id
+	FROM turns WINDOW w AS (PARTITION BY conversation_id ORDER BY id)
+) p WHERE p.id = turns.id AND p.role = 'agent' AND p.prev_role = 'user';
+DROP INDEX turns_by_message;
+CREATE UNIQUE INDEX turns_by_message ON turns (conversation_id, role, message_id) WHERE role != 'agent';
+CREATE UNIQUE INDEX turns_by_answer ON turns (conversation_id, answers) WHERE role = 'agent' AND answers != '';`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

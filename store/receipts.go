@@ -44,11 +44,18 @@ type Receipt struct {
 	// Replays (read only) counts the turns past the first that this
 	// receipt came with (PutTurnReceipt).
 	Replays int
+	// Restored (read only) is set on a receipt `pact restore` put back
+	// (SQLite only: Restore): whatever the backup said of it, it is kept
+	// with Verified false and no problems until pact checks it again, and
+	// archiving it again (Put, a verdict pact made) clears it.
+	Restored bool
 }
 
 // PutReceipt archives r: added, or replacing the row with the same id,
 // except that a verified row is never replaced by a rejected one (a
 // receipt verified once stays verified; `receipts verify` re-checks it).
+// A restored row (Receipt.Restored) is replaced by either: r is a verdict
+// pact made.
 func (db *userDB) PutReceipt(ctx context.Context, r Receipt) error {
 	return db.PutReceipts(ctx, []Receipt{r})
 }
@@ -106,7 +113,7 @@ func newReceiptWriter(ctx context.Context, tx *sql.Tx, user string) (*receiptWri
 			problems = excluded.problems, verified_at = excluded.verified_at, brand = excluded.brand,
 			grant_id = excluded.grant_id, user = excluded.user, scopes_used = excluded.scopes_used,
 			actions = excluded.actions, ts = excluded.ts, ts_ns = excluded.ts_ns,
-			card_url = excluded.card_url, brand_name = excluded.brand_name, notes = excluded.notes
+			card_url = excluded.card_url, brand_name = excluded.brand_name, notes = excluded.notes, restored = 0
 		WHERE excluded.verified OR NOT receipts.verified`},
 		{&w.delBrands, `DELETE FROM receipt_brands WHERE user_id = ? AND receipt_id = ?`},
 		{&w.delScopes, `DELETE FROM receipt_scopes WHERE user_id = ? AND receipt_id = ?`},
@@ -209,7 +216,7 @@ func (db *userDB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Rece
 	}
 	// Every listing column is in the covering index receipts_listing.
 	cols := `r.id, r.verified, r.problems, r.brand, r.grant_id, r.user, r.scopes_used, r.actions, r.ts,
-		r.card_url, r.brand_name, r.replays, r.notes`
+		r.card_url, r.brand_name, r.replays, r.notes, r.restored`
 	if f.Full {
 		cols += `, r.jws, r.claims, r.jwk, r.jwk_thumbprint, r.expect, r.verified_at`
 	}
@@ -277,7 +284,7 @@ func (db *userDB) EachReceipt(ctx context.Context, f ReceiptFilter, fn func(Rece
 		var r Receipt
 		var problems, notes, verifiedAt string
 		var scopes, actions, claims, jwk, expect sql.RawBytes
-		dest := []any{&r.ID, &r.Verified, &problems, &r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes}
+		dest := []any{&r.ID, &r.Verified, &problems, &r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes, &r.Restored}
 		if f.Full {
 			dest = append(dest, &r.JWS, &claims, &jwk, &r.JWKThumbprint, &expect, &verifiedAt)
 		}
@@ -347,9 +354,9 @@ func (db *userDB) receipt(ctx context.Context, c *sql.DB, id string) (Receipt, e
 	var r Receipt
 	var problems, notes, verifiedAt, claims, jwk, expect, scopes, actions string
 	err := c.QueryRowContext(ctx, `SELECT id, jws, claims, jwk, jwk_thumbprint, expect, verified, problems, verified_at,
-		brand, grant_id, user, scopes_used, actions, ts, card_url, brand_name, replays, notes FROM receipts WHERE user_id = ? AND id = ?`, db.user, id).Scan(
+		brand, grant_id, user, scopes_used, actions, ts, card_url, brand_name, replays, notes, restored FROM receipts WHERE user_id = ? AND id = ?`, db.user, id).Scan(
 		&r.ID, &r.JWS, &claims, &jwk, &r.JWKThumbprint, &expect, &r.Verified, &problems, &verifiedAt,
-		&r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes)
+		&r.Brand, &r.GrantID, &r.User, &scopes, &actions, &r.TS, &r.CardURL, &r.BrandName, &r.Replays, &notes, &r.Restored)
 	if err != nil {
 		return r, err
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,5 +299,89 @@ func TestRestore_BackupsOfEveryEarlierVersion(t *testing.T) {
 		if err != nil || len(found.Hits) != 1 {
 			t.Fatalf("version %d: searching the restored turns: %v, %v", v, found, err)
 		}
+	}
+}
+
+// Issue 31 item 6, review: a backup's verdicts are not pact's. Every
+// receipt comes back restored, not verified, whatever the file says (a
+// row marked verified may hold a stranger's signature beside the Brand's
+// own jwks_uri); the turns that carried them read not verified; a turn
+// whose receipt the file does not hold reads not verified. The restore
+// counts what it set aside. Archiving pact's own verdict (what an online
+// `pact receipts verify` does) ends it.
+func TestIssue31_6_RestoreSetsTheFilesVerdictsAside(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	dirs := Dirs{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data")}
+	db := ProfileDB(dirs, "p")
+	v := true
+	conv := Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1", LastMessageAt: time.Now()}
+	good := Receipt{ID: "r-good", JWS: "a.b.c", Claims: []byte(`{}`), JWK: []byte(`{}`), JWKThumbprint: "tp", Expect: []byte(`{}`), Verified: true}
+	if err := local(db).PutReceipt(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if err := local(db).AppendTurns(ctx, conv,
+		Turn{MessageID: "m1", Role: "user", Text: "refund A-1", At: time.Now()},
+		Turn{MessageID: "r1", Role: "agent", Text: "refunded", At: time.Now(), ReceiptID: "r-good", ReceiptVerified: &v, Answers: "m1"},
+		Turn{MessageID: "m2", Role: "user", Text: "refund A-2", At: time.Now()},
+		Turn{MessageID: "r2", Role: "agent", Text: "refunded too", At: time.Now(), ReceiptID: "r-absent", ReceiptVerified: &v, Answers: "m2"}); err != nil {
+		t.Fatal(err)
+	}
+	backup := filepath.Join(home, "backup.db")
+	if _, err := db.Backup(ctx, backup, false); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	res, err := Restore(ctx, dirs, "p", backup, RestoreChecks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NotRechecked != 1 || len(res.LeftOut) != 1 || !strings.Contains(res.LeftOut[0], "1 turn: the backup does not hold those receipts") {
+		t.Fatalf("restore: %d set aside, left out %q; want 1, and the turn whose receipt is not in the file", res.NotRechecked, res.LeftOut)
+	}
+	db = ProfileDB(dirs, "p")
+	defer db.Close()
+	receipt := func() Receipt {
+		t.Helper()
+		rs, err := local(db).ReceiptsByPrefix(ctx, "r-good", 1)
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("the restored receipt: %v %v", rs, err)
+		}
+		return rs[0]
+	}
+	if r := receipt(); r.Verified || !r.Restored || len(r.Problems) != 0 {
+		t.Fatalf("restored receipt: verified %v, restored %v, problems %q; want restored, not verified", r.Verified, r.Restored, r.Problems)
+	}
+	var listed []Receipt
+	local(db).EachReceipt(ctx, ReceiptFilter{}, func(r Receipt) error { listed = append(listed, r); return nil })
+	if len(listed) != 1 || !listed[0].Restored || listed[0].Verified {
+		t.Fatalf("listed: %+v", listed)
+	}
+	turnVerdicts := func() string {
+		t.Helper()
+		turns, err := local(db).Turns(ctx, "iface", "c1")
+		if err != nil || len(turns) != 4 {
+			t.Fatalf("turns: %+v %v", turns, err)
+		}
+		var out []string
+		for _, tu := range turns {
+			if tu.Role == "agent" {
+				out = append(out, fmt.Sprintf("%s:%v/%v", tu.ReceiptID, *tu.ReceiptVerified, tu.ReceiptRestored))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got := turnVerdicts(); got != "r-good:false/true r-absent:false/false" {
+		t.Fatalf("turn verdicts after the restore: %s", got)
+	}
+	// pact's own verdict (an online check) ends the restored state.
+	if err := local(db).PutReceipt(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if r := receipt(); !r.Verified || r.Restored {
+		t.Fatalf("checked again: verified %v, restored %v", r.Verified, r.Restored)
+	}
+	if got := turnVerdicts(); got != "r-good:true/false r-absent:false/false" {
+		t.Fatalf("turn verdicts after the check: %s", got)
 	}
 }

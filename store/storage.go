@@ -83,9 +83,11 @@ type Conversations interface {
 	Turns(ctx context.Context, interfaceURL, contextID string) ([]Turn, error)
 	// AppendTurns adds turns to the conversation conv names (creating it
 	// or updating its summary) and makes it the Brand's current one, in
-	// one transaction. A turn whose (role, messageId) is stored is not
-	// added twice. The rows written do not depend on how many turns the
-	// conversation has (O(1)).
+	// one transaction. A User's turn whose messageId is stored is not
+	// added twice, nor an agent turn answering a User's messageId
+	// (Turn.Answers) already answered, whatever the reply's own messageId
+	// (a Provider may reuse one: every reply is kept). The rows written do
+	// not depend on how many turns the conversation has (O(1)).
 	AppendTurns(ctx context.Context, conv Conversation, turns ...Turn) error
 	// SetConversationState sets a conversation's state ("closed", PACT
 	// §4.2); an unknown conversation is no error.

@@ -53,6 +53,10 @@ type ReceiptMark struct {
 	// be archived when it came, or was left out since): pact has no copy to show or check,
 	// so it is not Verified whatever was noted of it before.
 	Missing bool
+	// Restored is set when the receipt came back with `pact restore` and pact has not
+	// checked it since: not Verified, whatever the backup said, until `pact receipts
+	// verify` checks it against the Brand's published keys (receipts.Entry.Restored).
+	Restored bool
 	// ScopesUsed is the receipt's claims.scopesUsed.
 	ScopesUsed []string
 	// Actions names each action of claims.actions (its tool, optionally with an argsHash).

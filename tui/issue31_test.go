@@ -211,6 +211,25 @@ func TestIssue31_5_AReceiptNotInTheArchiveIsSaidToBe(t *testing.T) {
 	}
 }
 
+// Issue 31 item 6 in the chat, review: a stored reply whose receipt came back with `pact
+// restore` and was not checked since is marked "not re-checked", never "✓ receipt" nor
+// "failed", and its panel says what checks it.
+func TestIssue31_6_ARestoredReceiptIsSaidNotReChecked(t *testing.T) {
+	f := newFake()
+	f.history = []Turn{
+		{ID: "m", Role: RoleUser, Text: "show my orders", At: t0},
+		{ID: "r", Role: RoleAgent, Text: "Your orders: A-1", At: t0, Receipt: &ReceiptMark{ID: "72b9afb19404", Restored: true, Problems: []string{"restored from a backup, not re-checked"}}},
+	}
+	h := newHarness(t, f, testOptions(), 100, 30)
+	if v := plain(h.view()); !strings.Contains(v, "? receipt not re-checked") || strings.Contains(v, "✓ receipt") || strings.Contains(v, "receipt failed") {
+		t.Fatalf("the turn's mark:\n%s", v)
+	}
+	h.key("ctrl+r")
+	if v := plain(h.view()); !strings.Contains(v, "? restored, not re-checked") || !strings.Contains(v, "pact receipts verify") || strings.Contains(v, "✓ verified") || strings.Contains(v, "verification failed") {
+		t.Fatalf("the receipt panel:\n%s", v)
+	}
+}
+
 // Issue 31 item 1, review: a message whose outcome is unknown waits at the head of the
 // queue ("Enter … sends it again with the same message id"). After /new, Enter sent it
 // in the new conversation, under a new messageId: the Brand's agent could act twice. A

@@ -36,6 +36,9 @@ func (p *receiptPanel) view(c *chat, w int, _ time.Time) []string {
 		for _, pr := range r.Problems {
 			body = append(body, "  "+clean(pr))
 		}
+	case r.Restored:
+		body = append(body, c.st.status.Render("? restored, not re-checked")+" — it came back with pact restore, and pact does not take a backup's word that it verified",
+			"  `pact receipts verify` checks it against the Brand's published keys")
 	default:
 		body = append(body, c.st.bad.Render("✗ verification failed")+" — kept apart, not archived as verified")
 		for _, pr := range r.Problems {

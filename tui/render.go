@@ -186,6 +186,8 @@ func renderTurn(st *styles, md *markdown, t Turn, width int, brand string) []str
 				head += " " + st.ok.Render("✓ receipt")
 			case t.Receipt.Missing:
 				head += " " + st.bad.Render("✗ receipt not archived")
+			case t.Receipt.Restored:
+				head += " " + st.status.Render("? receipt not re-checked")
 			default:
 				head += " " + st.bad.Render("✗ receipt failed")
 			}

@@ -33,6 +33,11 @@ type backupJSON struct {
 type restoreJSON struct {
 	backupJSON
 	LeftOut []string `json:"leftOut"`
+	// NotRechecked is how many receipts came back without the verdict the
+	// file gave them ("restored, not re-checked"), and Recheck the command
+	// that checks them against the Brands' published keys (absent when 0).
+	NotRechecked int    `json:"notRechecked"`
+	Recheck      string `json:"recheck,omitempty"`
 }
 
 func newBackupCmd(a *app) *cobra.Command {
@@ -107,7 +112,10 @@ again); secrets come from the keyring as before. Only pact's own tables are
 read: triggers, views and other tables in FILE stay behind, and so do grants
 whose endpoints are not under their Provider's registration (as at login)
 and malformed pins, and a receipt whose jwks_uri is not is kept as rejected
-whatever FILE says; the restore names each. It is refused while another pact
+whatever FILE says; the restore names each. Whatever FILE says of the other
+receipts, they come back "restored, not re-checked", not verified, until
+` + "`pact receipts verify`" + ` checks them against the Brands' published keys
+(--offline does not: the keys kept beside them came with FILE). It is refused while another pact
 process (an open chat, say) has the profile's database open. Nothing changes
 when FILE is refused.`,
 		Args: exactArgs(1, "restore takes the backup file"),
@@ -132,8 +140,11 @@ when FILE is refused.`,
 			if err != nil {
 				return err
 			}
-			out := restoreJSON{backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()},
-				append([]string{}, res.LeftOut...)}
+			out := restoreJSON{backupJSON: backupJSON{Profile: a.profile, File: absPath(file), Contents: res.Contents, Aside: res.Aside, NotIncluded: a.notInBackup()},
+				LeftOut: append([]string{}, res.LeftOut...), NotRechecked: res.NotRechecked}
+			if res.NotRechecked > 0 {
+				out.Recheck = profile.CommandWords(a.profile, "receipts", "verify")
+			}
 			if a.json {
 				return a.printJSON(out)
 			}
@@ -144,6 +155,16 @@ when FILE is refused.`,
 			}
 			for _, l := range res.LeftOut {
 				a.io.Eprintf("%s left out: %s\n", st.Warning.Render("!"), safe(l))
+			}
+			if n := res.NotRechecked; n > 0 {
+				// A backup's verdicts are not pact's (issue 31): one
+				// command gives the User's own receipts theirs back.
+				it, are := "them", "are"
+				if n == 1 {
+					it, are = "it", "is"
+				}
+				a.io.Eprintf("%s %s %s marked \"restored, not re-checked\" until pact checks %s again: pact does not take a backup's word that a receipt verified. Check %s against the Brands' published keys with:\n  %s\n",
+					st.Warning.Render("!"), plural(n, "receipt", "receipts"), are, it, it, out.Recheck)
 			}
 			return nil
 		},

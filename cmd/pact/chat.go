@@ -30,6 +30,8 @@ chat; otherwise each line of stdin is sent as a message and each reply printed
 In that line mode a line whose first word is one of these commands runs it:
   /new              start a new conversation
   /login SCOPE...   let pact act on your account at the Brand
+  /again            ask again for the answers to your messages that got none
+  /drop             give up your messages that got no answer
   /help             list the commands
   /quit             leave (Ctrl+D, or the end of stdin, too)
 Any other line is sent as typed, a path such as /home/me/a.pdf too. A line
@@ -38,7 +40,10 @@ to send it, type the slash twice: //text sends /text. A message
 that fails does not end the chat either; at the end pact exits with the code
 of the last failure (2 for a mistyped command), so scripts notice.
 When you type at a terminal, a "you›" prompt on stderr shows that pact is
-waiting for a line, also when stdout is piped.`,
+waiting for a line, also when stdout is piped, and the chat opens by saying
+which of your messages got no answer before a chat was left: /again sends
+them again under the same message id, to fetch the answer without the
+Brand's agent acting twice (typing the same text does too).`,
 		Args:              exactArgs(1, "chat needs a BRAND (a domain, an origin or a card URL)"),
 		ValidArgsFunction: a.completeBrands,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,6 +79,7 @@ func (a *app) lineChat(cmd *cobra.Command, c agent.Conversation) error {
 				a.printTurn(t)
 			}
 		}
+		a.offerUnanswered(cmd.Context(), c)
 	}
 	lines, readErr := readLines(a.io.In)
 	ctx := cmd.Context()
@@ -102,7 +108,13 @@ func (a *app) lineChat(cmd *cobra.Command, c agent.Conversation) error {
 		switch in.Kind {
 		case tui.InputCommand, tui.InputUnknown:
 			quit, err := a.lineCommand(ctx, c, in)
-			if err != nil {
+			var reported silentError
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case errors.As(err, &reported):
+				last = err // a message /again sent, already reported
+			case err != nil:
 				last = silentError{code: a.reportLine(err)}
 			}
 			if quit {
@@ -114,49 +126,83 @@ func (a *app) lineChat(cmd *cobra.Command, c agent.Conversation) error {
 		if text == "" {
 			continue
 		}
-		res, err := a.deliver(ctx, c, text)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		var pending *agent.StepUpPending
-		var saveErr *conversation.SaveError
-		var mismatch *conversation.ContextMismatchError
-		switch {
-		case (errors.As(err, &saveErr) || errors.As(err, &mismatch)) && res != nil:
-			// The Brand acted: show the reply and its receipt anyway.
-			if a.json {
-				a.printJSONLine(res)
-			} else {
-				a.printUnsaved(res, nil, "")
+		if err := a.lineSend(ctx, c, text); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			last = silentError{code: a.reportLine(err)}
-		case errors.As(err, &pending):
-			last = silentError{code: exitConsent}
-			if a.json {
-				a.printJSONLine(pending.StepUp.Result)
-			} else {
-				a.printStepUpText(pending.StepUp.Result)
-				// The chat's own command, as the full-screen chat says it.
-				a.io.Eprintf("%s\n", safe(pending.StepUp.Words(agent.ChatLogin, agent.ChatNoScopes)))
-			}
-		case err != nil:
-			code := a.reportLine(err)
-			last = silentError{code: code}
-		case a.json:
-			a.printJSONLine(res)
-			if res.Receipt != nil && !res.Receipt.Verified {
-				a.printReceiptNote(res)
-			}
-		default:
-			if err := a.printResult(res, ""); err != nil {
-				last = silentError{code: a.reportLine(err)}
-			}
+			last = err
 		}
 	}
 	if err := <-readErr; err != nil {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
 	return last
+}
+
+// lineSend sends text as one line of the chat and prints the reply, or what
+// went wrong. It returns nil when the reply came, the failure as a
+// silentError with its exit code (already reported), or ctx's error when
+// the chat was interrupted.
+func (a *app) lineSend(ctx context.Context, c agent.Conversation, text string) error {
+	res, err := a.deliver(ctx, c, text)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var pending *agent.StepUpPending
+	var saveErr *conversation.SaveError
+	var mismatch *conversation.ContextMismatchError
+	switch {
+	case (errors.As(err, &saveErr) || errors.As(err, &mismatch)) && res != nil:
+		// The Brand acted: show the reply and its receipt anyway.
+		if a.json {
+			a.printJSONLine(res)
+		} else {
+			a.printUnsaved(res, nil, "")
+		}
+		return silentError{code: a.reportLine(err)}
+	case errors.As(err, &pending):
+		if a.json {
+			a.printJSONLine(pending.StepUp.Result)
+		} else {
+			a.printStepUpText(pending.StepUp.Result)
+			// The chat's own command, as the full-screen chat says it.
+			a.io.Eprintf("%s\n", safe(pending.StepUp.Words(agent.ChatLogin, agent.ChatNoScopes)))
+		}
+		return silentError{code: exitConsent}
+	case err != nil:
+		return silentError{code: a.reportLine(err)}
+	case a.json:
+		a.printJSONLine(res)
+		if res.Receipt != nil && !res.Receipt.Verified {
+			a.printReceiptNote(res)
+		}
+	default:
+		if err := a.printResult(res, ""); err != nil {
+			return silentError{code: a.reportLine(err)}
+		}
+	}
+	return nil
+}
+
+// offerUnanswered says, as the chat opens on a terminal, which of the
+// User's messages of this conversation got no answer before a chat was
+// left (sent, their outcome unknown: PACT §4.3), as the full-screen chat
+// does, and offers /again (the same messageId, so the Brand's agent does
+// not act twice) and /drop.
+func (a *app) offerUnanswered(ctx context.Context, c agent.Conversation) {
+	un, err := c.Unanswered(ctx)
+	if err != nil || len(un) == 0 {
+		return
+	}
+	st := a.io.ErrStyles()
+	for _, t := range un {
+		a.io.Eprintf("%s %s  %s\n", st.Faint.Render("you›"), st.Faint.Render(safe(t.Text)), st.Warning.Render("· no answer yet"))
+	}
+	what := "Your last message got no answer before the chat was left; " + line(c.Facts().Card.Name()) + " may have received it. Type /again to ask for its answer with the same message id (the Brand's agent does not act twice), or /drop to give it up."
+	if len(un) > 1 {
+		what = fmt.Sprintf("%d of your messages got no answer before the chat was left; %s may have received them. Type /again to ask for their answers with the same message ids (the Brand's agent does not act twice), or /drop to give them up.", len(un), line(c.Facts().Card.Name()))
+	}
+	a.io.Eprintf("%s %s\n", st.Warning.Render("!"), what)
 }
 
 // readLines reads r line by line (up to 1 MiB a line) on its own goroutine:
@@ -180,6 +226,8 @@ func readLines(r io.Reader) (<-chan string, <-chan error) {
 const lineHelp = `Type a message and press Enter to send it. Commands:
   /new              start a new conversation
   /login SCOPE...   let pact act on your account at the Brand (/login alone lists its permissions)
+  /again            ask again for the answers to your messages that got none (same message ids)
+  /drop             give up your messages that got no answer (they may still have been delivered)
   /help             this help
   /quit             leave (Ctrl+D too)
 Any other line is sent as typed (a path such as /home/me/a.pdf too); a line
@@ -189,7 +237,7 @@ with /, type the slash twice: //text sends /text.`
 // isLineCommand reports whether name is a line-mode command.
 func isLineCommand(name string) bool {
 	switch name {
-	case "/quit", "/exit", "/q", "/help", "/?", "/new", "/login":
+	case "/quit", "/exit", "/q", "/help", "/?", "/new", "/login", "/again", "/drop":
 		return true
 	}
 	return false
@@ -206,6 +254,46 @@ func (a *app) lineCommand(ctx context.Context, c agent.Conversation, in tui.Inpu
 		return true, nil
 	case "/help", "/?":
 		a.io.Eprintf("%s\n", lineHelp)
+	case "/again":
+		// Each message that got no answer, under its own messageId
+		// (agent.Send: Conversation.MessageIDFor), oldest first.
+		un, err := c.Unanswered(ctx)
+		if err != nil {
+			return false, err
+		}
+		if len(un) == 0 {
+			a.io.Eprintf("None of your messages is waiting for its answer.\n")
+			return false, nil
+		}
+		var last error
+		for _, t := range un {
+			a.io.Eprintf("%s %s\n", st.Faint.Render("you›"), st.Faint.Render(safe(t.Text)))
+			if err := a.lineSend(ctx, c, t.Text); err != nil {
+				if ctx.Err() != nil {
+					return true, err
+				}
+				last = err // reported: a silentError
+			}
+		}
+		return false, last
+	case "/drop":
+		un, err := c.Unanswered(ctx)
+		if err != nil {
+			return false, err
+		}
+		for _, t := range un {
+			if err := c.Abandon(ctx, t.MessageID, conversation.AbandonRemoved); err != nil {
+				return false, err
+			}
+		}
+		switch len(un) {
+		case 0:
+			a.io.Eprintf("None of your messages is waiting for its answer.\n")
+		case 1:
+			a.io.Eprintf("%s Gave up your message that got no answer; it may still have reached %s.\n", st.Success.Render("✓"), line(card.Name()))
+		default:
+			a.io.Eprintf("%s Gave up your %d messages that got no answer; they may still have reached %s.\n", st.Success.Render("✓"), len(un), line(card.Name()))
+		}
 	case "/new":
 		if err := c.StartNew(ctx); err != nil {
 			return false, err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pact-cli/pact/agent"
+	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -81,10 +82,18 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			}
 			st := a.io.OutStyles()
 			status := st.Success.Render("verified")
-			if !e.Verified {
+			switch {
+			case e.Restored:
+				status = st.Warning.Render("restored, not re-checked")
+			case !e.Verified:
 				status = st.Error.Render("FAILED: " + safe(strings.Join(e.Problems, "; ")))
 			}
 			a.io.Printf("%s %s\n", st.Bold.Render("receipt "+receipts.ShortID(e.ID)), status)
+			if e.Restored {
+				// The backup's verdict is not pact's: say what checks it.
+				a.io.Printf("  %s\n  %s\n", "It came back with `pact restore`; pact does not take a backup's word that it verified. Check it against the Brand's published keys with:",
+					profile.CommandWords(a.profile, "receipts", "verify", receipts.ShortID(e.ID)))
+			}
 			c := e.ParsedClaims()
 			row := func(k, v string) { a.io.Printf("  %s %s\n", st.Faint.Render(fmt.Sprintf("%-12s", k)), v) }
 			// The Brand by name and domain, as in every table; the signed
@@ -120,7 +129,10 @@ func newReceiptsCmd(a *app) *cobra.Command {
 			} else {
 				row("time", line(c.TS))
 			}
-			if e.JWKThumbprint != "" {
+			switch {
+			case e.JWKThumbprint != "" && e.Restored:
+				row("signed by", "key "+line(e.JWKThumbprint)+" (as the backup says; not checked by pact since the restore)")
+			case e.JWKThumbprint != "":
 				row("signed by", "key "+e.JWKThumbprint+" (kept in the archive; `pact receipts verify` checks it again)")
 			}
 			// Why it means less than it seems (replayed, labels set aside).

@@ -86,6 +86,8 @@ func (m *jsonMemo) appendItem(b []byte, it *receiptItemJSON) []byte {
 	b = strconv.AppendBool(b, it.Replayed)
 	b = append(b, ",\n    \"notes\": "...)
 	b = m.appendStrings(b, it.Notes)
+	b = append(b, ",\n    \"restored\": "...)
+	b = strconv.AppendBool(b, it.Restored)
 	b = append(b, ",\n    \"cardUrl\": "...)
 	b = appendJSONString(b, it.CardURL)
 	b = append(b, ",\n    \"brandName\": "...)

@@ -16,7 +16,7 @@ func TestAppendItemJSON_SameAsEncodingJSON(t *testing.T) {
 		{Item: receipts.Item{ID: "579e46", Brand: "https://p.example/a2a/X", GrantID: "g", User: "jane", ScopesUsed: []string{"orders:read", "orders:cancel"},
 			Actions: []json.RawMessage{json.RawMessage(`{"tool":"cancel_order","argsHash":"abc","n":[1, 2,{"x":null}]}`), json.RawMessage(`"plain"`)},
 			TS:      "2026-11-29T17:33:56Z", Verified: true, Problems: []string{}}, CardURL: "https://example.com/.well-known/agent-card.json", BrandName: "Example <Co> é", InterfaceURL: "https://p.example/a2a/X"},
-		{Item: receipts.Item{ID: "x", Brand: "<b>&\"quoted\"\\ é \u2028 \x01", ScopesUsed: []string{}, Actions: []json.RawMessage{}, Problems: []string{"kept as rejected", "ünïcode <tag>"}}},
+		{Item: receipts.Item{ID: "x", Brand: "<b>&\"quoted\"\\ é \u2028 \x01", ScopesUsed: []string{}, Actions: []json.RawMessage{}, Problems: []string{"kept as rejected", "ünïcode <tag>"}, Restored: true}},
 		{Item: receipts.Item{ID: "nil-slices"}},
 		{Item: receipts.Item{Actions: []json.RawMessage{json.RawMessage(`{"a":"<&>","b":{}}`), json.RawMessage(`[]`)}, Problems: []string{"\t\n"}}},
 	}

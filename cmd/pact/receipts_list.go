@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pact-cli/pact/agent"
+	"github.com/pact-cli/pact/profile"
 	"github.com/pact-cli/pact/receipts"
 )
 
@@ -64,8 +65,11 @@ func (a *app) listReceipts(ctx context.Context, ag agent.Agent, lo receipts.List
 		// One rule for every spelling of a Brand (receipts.BrandFilter).
 		lo.Brand = brandArg
 	}
-	damaged := 0
+	damaged, restored := 0, 0
 	note := func(it receipts.Item) {
+		if it.Restored {
+			restored++
+		}
 		for _, p := range it.Problems {
 			if strings.HasPrefix(p, damagedPrefix) {
 				damaged++
@@ -112,9 +116,12 @@ func (a *app) listReceipts(ctx context.Context, ag agent.Agent, lo receipts.List
 		err = ag.Receipts(ctx, lo, func(it agent.ReceiptItem) error {
 			note(it.Item)
 			v := "yes"
-			if !it.Verified {
+			switch {
+			case it.Restored:
+				v = "NOT RE-CHECKED (restored)"
+			case !it.Verified:
 				v = "NO"
-			} else if it.Replayed {
+			case it.Replayed:
 				v = "yes, REPLAYED"
 			}
 			ri := withBrand(it)
@@ -136,6 +143,11 @@ func (a *app) listReceipts(ctx context.Context, ag agent.Agent, lo receipts.List
 	}
 	if err != nil {
 		return err
+	}
+	if restored > 0 {
+		a.io.Eprintf("%s %s came back with `pact restore` and %s not re-checked: pact does not take a backup's word that a receipt verified. Check %s against the Brands' published keys with:\n  %s\n",
+			a.io.ErrStyles().Warning.Render("!"), plural(restored, "receipt", "receipts"), map[bool]string{true: "is", false: "are"}[restored == 1],
+			map[bool]string{true: "it", false: "them"}[restored == 1], profile.CommandWords(a.profile, "receipts", "verify"))
 	}
 	if damaged > 0 {
 		a.io.Eprintf("%s %d archive rows are damaged; their items say how (problems). `pact receipts verify` checks every receipt.\n",

@@ -3,10 +3,16 @@
 package main
 
 import (
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pact-cli/pact/demoprovider"
+	"github.com/pact-cli/pact/store"
 )
 
 // Issue 31 (3): the terminal answers the chat's start-up query (its background colour)
@@ -99,6 +105,103 @@ func TestIssue31_10_LineModeWithoutTERM(t *testing.T) {
 	for _, l := range strings.Split(s.text(), "\n") {
 		if strings.Contains(l, "What is your order number?") && !strings.HasPrefix(l, "│ ") {
 			t.Errorf("a replayed reply outside the gutter: %q", l)
+		}
+	}
+}
+
+// Issue 31, review: line mode on a terminal (here TERM=dumb) says, as it opens, which of
+// the User's messages got no answer before a chat was left, as the full-screen chat does,
+// and offers to fetch the answer under the same messageId: /again does (the Brand's agent
+// runs once), /drop gives the message up (it is not offered again).
+func TestIssue31_LineModeOffersTheUnansweredMessages(t *testing.T) {
+	// The Brand answers nothing until the test opens the gate.
+	gate := make(chan struct{})
+	e := newPactEnv(t, demoprovider.Config{PollInterval: time.Second, AgentGate: gate})
+	defer func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	}()
+	e.env = append(e.env, "TERM=dumb")
+	// leaveWaiting sends text and leaves the chat (Ctrl+C) once the message is on
+	// record as sent; it returns its messageId.
+	leaveWaiting := func(text string) string {
+		t.Helper()
+		s := e.startPTY(false, nil, "chat", e.brand)
+		s.waitFor("you›", 0)
+		s.typeKeys(text + "\r")
+		id := waitOnRecord(t, e, text)
+		s.typeKeys("\x03")
+		s.exit()
+		return id
+	}
+	leaveWaiting("hello")
+	s := e.startPTY(false, nil, "chat", e.brand)
+	at := s.waitFor("got no answer before the chat was left", 0)
+	if txt := s.text(); !strings.Contains(txt, "hello  · no answer yet") || !strings.Contains(txt, "/again") || !strings.Contains(txt, "same message id") {
+		t.Fatalf("line mode does not say which message got no answer and how to fetch it:\n%s", txt)
+	}
+	s.typeKeys("/drop\r")
+	s.waitFor("Gave up your message", at)
+	s.typeKeys("\x04")
+	s.exit()
+	s = e.startPTY(false, nil, "chat", e.brand)
+	s.waitFor("you›", 0) // after what the opening says
+	if txt := s.text(); strings.Contains(txt, "no answer") {
+		t.Fatalf("a message given up with /drop is offered again:\n%s", txt)
+	}
+	s.typeKeys("\x04")
+	s.exit()
+
+	id := leaveWaiting("where is my order A-10001?")
+	s = e.startPTY(false, nil, "chat", e.brand)
+	at = s.waitFor("got no answer before the chat was left", 0)
+	close(gate)
+	s.typeKeys("/again\r")
+	s.waitFor("is being processed", at)
+	s.typeKeys("\x04")
+	if code := s.exit(); code != 0 {
+		t.Fatalf("exit %d after /again:\n%s", code, s.text())
+	}
+	if n := e.srv.AgentRuns(); n != 1 {
+		t.Errorf("the Brand's agent ran %d times, want once", n)
+	}
+	var convs []struct {
+		ContextID string `json:"contextId"`
+	}
+	json.Unmarshal([]byte(e.run("conversations", "--json")), &convs)
+	if len(convs) != 1 {
+		t.Fatalf("conversations after /again: %+v", convs)
+	}
+	var rec struct {
+		Turns []struct {
+			MessageID, Role, Text string
+		} `json:"turns"`
+	}
+	json.Unmarshal([]byte(e.run("conversations", "show", convs[0].ContextID, "--json")), &rec)
+	if len(rec.Turns) != 2 || rec.Turns[0].MessageID != id || rec.Turns[0].Text != "where is my order A-10001?" {
+		t.Fatalf("/again did not send the message under its messageId %s: %+v", id, rec.Turns)
+	}
+}
+
+// waitOnRecord waits (at most 15 s) until the message text is on record as sent and
+// unanswered in e's profile, and returns its messageId.
+func waitOnRecord(t *testing.T, e *pactEnv, text string) string {
+	t.Helper()
+	path := filepath.Join(e.dir, "pact", "data", "profiles", "default", store.DBFileName)
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := sql.Open("sqlite", "file:"+path+"?mode=ro"); err == nil {
+			var id string
+			err := c.QueryRow(`SELECT message_id FROM sends WHERE text = ? AND state = ?`, text, store.SendSending).Scan(&id)
+			c.Close()
+			if err == nil {
+				return id
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q is not on record as sent within 15s", text)
 		}
 	}
 }

@@ -438,8 +438,8 @@ var rules = []rule{
 	{
 		Name: "restore-schema", What: "a restore builds the database anew from the backup's rows: the file's own triggers, views and tables never come back (issue 31 item 6)",
 		File: "store/backup.go",
-		Old:  "left, err := rebuild(ctx, b, fresh, tmp, chk)",
-		New:  "left, err := []string(nil), os.Link(b.file, tmp)",
+		Old:  "left, kept, err := rebuild(ctx, b, fresh, tmp, chk)",
+		New:  "left, kept, err := []string(nil), 0, os.Link(b.file, tmp)",
 		Pkg:  "./store", Run: "TestIssue31_6_RestoreLeavesBehindWhatPactDoesNotMake",
 	},
 	{
@@ -638,5 +638,41 @@ var rules = []rule{
 		Old:  "if errors.Is(err, store.ErrNewerSchema) {",
 		New:  "if false && errors.Is(err, store.ErrNewerSchema) {",
 		Pkg:  "./doctor", Run: "TestIssue28_DoctorSaysUpgradeForANewerSchema",
+	},
+	// The review of issue 31 (branch followups31).
+	{
+		Name: "restore-verdicts-aside", What: "a restore carries no verdict: every restored receipt is \"restored, not re-checked\", not the file's verified (issue 31 review)",
+		File: "store/backup.go",
+		Old:  "UPDATE receipts SET verified = 0, restored = 1, problems = '[]'",
+		New:  "UPDATE receipts SET restored = 0",
+		Pkg:  "./store", Run: "TestIssue31_6_RestoreSetsTheFilesVerdictsAside",
+	},
+	{
+		Name: "restored-offline", What: "receipts verify --offline never verifies a restored receipt with the key kept beside it (issue 31 review)",
+		File: "receipts/archive.go",
+		Old:  "\tcase !online:\n\t\tc.Problems = []string{RestoredOfflineProblem}",
+		New:  "\tcase false:\n\t\tc.Problems = []string{RestoredOfflineProblem}",
+		Pkg:  "./receipts", Run: "TestIssue31_6_RestoredReceiptIsNotVerifiedUntilCheckedOnline",
+	},
+	{
+		Name: "reply-per-user-message", What: "a reply is de-duplicated by the User's messageId it answers, not by its own messageId: no reply is lost (issue 31 review)",
+		File: "store/migrate.go",
+		Old:  "CREATE UNIQUE INDEX turns_by_message ON turns (conversation_id, role, message_id) WHERE role != 'agent';",
+		New:  "CREATE UNIQUE INDEX turns_by_message ON turns (conversation_id, role, message_id);",
+		Pkg:  "./store", Run: "TestIssue28_ConformanceSQLite/RepliesKeptOncePerUserMessageWhateverTheirID",
+	},
+	{
+		Name: "no-stream-remembered", What: "only a Provider that refused message:stream itself is remembered as not streaming, not one whose resume was refused (issue 31 review)",
+		File: "conversation/stream.go",
+		Old:  "if err == nil && !streamed {",
+		New:  "if err == nil && (!streamed || true) {",
+		Pkg:  "./conversation", Run: "TestIssue31_ABrokenStreamWhoseResumeWasRefusedIsStillStreamed|TestStreamRefusedFallsBackToSendAndIsRemembered",
+	},
+	{
+		Name: "line-mode-unanswered", What: "line mode on a terminal names the messages that got no answer and offers /again (issue 31 review)",
+		File: "cmd/pact/chat.go",
+		Old:  "\t\ta.offerUnanswered(cmd.Context(), c)\n",
+		New:  "\t\t_ = a.offerUnanswered\n",
+		Pkg:  "./cmd/pact", Run: "TestIssue31_LineModeOffersTheUnansweredMessages",
 	},
 }

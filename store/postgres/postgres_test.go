@@ -238,3 +238,57 @@ func TestIssue28_PostgresURLRedacted(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31, review (replies lost from history), as on SQLite: the replies
+// stored before version 3 each answer the User's turn just before them,
+// so a send retried under a User messageId stored before the upgrade adds
+// no second answer, and a reply reusing an earlier reply's messageId is
+// kept.
+func TestIssue31_RepliesStoredBeforeTheUpgradeAnswerTheTurnBeforeThem(t *testing.T) {
+	ctx := context.Background()
+	addr := emptyDatabase(t)
+	c := connect(t, addr)
+	if _, err := c.Exec(ctx, `CREATE TABLE pact_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < 2; v++ {
+		if _, err := c.Exec(ctx, postgres.Migrations[v]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, `INSERT INTO pact_schema_migrations (version) VALUES ($1)`, v+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Exec(ctx, `INSERT INTO conversations (user_id, brand, interface_url, context_id, last_message_at, last_message_ns) VALUES ('alice', 'card', 'iface', 'c1', '2026-01-01T00:00:00Z', 1);
+		INSERT INTO turns (user_id, conversation_id, message_id, role, text, at) SELECT 'alice', id, m, r, x, '2026-01-01T00:00:00Z'
+		FROM conversations, (VALUES (1, 'u1', 'user', 'where is A-1?'), (2, 'r1', 'agent', 'A-1 ships today'), (3, 'r1b', 'agent', 'and a note'),
+			(4, 'u2', 'user', 'and A-2?'), (5, 'r2', 'agent', 'A-2 ships tomorrow')) AS v (n, m, r, x) ORDER BY n`); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	u := db.ForUser("alice")
+	conv := store.Conversation{Brand: "card", InterfaceURL: "iface", ContextID: "c1"}
+	for _, turns := range [][]store.Turn{
+		{{MessageID: "u2", Role: "user", Text: "and A-2?"}, {MessageID: "r2-again", Role: "agent", Text: "A-2 ships tomorrow (again)", Answers: "u2"}},
+		{{MessageID: "u3", Role: "user", Text: "and A-3?"}, {MessageID: "r1", Role: "agent", Text: "A-3 ships today", Answers: "u3"}},
+	} {
+		if err := u.AppendTurns(ctx, conv, turns...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turns, err := u.Turns(ctx, "iface", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tu := range turns {
+		got = append(got, tu.MessageID+"<"+tu.Answers)
+	}
+	if want := "u1< r1<u1 r1b< u2< r2<u2 u3< r1<u3"; strings.Join(got, " ") != want {
+		t.Fatalf("turns after the upgrade: %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

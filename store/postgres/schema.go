@@ -251,6 +251,19 @@ CREATE TABLE server_shared (
 	value text NOT NULL,
 	set_ns bigint NOT NULL
 );`,
+	// 3: a Brand's reply is one per User message it answers (turns.answers,
+	// the User's messageId, PACT §4.3), not one per reply messageId: a
+	// Provider that reuses a reply id loses no reply (the SQLite store's
+	// version 15). The replies stored so far answer the User's turn just
+	// before them.
+	`ALTER TABLE turns ADD COLUMN answers text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE turns SET answers = p.prev_id FROM (
+	SELECT id, role, lag(role) OVER w AS prev_role, lag(message_id) OVER w AS prev_id
+	FROM turns WINDOW w AS (PARTITION BY conversation_id ORDER BY id)
+) p WHERE p.id = turns.id AND p.role = 'agent' AND p.prev_role = 'user';
+ALTER TABLE turns DROP CONSTRAINT turns_conversation_id_role_message_id_key;
+CREATE UNIQUE INDEX turns_by_message ON turns (conversation_id, role, message_id) WHERE role <> 'agent';
+CREATE UNIQUE INDEX turns_by_answer ON turns (conversation_id, answers) WHERE role = 'agent' AND answers <> '';`,
 }
 
 // SchemaVersion is the version this binary writes (len(Migrations)).

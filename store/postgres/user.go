@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,14 +156,14 @@ func (db *userDB) Conversations(ctx context.Context) ([]store.Conversation, erro
 func scanTurn(rows pgx.Rows, extra ...any) (store.Turn, error) {
 	var t store.Turn
 	var at string
-	err := rows.Scan(append([]any{&t.MessageID, &t.Role, &t.Text, &at, &t.TaskState, &t.ReceiptID, &t.ReceiptVerified}, extra...)...)
+	err := rows.Scan(append([]any{&t.MessageID, &t.Role, &t.Text, &at, &t.TaskState, &t.ReceiptID, &t.ReceiptVerified, &t.Answers}, extra...)...)
 	t.At = parseTime(at)
 	return t, err
 }
 
 func (db *userDB) Turns(ctx context.Context, interfaceURL, contextID string) ([]store.Turn, error) {
 	var ids []int64
-	rows, err := db.query(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, t.id
+	rows, err := db.query(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, t.answers, t.id
 		FROM turns t JOIN conversations c ON c.id = t.conversation_id
 		WHERE c.user_id = $1 AND c.interface_url = $2 AND c.context_id = $3 ORDER BY t.id`, db.user, interfaceURL, contextID)
 	turns, err := collect(rows, err, func(rows pgx.Rows) (store.Turn, error) {
@@ -238,46 +239,65 @@ func (db *userDB) AppendTurns(ctx context.Context, conv store.Conversation, turn
 
 // insertTurns inserts turns into conversation id in one statement, in
 // their order, and returns the id of each (0 for a turn already stored: a
-// retried send, whose parts are stored too).
+// retried send, whose parts are stored too). A User's turn is stored once
+// per messageId, an agent turn once per User messageId it answers
+// (store.Turn.Answers; one that answers none is always added).
 func insertTurns(ctx context.Context, tx pgx.Tx, user string, conv int64, turns []store.Turn) ([]int64, error) {
 	n := len(turns)
-	msg, role, text, at, task, rid := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	msg, role, text, at, task, rid, ans := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	verified := make([]*bool, n)
 	for i, t := range turns {
 		msg[i], role[i], text[i], at[i], task[i], rid[i] = clean(t.MessageID), clean(t.Role), clean(t.Text), fmtTime(t.At), clean(t.TaskState), clean(t.ReceiptID)
+		if t.Role == "agent" {
+			ans[i] = clean(t.Answers)
+		}
 		verified[i] = t.ReceiptVerified
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO turns (user_id, conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified)
-		SELECT $1, $2, u.m, u.r, u.x, u.a, u.ts, u.ri, u.rv
-		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[]) WITH ORDINALITY AS u (m, r, x, a, ts, ri, rv, n)
+	rows, err := tx.Query(ctx, `INSERT INTO turns (user_id, conversation_id, message_id, role, text, at, task_state, receipt_id, receipt_verified, answers)
+		SELECT $1, $2, u.m, u.r, u.x, u.a, u.ts, u.ri, u.rv, u.an
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[], $10::text[]) WITH ORDINALITY AS u (m, r, x, a, ts, ri, rv, an, n)
 		ORDER BY u.n
-		ON CONFLICT (conversation_id, role, message_id) DO NOTHING
-		RETURNING id, role, message_id`, clean(user), conv, msg, role, text, at, task, rid, verified)
+		ON CONFLICT DO NOTHING
+		RETURNING id, role, message_id, answers`, clean(user), conv, msg, role, text, at, task, rid, verified, ans)
 	if err != nil {
 		return nil, err
 	}
-	byKey := map[[2]string]int64{}
+	// The turns stored, by what de-duplicates them, in the order they
+	// were inserted (their ids grow).
+	byKey := map[[3]string][]int64{}
 	for rows.Next() {
 		var id int64
-		var r, m string
-		if err := rows.Scan(&id, &r, &m); err != nil {
+		var r, m, a string
+		if err := rows.Scan(&id, &r, &m, &a); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		if _, dup := byKey[[2]string{r, m}]; !dup {
-			byKey[[2]string{r, m}] = id
-		}
+		k := turnKey(r, m, a)
+		byKey[k] = append(byKey[k], id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	for _, ids := range byKey {
+		slices.Sort(ids)
+	}
 	ids := make([]int64, n)
 	for i := range turns {
-		k := [2]string{role[i], msg[i]}
-		ids[i] = byKey[k]
-		delete(byKey, k) // a second turn with the same key in one call was not added
+		k := turnKey(role[i], msg[i], ans[i])
+		if l := byKey[k]; len(l) > 0 {
+			ids[i], byKey[k] = l[0], l[1:] // a second turn with the same key in one call was not added
+		}
 	}
 	return ids, nil
+}
+
+// turnKey is what de-duplicates a turn (turns_by_message, turns_by_answer):
+// an agent turn's User messageId it answers, any other turn's messageId.
+func turnKey(role, messageID, answers string) [3]string {
+	if role == "agent" && answers != "" {
+		return [3]string{role, "", answers}
+	}
+	return [3]string{role, messageID, ""}
 }
 
 // queueParts queues the rows of a turn's parts; a file's bytes go once
@@ -332,7 +352,7 @@ func (db *userDB) SearchTurns(ctx context.Context, text string, limit int) (stor
 		where = append(where, `t.text ILIKE $`+strconv.Itoa(len(args)))
 	}
 	args = append(args, limit)
-	rows, err := db.query(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, `+convColumns+`
+	rows, err := db.query(ctx, `SELECT t.message_id, t.role, t.text, t.at, t.task_state, t.receipt_id, t.receipt_verified, t.answers, `+convColumns+`
 		FROM turns t JOIN conversations c ON c.id = t.conversation_id
 		WHERE t.user_id = $1 AND `+strings.Join(where, ` AND `)+` ORDER BY t.id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
 	res.Hits, err = collect(rows, err, func(rows pgx.Rows) (store.Hit, error) {

@@ -64,6 +64,7 @@ var Behaviours = []struct {
 }{
 	{"AppendTurnsWritesTheSameRowsAtAnyLength", AppendTurnsWritesTheSameRowsAtAnyLength},
 	{"AppendTurnsIdempotentOrderedAndCurrent", AppendTurnsIdempotentOrderedAndCurrent},
+	{"RepliesKeptOncePerUserMessageWhateverTheirID", RepliesKeptOncePerUserMessageWhateverTheirID},
 	{"ConversationsFoundByContextPrefix", ConversationsFoundByContextPrefix},
 	{"PartsKeptAndFileBytesOnce", PartsKeptAndFileBytesOnce},
 	{"DataPartsKeepTheirNumbersExactly", DataPartsKeepTheirNumbersExactly},
@@ -269,6 +270,47 @@ func AppendTurnsIdempotentOrderedAndCurrent(t *testing.T, h Harness) {
 	}
 	if got, _ := db.Turns(ctx, iface, "c3"); len(got) != 0 {
 		t.Fatalf("turns of an unknown conversation: %+v", got)
+	}
+}
+
+// RepliesKeptOncePerUserMessageWhateverTheirID (issue 31, review): a
+// Brand's reply is de-duplicated by the User's message it answers
+// (Turn.Answers, the User's messageId that a retried send keeps, PACT
+// §4.3), never by the reply's own messageId: a Provider that gives two
+// replies one messageId loses neither, and a send retried under its
+// messageId, answered under a new reply id, adds nothing. A reply that
+// names no User message is always added.
+func RepliesKeptOncePerUserMessageWhateverTheirID(t *testing.T, h Harness) {
+	ctx := context.Background()
+	b, _ := open(t, h)
+	db := b.ForUser(Alice)
+	c := conv("c1", 0)
+	at := time.Unix(1, 0).UTC()
+	user := func(id, text string) store.Turn { return store.Turn{MessageID: id, Role: "user", Text: text, At: at} }
+	reply := func(id, answers, text string) store.Turn {
+		return store.Turn{MessageID: id, Role: "agent", Text: text, At: at, Answers: answers}
+	}
+	must(t, db.AppendTurns(ctx, c, user("u1", "where is A-1?"), reply("reply", "u1", "A-1 ships today")))
+	must(t, db.AppendTurns(ctx, c, user("u2", "and A-2?"), reply("reply", "u2", "A-2 ships tomorrow")))
+	// u2 sent again (its answer was lost on the way): the Provider answers
+	// it under another reply id; nothing is added.
+	must(t, db.AppendTurns(ctx, c, user("u2", "and A-2?"), reply("reply-again", "u2", "A-2 ships tomorrow, as said")))
+	// Two replies to one message in one call: the first is kept.
+	must(t, db.AppendTurns(ctx, c, user("u3", "and A-3?"), reply("r3", "u3", "A-3 ships today"), reply("r3b", "u3", "A-3 again")))
+	// Replies that name no User message (an earlier release's) are all kept.
+	must(t, db.AppendTurns(ctx, c, reply("old", "", "one"), reply("old", "", "two")))
+	got, err := db.Turns(ctx, iface, "c1")
+	must(t, err)
+	var texts []string
+	for _, tu := range got {
+		texts = append(texts, tu.Role+":"+tu.Text)
+	}
+	want := "user:where is A-1? agent:A-1 ships today user:and A-2? agent:A-2 ships tomorrow user:and A-3? agent:A-3 ships today agent:one agent:two"
+	if strings.Join(texts, " ") != want {
+		t.Fatalf("turns stored:\n%s\nwant\n%s", strings.Join(texts, " "), want)
+	}
+	if got[1].Answers != "u1" || got[3].Answers != "u2" || got[3].MessageID != "reply" || got[0].Answers != "" {
+		t.Fatalf("what each reply answers is not kept: %+v", got)
 	}
 }
 
